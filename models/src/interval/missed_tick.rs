@@ -1,0 +1,77 @@
+const NS_PER_MS: i64 = 1_000_000;
+
+/// tokio 1.x treats a tick at most this late as on time (`interval.rs`: `now > timeout + 5ms`).
+pub const LATE_TOLERANCE_NS: i64 = 5 * NS_PER_MS;
+
+/// tokio re-arms an interval whose next deadline would overflow at `now` plus about 30 years.
+const FAR_FUTURE_NS: i64 = 86_400 * 365 * 30 * 1_000 * NS_PER_MS;
+
+/// How an interval schedules its next tick, in particular after missing some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MissedTick {
+    /// tokio 0.1's `Interval`: the next deadline is always the previous one plus the period, so
+    /// every missed period fires back to back when the task can run again.
+    Naive,
+    /// tokio 1.x `MissedTickBehavior::Burst`: like `Naive`, behind the 5 ms rule.
+    Burst,
+    /// tokio 1.x `MissedTickBehavior::Delay`: a late tick re-anchors the grid on `now`.
+    Delay,
+    /// tokio 1.x `MissedTickBehavior::Skip`: a late tick moves to the next grid point after `now`.
+    Skip,
+    /// The field report's fix to tokio 0.1: every next deadline is `now + period`, so missed
+    /// periods are dropped instead of replayed.
+    Fixed,
+}
+
+impl MissedTick {
+    pub const ALL: [MissedTick; 5] = [
+        MissedTick::Naive,
+        MissedTick::Burst,
+        MissedTick::Delay,
+        MissedTick::Skip,
+        MissedTick::Fixed,
+    ];
+    pub const NAMES: &'static [&'static str] = &["naive", "burst", "delay", "skip", "fixed"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// tokio 1.x's `interval` ticks at once; tokio 0.1's `new_interval` waits one period.
+    pub fn first_tick_is_immediate(self) -> bool {
+        matches!(
+            self,
+            MissedTick::Burst | MissedTick::Delay | MissedTick::Skip
+        )
+    }
+
+    /// Whether the behaviour can fire missed periods back to back after a gap.
+    pub fn replays_missed_ticks(self) -> bool {
+        matches!(self, MissedTick::Naive | MissedTick::Burst)
+    }
+}
+
+/// The deadline after a tick scheduled for `deadline_ns` that fired when the clock read `now_ns`.
+///
+/// This is the whole difference between the designs, and a pure function so that property tests
+/// and the real-tokio differential test can drive it directly.
+pub fn next_deadline_ns(
+    behavior: MissedTick,
+    deadline_ns: i64,
+    now_ns: i64,
+    period_ns: i64,
+) -> i64 {
+    let on_grid = deadline_ns.checked_add(period_ns);
+    let next = match behavior {
+        MissedTick::Naive => on_grid,
+        MissedTick::Fixed => now_ns.checked_add(period_ns),
+        _ if now_ns <= deadline_ns.saturating_add(LATE_TOLERANCE_NS) => on_grid,
+        MissedTick::Burst => on_grid,
+        MissedTick::Delay => now_ns.checked_add(period_ns),
+        MissedTick::Skip => {
+            let behind_ns = (now_ns - deadline_ns) % period_ns;
+            now_ns.checked_add(period_ns - behind_ns)
+        }
+    };
+    next.unwrap_or_else(|| now_ns.saturating_add(FAR_FUTURE_NS))
+}

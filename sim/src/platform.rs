@@ -1,0 +1,77 @@
+//! Which clock `std::time::Instant` reads on each platform.
+//!
+//! This table is the one place in ticklab that knows it; everything else asks
+//! [`Platform::instant_clock`]. Sources: the Rust standard library's `time.rs` for each target, the
+//! Windows QueryPerformanceCounter documentation, and Android's toolchain patch.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::ClockId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Windows,
+    Macos,
+    Ios,
+    Linux,
+    Android,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 5] = [
+        Platform::Windows,
+        Platform::Macos,
+        Platform::Ios,
+        Platform::Linux,
+        Platform::Android,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Windows => "windows",
+            Platform::Macos => "macos",
+            Platform::Ios => "ios",
+            Platform::Linux => "linux",
+            Platform::Android => "android",
+        }
+    }
+
+    /// The clock `Instant::now()` reads.
+    pub fn instant_clock(self) -> ClockId {
+        match self {
+            // QueryPerformanceCounter keeps counting through sleep.
+            Platform::Windows => ClockId::Boottime,
+            // CLOCK_UPTIME_RAW (the mach_absolute_time domain) stops while asleep.
+            Platform::Macos | Platform::Ios => ClockId::Monotonic,
+            // CLOCK_MONOTONIC; upstream Rust never switched to CLOCK_BOOTTIME.
+            Platform::Linux => ClockId::Monotonic,
+            // Android's toolchain patches Instant to CLOCK_BOOTTIME.
+            Platform::Android => ClockId::Boottime,
+        }
+    }
+
+    /// The OS primitive behind `Instant` on this platform, for trace headers and docs.
+    pub fn instant_source(self) -> &'static str {
+        match self {
+            Platform::Windows => "QueryPerformanceCounter",
+            Platform::Macos | Platform::Ios => "CLOCK_UPTIME_RAW",
+            Platform::Linux => "CLOCK_MONOTONIC",
+            Platform::Android => "CLOCK_BOOTTIME",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_windows_and_android_instants_count_system_sleep() {
+        let counting: Vec<_> = Platform::ALL
+            .into_iter()
+            .filter(|p| p.instant_clock() == ClockId::Boottime)
+            .collect();
+        assert_eq!(counting, [Platform::Windows, Platform::Android]);
+    }
+}

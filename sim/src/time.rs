@@ -1,0 +1,77 @@
+//! Physical time: nanoseconds since the start of a run.
+//!
+//! Every other clock is derived from it, so it is a plain `u64` and never goes backwards. Constants
+//! keep unit conversions readable at call sites (`15 * NS_PER_SEC`).
+
+use std::fmt;
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// Displays nanoseconds as seconds with a fixed nine-digit fraction, e.g. `407.000000000s`.
+///
+/// Fixed width keeps trace lines aligned and byte-stable across runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Secs(pub u64);
+
+impl fmt::Display for Secs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = format!("{}.{:09}s", self.0 / NS_PER_SEC, self.0 % NS_PER_SEC);
+        f.pad(&text)
+    }
+}
+
+/// Displays a signed nanosecond count compactly (`-1h`, `391.5s`, `250ms`), for fault descriptions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compact(pub i64);
+
+impl fmt::Display for Compact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let ns = self.0.unsigned_abs();
+        if ns == 0 {
+            return write!(f, "0s");
+        }
+        // Whole hours and minutes read best as such; from a second up, seconds with a trimmed
+        // fraction; below that, the largest sub-second unit that divides the value exactly.
+        for (unit_ns, name) in [(3600 * NS_PER_SEC, "h"), (60 * NS_PER_SEC, "m")] {
+            if ns % unit_ns == 0 {
+                return write!(f, "{sign}{}{name}", ns / unit_ns);
+            }
+        }
+        if ns >= NS_PER_SEC {
+            let fraction = format!("{:09}", ns % NS_PER_SEC);
+            let fraction = fraction.trim_end_matches('0');
+            let dot = if fraction.is_empty() { "" } else { "." };
+            return write!(f, "{sign}{}{dot}{fraction}s", ns / NS_PER_SEC);
+        }
+        for (unit_ns, name) in [(NS_PER_MS, "ms"), (NS_PER_US, "us")] {
+            if ns % unit_ns == 0 {
+                return write!(f, "{sign}{}{name}", ns / unit_ns);
+            }
+        }
+        write!(f, "{sign}{ns}ns")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secs_prints_nine_fraction_digits() {
+        assert_eq!(Secs(407 * NS_PER_SEC).to_string(), "407.000000000s");
+        assert_eq!(Secs(1).to_string(), "0.000000001s");
+        assert_eq!(format!("{:>15}", Secs(NS_PER_SEC)), "   1.000000000s");
+    }
+
+    #[test]
+    fn compact_picks_the_largest_exact_unit() {
+        assert_eq!(Compact(-3600 * NS_PER_SEC as i64).to_string(), "-1h");
+        assert_eq!(Compact(391_500 * NS_PER_MS as i64).to_string(), "391.5s");
+        assert_eq!(Compact(250 * NS_PER_MS as i64).to_string(), "250ms");
+        assert_eq!(Compact(0).to_string(), "0s");
+        assert_eq!(Compact(1_500).to_string(), "1500ns");
+    }
+}
