@@ -1,0 +1,37 @@
+//! # ticklab
+//!
+//! A deterministic testbed for timers and schedulers. Scenario files describe a machine, a design
+//! under test and the faults to throw at it; runners bind each design (from `ticklab-models`) into
+//! the simulated world (from `ticklab-sim`), and every run streams a trace and ends in a summary
+//! checked against the scenario's `[expect]`.
+//!
+//! ```
+//! use ticklab::run::{run_scenario, RunOptions};
+//! use ticklab::trace::NoTrace;
+//!
+//! let scenario = ticklab::scenario::parse("example", r#"
+//!     about = "A Windows laptop sleeps under a naive 1 s interval"
+//!     platform = "windows"
+//!     run_for = "8m"
+//!     [model]
+//!     kind = "interval"
+//!     missed_tick = "naive"
+//!     period = "1s"
+//!     phase = "0s"
+//!     [[fault]]
+//!     kind = "system-suspend"
+//!     at = "15.5s"
+//!     duration = "391.5s"
+//! "#).unwrap();
+//! let report = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap();
+//! assert_eq!(report.summary.get("ticks_after_resume"), Some(392));
+//! ```
+
+mod builtin;
+pub mod cli;
+pub mod expect;
+pub mod interval;
+pub mod output;
+pub mod run;
+pub mod scenario;
+pub mod trace;

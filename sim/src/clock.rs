@@ -9,13 +9,10 @@
 //! the Unix epoch. Nothing here is stored per reading; a clock is an anchor plus a rate, re-anchored
 //! whenever a fault changes it, so reading one is a few integer operations.
 
-use serde::{Deserialize, Serialize};
-
 use crate::time::NS_PER_SEC;
 
 /// A clock a program can read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ClockId {
     Monotonic,
     Boottime,
@@ -24,13 +21,11 @@ pub enum ClockId {
 
 impl ClockId {
     pub const ALL: [ClockId; 3] = [ClockId::Monotonic, ClockId::Boottime, ClockId::Wall];
+    /// Names as scenario files spell them, in the order of [`ClockId::ALL`].
+    pub const NAMES: &'static [&'static str] = &["monotonic", "boottime", "wall"];
 
     pub fn name(self) -> &'static str {
-        match self {
-            ClockId::Monotonic => "monotonic",
-            ClockId::Boottime => "boottime",
-            ClockId::Wall => "wall",
-        }
+        Self::NAMES[self as usize]
     }
 }
 

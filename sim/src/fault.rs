@@ -36,13 +36,22 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    pub const ALL: [FaultKind; 4] = [
+        FaultKind::SystemSuspend,
+        FaultKind::ProcessSuspend,
+        FaultKind::WallStep,
+        FaultKind::WallSlew,
+    ];
+    /// Names as scenario files spell them, in the order of [`FaultKind::ALL`].
+    pub const NAMES: &'static [&'static str] = &[
+        "system-suspend",
+        "process-suspend",
+        "wall-step",
+        "wall-slew",
+    ];
+
     pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::SystemSuspend => "system-suspend",
-            FaultKind::ProcessSuspend => "process-suspend",
-            FaultKind::WallStep => "wall-step",
-            FaultKind::WallSlew => "wall-slew",
-        }
+        Self::NAMES[self as usize]
     }
 }
 

@@ -38,6 +38,7 @@
 mod clock;
 mod cpu;
 mod fault;
+mod heap;
 mod machine;
 mod platform;
 mod queue;

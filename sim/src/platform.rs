@@ -4,12 +4,9 @@
 //! [`Platform::instant_clock`]. Sources: the Rust standard library's `time.rs` for each target, the
 //! Windows QueryPerformanceCounter documentation, and Android's toolchain patch.
 
-use serde::{Deserialize, Serialize};
-
 use crate::clock::ClockId;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Platform {
     Windows,
     Macos,
@@ -27,14 +24,11 @@ impl Platform {
         Platform::Android,
     ];
 
+    /// Names as scenario files spell them, in the order of [`Platform::ALL`].
+    pub const NAMES: &'static [&'static str] = &["windows", "macos", "ios", "linux", "android"];
+
     pub fn name(self) -> &'static str {
-        match self {
-            Platform::Windows => "windows",
-            Platform::Macos => "macos",
-            Platform::Ios => "ios",
-            Platform::Linux => "linux",
-            Platform::Android => "android",
-        }
+        Self::NAMES[self as usize]
     }
 
     /// The clock `Instant::now()` reads.
@@ -73,5 +67,21 @@ mod tests {
             .filter(|p| p.instant_clock() == ClockId::Boottime)
             .collect();
         assert_eq!(counting, [Platform::Windows, Platform::Android]);
+    }
+
+    #[test]
+    fn names_follow_the_order_of_all() {
+        for (platform, name) in Platform::ALL.into_iter().zip(Platform::NAMES) {
+            assert_eq!(platform.name(), *name);
+        }
+        for (clock, name) in ClockId::ALL.into_iter().zip(ClockId::NAMES) {
+            assert_eq!(clock.name(), *name);
+        }
+        for (kind, name) in crate::FaultKind::ALL
+            .into_iter()
+            .zip(crate::FaultKind::NAMES)
+        {
+            assert_eq!(kind.name(), *name);
+        }
     }
 }

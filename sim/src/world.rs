@@ -10,7 +10,7 @@ use crate::cpu::{SimThread, ThreadCpu, ThreadId};
 use crate::fault::{Fault, FaultEdge, FaultSchedule};
 use crate::machine::{EdgeEffect, Machine};
 use crate::platform::Platform;
-use crate::queue::{Deadline, Entry, EventQueue};
+use crate::queue::{Deadline, Due, EventQueue, MAX_SEQ};
 
 /// Everything needed to build a world.
 #[derive(Clone, Debug)]
@@ -43,8 +43,8 @@ pub struct World<P> {
     machine: Machine,
     faults: FaultSchedule,
     queue: EventQueue<P>,
-    /// Wakes that came due while nothing could run; re-derived when the process resumes.
-    parked: Vec<Entry<P>>,
+    /// Wakes that came due while nothing could run; re-filed when the process resumes.
+    parked: Vec<Due<P>>,
     next_seq: u64,
     threads: Vec<SimThread>,
 }
@@ -108,10 +108,8 @@ impl<P: Copy> World<P> {
     /// already due then.
     #[inline]
     pub fn wake_at(&mut self, deadline: Deadline, payload: P) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.file(Entry {
-            at_ns: 0,
+        let seq = self.take_seq();
+        self.file(Due {
             seq,
             deadline,
             payload,
@@ -122,26 +120,33 @@ impl<P: Copy> World<P> {
     /// time `at_ns`: for work that is due but waits for a busy thread.
     #[inline]
     pub fn wake_no_earlier_than(&mut self, at_ns: u64, deadline: Deadline, payload: P) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.queue.push(Entry {
-            at_ns: at_ns.max(self.now_ns),
-            seq,
-            deadline,
-            payload,
-        });
+        let seq = self.take_seq();
+        self.queue
+            .push(at_ns.max(self.now_ns), seq, deadline, payload);
     }
 
     #[inline]
-    fn file(&mut self, mut entry: Entry<P>) {
+    fn take_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        assert!(seq < MAX_SEQ, "a world can file at most {MAX_SEQ} wakes");
+        self.next_seq += 1;
+        seq
+    }
+
+    #[inline]
+    fn file(&mut self, due: Due<P>) {
         let clocks = self.machine.clocks();
-        match clocks.phys_until(entry.deadline.clock, self.now_ns, entry.deadline.at_ns) {
+        match clocks.phys_until(due.deadline.clock, self.now_ns, due.deadline.at_ns) {
             Some(wait_ns) => {
-                entry.at_ns = self.now_ns.saturating_add(wait_ns);
-                self.queue.push(entry);
+                self.queue.push(
+                    self.now_ns.saturating_add(wait_ns),
+                    due.seq,
+                    due.deadline,
+                    due.payload,
+                );
             }
             // The clock is stopped, so the system is asleep; the resume re-files it.
-            None => self.parked.push(entry),
+            None => self.parked.push(due),
         }
     }
 
@@ -197,16 +202,19 @@ impl<P: Copy> World<P> {
 
     /// Re-derives every pending wake's physical time after the clocks changed.
     fn refile_all(&mut self) {
-        let mut entries = std::mem::take(&mut self.parked);
-        self.queue.drain_into(&mut entries);
+        let now_ns = self.now_ns;
         let clocks = self.machine.clocks();
-        for entry in &mut entries {
+        let at_ns_of = |deadline: Deadline| {
             let wait_ns = clocks
-                .phys_until(entry.deadline.clock, self.now_ns, entry.deadline.at_ns)
+                .phys_until(deadline.clock, now_ns, deadline.at_ns)
                 .expect("no clock is stopped while the process can run");
-            entry.at_ns = self.now_ns.saturating_add(wait_ns);
+            now_ns.saturating_add(wait_ns)
+        };
+        self.queue.retime(at_ns_of);
+        for due in std::mem::take(&mut self.parked) {
+            self.queue
+                .push(at_ns_of(due.deadline), due.seq, due.deadline, due.payload);
         }
-        self.queue.refill(entries);
     }
 
     /// Adds a simulated thread for CPU accounting.

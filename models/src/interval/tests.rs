@@ -57,11 +57,21 @@ fn skip_moves_to_the_next_grid_point_after_now() {
 #[test]
 fn lateness_within_five_ms_counts_as_on_time() {
     for behavior in [MissedTick::Delay, MissedTick::Skip] {
-        assert_eq!(next_deadline_ns(behavior, 0, LATE_TOLERANCE_NS, 50 * MS), 50 * MS, "{behavior:?}");
+        assert_eq!(
+            next_deadline_ns(behavior, 0, LATE_TOLERANCE_NS, 50 * MS),
+            50 * MS,
+            "{behavior:?}"
+        );
     }
     // One nanosecond more and Delay re-anchors; Skip lands on the same grid point either way.
-    assert_eq!(next_deadline_ns(MissedTick::Delay, 0, LATE_TOLERANCE_NS + 1, 50 * MS), 55 * MS + 1);
-    assert_eq!(next_deadline_ns(MissedTick::Skip, 0, LATE_TOLERANCE_NS + 1, 50 * MS), 50 * MS);
+    assert_eq!(
+        next_deadline_ns(MissedTick::Delay, 0, LATE_TOLERANCE_NS + 1, 50 * MS),
+        55 * MS + 1
+    );
+    assert_eq!(
+        next_deadline_ns(MissedTick::Skip, 0, LATE_TOLERANCE_NS + 1, 50 * MS),
+        50 * MS
+    );
 }
 
 #[test]

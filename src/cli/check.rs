@@ -1,0 +1,152 @@
+use std::path::{Path, PathBuf};
+
+use comfy_table::{Table, presets::ASCII_MARKDOWN};
+use rayon::prelude::*;
+
+use super::{Failure, Limits, scenario_files};
+use crate::run::{RunOptions, RunReport, run_scenario};
+use crate::scenario::{self, Scenario};
+use crate::trace::NoTrace;
+
+#[derive(Debug, clap::Args)]
+pub(super) struct CheckArgs {
+    /// Scenario files or folders; default: every scenario under ./scenarios (or the built-in ones).
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// One row of the results table.
+struct Row {
+    source: String,
+    model: &'static str,
+    verdict: Verdict,
+}
+
+enum Verdict {
+    Checked(RunReport),
+    Invalid(String),
+}
+
+pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
+    let scenarios = gather(&args.paths)?;
+    if scenarios.is_empty() {
+        return Err(Failure::Invalid("no scenario files found".to_string()));
+    }
+    let options = RunOptions {
+        seed: None,
+        max_events: args.limits.max_events,
+    };
+    let rows: Vec<Row> = scenarios
+        .into_par_iter()
+        .map(|loaded| check_one(loaded, &options))
+        .collect();
+    println!("{}", results_table(&rows));
+    let mut invalid = 0;
+    let mut failed = 0;
+    for row in &rows {
+        match &row.verdict {
+            Verdict::Invalid(message) => {
+                invalid += 1;
+                eprintln!("error: {message}");
+            }
+            Verdict::Checked(report) if !report.passed() => {
+                failed += 1;
+                eprintln!(
+                    "{}: failed; replay: ticklab run {} --seed {}",
+                    row.source, row.source, report.seed
+                );
+            }
+            Verdict::Checked(_) => {}
+        }
+    }
+    println!(
+        "{} scenarios: {} passed, {failed} failed, {invalid} invalid",
+        rows.len(),
+        rows.len() - failed - invalid
+    );
+    match (invalid, failed) {
+        (0, 0) => Ok(()),
+        (0, _) => Err(Failure::Expectation),
+        _ => Err(Failure::Invalid(format!(
+            "{invalid} scenario(s) are invalid"
+        ))),
+    }
+}
+
+/// Parsed scenarios (or the error each gave), from the paths or the default places.
+fn gather(paths: &[PathBuf]) -> Result<Vec<Result<Scenario, (String, String)>>, Failure> {
+    let load = |path: &Path| {
+        scenario::load(path).map_err(|error| (path.display().to_string(), error.to_string()))
+    };
+    if !paths.is_empty() {
+        return Ok(scenario_files(paths)?
+            .iter()
+            .map(|path| load(path))
+            .collect());
+    }
+    let local = Path::new("scenarios");
+    if local.is_dir() {
+        return Ok(scenario_files(&[local.to_path_buf()])?
+            .iter()
+            .map(|path| load(path))
+            .collect());
+    }
+    eprintln!("no ./scenarios folder here: checking the built-in scenarios");
+    let builtin =
+        crate::builtin::scenarios_under("").map_err(|error| Failure::Invalid(error.to_string()))?;
+    Ok(builtin.into_iter().map(Ok).collect())
+}
+
+fn check_one(loaded: Result<Scenario, (String, String)>, options: &RunOptions) -> Row {
+    match loaded {
+        Err((source, message)) => Row {
+            source,
+            model: "-",
+            verdict: Verdict::Invalid(message),
+        },
+        Ok(scenario) => {
+            let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
+                Ok(report) => Verdict::Checked(report),
+                Err(error) => Verdict::Invalid(format!("{}: {error}", scenario.source)),
+            };
+            Row {
+                source: scenario.source.clone(),
+                model: scenario.model.kind(),
+                verdict,
+            }
+        }
+    }
+}
+
+fn results_table(rows: &[Row]) -> Table {
+    let mut table = Table::new();
+    table.load_style(ASCII_MARKDOWN).force_no_tty().set_header([
+        "scenario",
+        "model",
+        "result",
+        "expectations",
+    ]);
+    for row in rows {
+        let (result, detail) = match &row.verdict {
+            Verdict::Invalid(_) => ("invalid".to_string(), "see the error below".to_string()),
+            Verdict::Checked(report) if report.outcomes.is_empty() => {
+                ("ok".to_string(), "none".to_string())
+            }
+            Verdict::Checked(report) if report.passed() => {
+                ("ok".to_string(), format!("{} met", report.outcomes.len()))
+            }
+            Verdict::Checked(report) => {
+                let failures: Vec<_> = report
+                    .outcomes
+                    .iter()
+                    .filter(|outcome| !outcome.passed)
+                    .map(|outcome| outcome.to_string())
+                    .collect();
+                ("FAILED".to_string(), failures.join("; "))
+            }
+        };
+        table.add_row([row.source.clone(), row.model.to_string(), result, detail]);
+    }
+    table
+}

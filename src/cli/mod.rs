@@ -1,0 +1,108 @@
+//! The `ticklab` command line.
+//!
+//! Exit codes: 0 ok, 1 an expectation failed, 2 invalid input (a bad scenario, bad arguments, a
+//! run whose work would be unbounded, an output file that would be overwritten).
+
+mod check;
+mod run;
+mod table;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::run::DEFAULT_MAX_EVENTS;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ticklab",
+    version,
+    about = "Deterministic simulation of timers and schedulers under suspends, freezes and clock steps",
+    after_help = "Exit codes: 0 ok, 1 an expectation failed, 2 invalid input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one scenario and print its trace.
+    Run(run::RunArgs),
+    /// Run scenarios and check each one's [expect]; prints a results table.
+    Check(check::CheckArgs),
+    /// Ticks in the first second after resume, per platform, suspend kind and missed-tick behaviour.
+    Table(table::TableArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Lines like a printed log.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Options shared by the commands that run scenarios.
+#[derive(Clone, Copy, Debug, clap::Args)]
+struct Limits {
+    /// Refuse runs that could handle more than this many events.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EVENTS)]
+    max_events: u64,
+}
+
+/// How a command ended, mapped to the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// An expectation failed (exit 1). The details were already printed.
+    Expectation,
+    /// Invalid input (exit 2), with the message to print.
+    Invalid(String),
+    /// The reader of our output went away (`ticklab run … | head`): stop without a word.
+    Quiet,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Check(args) => check::check(&args),
+        Command::Table(args) => table::table(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Expectation) => ExitCode::from(1),
+        Err(Failure::Quiet) => ExitCode::SUCCESS,
+        Err(Failure::Invalid(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The scenario files under `paths` (files as given, folders searched for `*.toml`), sorted.
+fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_file() {
+            files.push(path.clone());
+            continue;
+        }
+        if !path.is_dir() {
+            return Err(Failure::Invalid(format!(
+                "{} does not exist",
+                path.display()
+            )));
+        }
+        for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+            let entry = entry.map_err(|error| Failure::Invalid(error.to_string()))?;
+            if entry.file_type().is_file()
+                && entry.path().extension().is_some_and(|ext| ext == "toml")
+            {
+                files.push(entry.into_path());
+            }
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,105 @@
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::{Failure, Format, Limits};
+use crate::output::AtomicFile;
+use crate::run::{RunError, RunOptions, RunReport, run_scenario};
+use crate::scenario;
+use crate::trace::{JsonlSink, SummaryOnly, TextSink, TraceSink};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct RunArgs {
+    /// The scenario file.
+    file: PathBuf,
+    /// Use this seed instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the trace here instead of to stdout (atomically; never over an existing file).
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// Replace the --out file if it exists.
+    #[arg(long, requires = "out")]
+    force: bool,
+    /// Write only the header and the summary, for large runs.
+    #[arg(long)]
+    summary_only: bool,
+    /// Text only: print at most N ticks in a row, and one line counting the rest.
+    #[arg(long, value_name = "N")]
+    elide: Option<u64>,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
+    if args.elide.is_some() && args.format != Format::Text {
+        return Err(Failure::Invalid(
+            "--elide applies to the text format only".to_string(),
+        ));
+    }
+    let scenario =
+        scenario::load(&args.file).map_err(|error| Failure::Invalid(error.to_string()))?;
+    let options = RunOptions {
+        seed: args.seed,
+        max_events: args.limits.max_events,
+    };
+    let report = match &args.out {
+        Some(path) => {
+            let mut file = AtomicFile::create(path, args.force)
+                .map_err(|e| Failure::Invalid(e.to_string()))?;
+            let report = trace_into(&scenario, &options, args, &mut file)?;
+            file.commit().map_err(|e| Failure::Invalid(e.to_string()))?;
+            report
+        }
+        None => {
+            let stdout = io::stdout().lock();
+            trace_into(&scenario, &options, args, io::BufWriter::new(stdout))?
+        }
+    };
+    report_expectations(&args.file, &report)
+}
+
+fn trace_into<W: Write>(
+    scenario: &scenario::Scenario,
+    options: &RunOptions,
+    args: &RunArgs,
+    out: W,
+) -> Result<RunReport, Failure> {
+    let sink: Box<dyn TraceSink> = match (args.format, args.summary_only) {
+        (Format::Text, false) => {
+            let text = TextSink::new(out);
+            Box::new(match args.elide {
+                Some(limit) => text.eliding_after(limit),
+                None => text,
+            })
+        }
+        (Format::Text, true) => Box::new(SummaryOnly(TextSink::new(out))),
+        (Format::Jsonl, false) => Box::new(JsonlSink::new(out)),
+        (Format::Jsonl, true) => Box::new(SummaryOnly(JsonlSink::new(out))),
+    };
+    let mut sink = sink;
+    match run_scenario(scenario, options, &mut sink) {
+        Ok(report) => Ok(report),
+        // A reader that went away (`| head`) is not an error worth a message.
+        Err(RunError::Io(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
+            Err(Failure::Quiet)
+        }
+        Err(error) => Err(Failure::Invalid(error.to_string())),
+    }
+}
+
+fn report_expectations(file: &std::path::Path, report: &RunReport) -> Result<(), Failure> {
+    for outcome in &report.outcomes {
+        eprintln!("expect {outcome}");
+    }
+    if report.passed() {
+        return Ok(());
+    }
+    eprintln!(
+        "replay: ticklab run {} --seed {}",
+        file.display(),
+        report.seed
+    );
+    Err(Failure::Expectation)
+}

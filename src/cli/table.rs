@@ -1,0 +1,113 @@
+use std::collections::BTreeMap;
+
+use comfy_table::{Table, presets::ASCII_MARKDOWN};
+use rayon::prelude::*;
+use ticklab_models::interval::MissedTick;
+use ticklab_sim::{Compact, FaultKind, Platform};
+
+use super::{Failure, Limits};
+use crate::run::{RunOptions, run_scenario};
+use crate::scenario::{ModelConfig, Scenario};
+use crate::trace::NoTrace;
+
+/// Where the matrix's scenarios live, under `scenarios/`.
+pub const MATRIX_FOLDER: &str = "interval/matrix";
+
+#[derive(Debug, clap::Args)]
+pub(super) struct TableArgs {
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// A matrix cell's coordinates.
+type Cell = (Platform, FaultKind, MissedTick);
+
+pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
+    let scenarios = crate::builtin::scenarios_under(MATRIX_FOLDER)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let options = RunOptions {
+        seed: None,
+        max_events: args.limits.max_events,
+    };
+    let cells: Vec<(Cell, u64)> = scenarios
+        .par_iter()
+        .map(|scenario| {
+            let cell = coordinates(scenario)?;
+            let report = run_scenario(scenario, &options, &mut NoTrace)
+                .map_err(|error| Failure::Invalid(format!("{}: {error}", scenario.source)))?;
+            Ok((cell, report.summary.get("ticks_after_resume").unwrap_or(0)))
+        })
+        .collect::<Result<_, Failure>>()?;
+    let cells: BTreeMap<Cell, u64> = cells.into_iter().collect();
+    if let Some(example) = scenarios.first() {
+        println!("{}", caption(example));
+    }
+    println!("{}", matrix(&cells));
+    Ok(())
+}
+
+/// Reads a matrix scenario's cell from its contents, not its file name.
+fn coordinates(scenario: &Scenario) -> Result<Cell, Failure> {
+    let ModelConfig::Interval(config) = &scenario.model;
+    let suspend = scenario
+        .faults
+        .iter()
+        .map(|fault| fault.kind())
+        .find(|kind| matches!(kind, FaultKind::SystemSuspend | FaultKind::ProcessSuspend))
+        .ok_or_else(|| {
+            Failure::Invalid(format!(
+                "{}: a matrix scenario needs a suspend",
+                scenario.source
+            ))
+        })?;
+    Ok((scenario.platform, suspend, config.missed_tick))
+}
+
+fn caption(example: &Scenario) -> String {
+    let ModelConfig::Interval(config) = &example.model;
+    let period = match config.period {
+        crate::interval::Period::Fixed { period_ns } => Compact(period_ns as i64).to_string(),
+        crate::interval::Period::DrawnMs { low_ms, high_ms } => format!("{low_ms}..{high_ms}ms"),
+    };
+    let suspend = example
+        .faults
+        .first()
+        .map(|fault| fault.to_string())
+        .unwrap_or_default();
+    format!("Ticks in the first second after resume: a {period} interval, {suspend}")
+}
+
+fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {
+    let mut table = Table::new();
+    let mut header = vec![
+        "platform".to_string(),
+        "Instant".to_string(),
+        "suspend".to_string(),
+    ];
+    header.extend(
+        MissedTick::ALL
+            .iter()
+            .map(|behavior| behavior.name().to_string()),
+    );
+    table
+        .load_style(ASCII_MARKDOWN)
+        .force_no_tty()
+        .set_header(header);
+    for platform in Platform::ALL {
+        for suspend in [FaultKind::SystemSuspend, FaultKind::ProcessSuspend] {
+            let mut row = vec![
+                platform.name().to_string(),
+                platform.instant_clock().name().to_string(),
+                suspend.name().to_string(),
+            ];
+            row.extend(MissedTick::ALL.iter().map(|behavior| {
+                match cells.get(&(platform, suspend, *behavior)) {
+                    Some(ticks) => ticks.to_string(),
+                    None => "-".to_string(),
+                }
+            }));
+            table.add_row(row);
+        }
+    }
+    table
+}

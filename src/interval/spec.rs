@@ -1,0 +1,146 @@
+//! The `[model]` table of an interval scenario, and its validation.
+
+use serde::Deserialize;
+use ticklab_models::interval::MissedTick;
+use ticklab_sim::NS_PER_MS;
+use toml::Spanned;
+
+use crate::scenario::values::{DurationNs, Name, PeriodSpec, PhaseSpec};
+use crate::scenario::{Located, ScenarioError};
+
+/// At most this many intervals in one scenario: enough for load tests, small enough that
+/// per-interval state stays in cache.
+pub const MAX_COUNT: i64 = 1_000_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IntervalSpec {
+    #[allow(
+        dead_code,
+        reason = "read by the model probe; listed so the key is accepted"
+    )]
+    kind: String,
+    missed_tick: Name<MissedTick>,
+    period: Spanned<PeriodSpec>,
+    count: Option<Spanned<i64>>,
+    tick_cost: Option<DurationNs>,
+    phase: Option<PhaseSpec>,
+    timer_resolution: Option<Spanned<DurationNs>>,
+}
+
+/// A validated interval model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntervalConfig {
+    pub missed_tick: MissedTick,
+    pub period: Period,
+    pub count: u32,
+    /// CPU time the runtime thread spends on each tick.
+    pub tick_cost_ns: u64,
+    pub phase: Phase,
+    /// The timer driver's granularity: deadlines round up to a multiple of it (tokio's wheel
+    /// works in whole milliseconds).
+    pub timer_resolution_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Period {
+    Fixed {
+        period_ns: u64,
+    },
+    /// Each interval draws a whole number of milliseconds from `low_ms..=high_ms`.
+    DrawnMs {
+        low_ms: u64,
+        high_ms: u64,
+    },
+}
+
+impl Period {
+    pub fn shortest_ns(self) -> u64 {
+        match self {
+            Period::Fixed { period_ns } => period_ns,
+            Period::DrawnMs { low_ms, .. } => low_ms * NS_PER_MS,
+        }
+    }
+}
+
+/// When each interval's first deadline falls, relative to the start of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Seeded, uniform over one period, in steps of the timer resolution.
+    Random,
+    Fixed {
+        offset_ns: u64,
+    },
+}
+
+pub(crate) fn validate(
+    file: &Located<'_>,
+    spec: &IntervalSpec,
+) -> Result<IntervalConfig, ScenarioError> {
+    let period = validate_period(file, &spec.period)?;
+    let count = match &spec.count {
+        None => 1,
+        Some(count) if (1..=MAX_COUNT).contains(count.get_ref()) => *count.get_ref() as u32,
+        Some(count) => {
+            return Err(file.error(
+                count.span(),
+                format!("`count` must be between 1 and {MAX_COUNT}"),
+            ));
+        }
+    };
+    let timer_resolution_ns = match &spec.timer_resolution {
+        None => NS_PER_MS,
+        Some(resolution) if resolution.get_ref().0 > 0 => resolution.get_ref().0,
+        Some(resolution) => {
+            return Err(file
+                .error(
+                    resolution.span(),
+                    "`timer_resolution` must be more than zero",
+                )
+                .with_hint("use \"1ns\" for a driver that fires at exact deadlines"));
+        }
+    };
+    Ok(IntervalConfig {
+        missed_tick: spec.missed_tick.0,
+        period,
+        count,
+        tick_cost_ns: spec.tick_cost.map_or(0, |cost| cost.0),
+        phase: match spec.phase {
+            None | Some(PhaseSpec::Random) => Phase::Random,
+            Some(PhaseSpec::Fixed(offset)) => Phase::Fixed {
+                offset_ns: offset.0,
+            },
+        },
+        timer_resolution_ns,
+    })
+}
+
+fn validate_period(
+    file: &Located<'_>,
+    spec: &Spanned<PeriodSpec>,
+) -> Result<Period, ScenarioError> {
+    let error = |message: &str| file.error(spec.span(), message.to_string());
+    match *spec.get_ref() {
+        PeriodSpec::Fixed(DurationNs(0)) => {
+            Err(error("an interval's period must be more than zero")
+                .with_hint("tokio panics on a zero period"))
+        }
+        PeriodSpec::Fixed(DurationNs(period_ns)) => Ok(Period::Fixed { period_ns }),
+        PeriodSpec::Range(DurationNs(low_ns), DurationNs(high_ns)) => {
+            if low_ns % NS_PER_MS != 0 || high_ns % NS_PER_MS != 0 || low_ns == 0 {
+                return Err(error(
+                    "a period range is drawn in whole milliseconds, so both ends must be whole milliseconds of at least 1ms",
+                ));
+            }
+            if low_ns > high_ns {
+                return Err(error(
+                    "a period range must go from the shorter period to the longer one",
+                ));
+            }
+            Ok(Period::DrawnMs {
+                low_ms: low_ns / NS_PER_MS,
+                high_ms: high_ns / NS_PER_MS,
+            })
+        }
+    }
+}

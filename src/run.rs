@@ -1,0 +1,193 @@
+//! Running a scenario: options, errors, and what every model's runner shares.
+
+use std::fmt;
+use std::io;
+
+use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
+
+use crate::expect::Outcome;
+use crate::scenario::{ModelConfig, Scenario};
+use crate::trace::{Event, FaultEvent, ResumeEvent, StartEvent, Summary, TraceSink, Wall};
+
+/// The default cap on events one run may handle; about ten seconds of simulation.
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Replaces the scenario's `seed`.
+    pub seed: Option<u64>,
+    /// Refuse runs whose work could exceed this many events.
+    pub max_events: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: None,
+            max_events: DEFAULT_MAX_EVENTS,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    /// The run could need more events than allowed: refused before starting.
+    TooMuchWork {
+        events_bound: u128,
+        max_events: u64,
+        why: String,
+    },
+    /// Writing the trace failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::TooMuchWork {
+                events_bound,
+                max_events,
+                why,
+            } => write!(
+                f,
+                "this run could handle up to {events_bound} events ({why}), more than the limit of {max_events}\n  \
+                 hint: lengthen the period, shorten `run_for` or the faults, or raise the limit with --max-events"
+            ),
+            RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<io::Error> for RunError {
+    fn from(error: io::Error) -> Self {
+        RunError::Io(error)
+    }
+}
+
+/// A finished run: its summary and how its expectations fared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunReport {
+    pub seed: u64,
+    pub summary: Summary,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl RunReport {
+    pub fn passed(&self) -> bool {
+        self.outcomes.iter().all(|outcome| outcome.passed)
+    }
+}
+
+/// Runs `scenario`, streaming its trace into `sink`, and checks its `[expect]`.
+pub fn run_scenario<S: TraceSink>(
+    scenario: &Scenario,
+    options: &RunOptions,
+    sink: &mut S,
+) -> Result<RunReport, RunError> {
+    let seed = options.seed.unwrap_or(scenario.seed);
+    let summary = match &scenario.model {
+        ModelConfig::Interval(config) => {
+            crate::interval::runner::run(scenario, config, seed, options, sink)?
+        }
+    };
+    let outcomes = scenario
+        .expectations
+        .iter()
+        .map(|expectation| {
+            let actual = summary
+                .get(expectation.metric.name)
+                .expect("expectations name the model's own metrics");
+            expectation.check(actual)
+        })
+        .collect();
+    Ok(RunReport {
+        seed,
+        summary,
+        outcomes,
+    })
+}
+
+pub(crate) fn world_config(scenario: &Scenario) -> WorldConfig {
+    WorldConfig {
+        platform: scenario.platform,
+        instant_clock: scenario.instant_clock,
+        wall_start_ns: scenario.wall_start_ns,
+        run_for_ns: scenario.run_for_ns,
+        faults: scenario.faults.clone(),
+    }
+}
+
+pub(crate) fn start_event(scenario: &Scenario, seed: u64) -> StartEvent {
+    let overridden = scenario.instant_clock != scenario.platform.instant_clock();
+    StartEvent {
+        t_ns: 0,
+        about: scenario.about.clone(),
+        source: scenario.source.clone(),
+        model: scenario.model.kind(),
+        platform: scenario.platform.name(),
+        instant_clock: scenario.instant_clock.name(),
+        instant_source: (!overridden).then(|| scenario.platform.instant_source()),
+        seed,
+        run_for_ns: scenario.run_for_ns,
+        wall: Wall(scenario.wall_start_ns),
+    }
+}
+
+/// Traces a fault edge, and the resume it may have caused.
+pub(crate) fn record_fault<P: Copy, S: TraceSink>(
+    world: &World<P>,
+    edge: &FaultEdge,
+    effect: &EdgeEffect,
+    sink: &mut S,
+) -> io::Result<()> {
+    if !sink.wants_events() {
+        return Ok(());
+    }
+    let fault = FaultEvent {
+        t_ns: world.now_ns(),
+        fault: edge.fault_index,
+        kind: edge.fault.kind().name(),
+        what: edge.fault.to_string(),
+        instant_ns: world.instant_ns(),
+        wall: Wall(world.wall_ns()),
+    };
+    match edge.edge {
+        Edge::Begin => sink.record(&Event::FaultBegin(fault))?,
+        Edge::End => sink.record(&Event::FaultEnd(fault))?,
+        Edge::Point => sink.record(&Event::WallStep(fault))?,
+    }
+    if let Some(stopped_ns) = effect.resumed_after_ns {
+        sink.record(&Event::Resume(ResumeEvent {
+            t_ns: world.now_ns(),
+            stopped_ns,
+            instant_ns: world.instant_ns(),
+            wall: Wall(world.wall_ns()),
+        }))?;
+    }
+    Ok(())
+}
+
+/// The most a clock can advance over the run: physical time, plus every forward wall step and
+/// the extra of every fast slew if the clock is the wall. Bounds how many periods can elapse.
+pub(crate) fn clock_advance_bound_ns(scenario: &Scenario, clock: ClockId) -> u128 {
+    let mut bound = u128::from(scenario.run_for_ns);
+    if clock == ClockId::Wall {
+        for fault in &scenario.faults {
+            match *fault {
+                Fault::WallStep { by_ns, .. } if by_ns > 0 => bound += by_ns as u128,
+                Fault::WallSlew {
+                    at_ns,
+                    duration_ns,
+                    rate_ppb,
+                } if rate_ppb > 0 => {
+                    let inside_ns = duration_ns.min(scenario.run_for_ns - at_ns);
+                    bound += u128::from(inside_ns) * rate_ppb as u128 / 1_000_000_000 + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    bound
+}

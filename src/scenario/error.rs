@@ -1,0 +1,204 @@
+//! Errors in scenario files, located at file:line:col with the offending line and a hint.
+
+use std::fmt;
+use std::ops::Range;
+
+/// A problem with a scenario file. Always the user's to fix, so it carries a position and, where
+/// one is known, a suggestion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub source: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+    pub hint: Option<String>,
+    /// The source line the error points at, and the columns to underline.
+    pub excerpt: Option<(String, Range<usize>)>,
+}
+
+impl ScenarioError {
+    /// An error about the bytes `span` of `text`.
+    pub fn at(source: &str, text: &str, span: Range<usize>, message: impl Into<String>) -> Self {
+        let start = span.start.min(text.len());
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let line = text[..start].matches('\n').count() + 1;
+        let col = text[line_start..start].chars().count() + 1;
+        let line_text = text[line_start..line_end]
+            .trim_end_matches('\r')
+            .to_string();
+        let underline_end = span.end.clamp(start, line_end);
+        let underline = (col - 1)..(col - 1 + text[start..underline_end].chars().count().max(1));
+        ScenarioError {
+            source: source.to_string(),
+            line,
+            col,
+            message: message.into(),
+            hint: None,
+            excerpt: Some((line_text, underline)),
+        }
+    }
+
+    /// An error about the file as a whole (it cannot be read, say).
+    pub fn whole_file(source: &str, message: impl Into<String>) -> Self {
+        ScenarioError {
+            source: source.to_string(),
+            line: 1,
+            col: 1,
+            message: message.into(),
+            hint: None,
+            excerpt: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Converts a TOML or serde error, turning serde's "unknown field" wording into the scenario
+    /// vocabulary (keys and values) and suggesting the nearest valid name.
+    pub fn from_toml(source: &str, text: &str, error: &toml::de::Error) -> Self {
+        let span = error.span().unwrap_or(0..0);
+        let (mut message, hint) = explain(error.message());
+        if message.starts_with("unknown key") {
+            message = format!("{message} {}", table_around(text, span.start));
+        }
+        let error = ScenarioError::at(source, text, span, message);
+        match hint {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        }
+    }
+
+    /// The first line of the rendered error: `file:line:col: message`.
+    pub fn headline(&self) -> String {
+        format!(
+            "{}:{}:{}: {}",
+            self.source, self.line, self.col, self.message
+        )
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.headline())?;
+        if let Some((line_text, underline)) = &self.excerpt {
+            let number = self.line.to_string();
+            let gutter = " ".repeat(number.len());
+            write!(f, "\n {gutter} |\n {number} | {line_text}\n {gutter} | ")?;
+            write!(
+                f,
+                "{}{}",
+                " ".repeat(underline.start),
+                "^".repeat(underline.len())
+            )?;
+        }
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Rewrites serde's messages ("unknown field `perod`, expected one of `kind`, `period`") into
+/// "unknown key `perod`" plus a hint naming the nearest valid choice and listing all of them.
+fn explain(message: &str) -> (String, Option<String>) {
+    let message = message.trim_end();
+    for (serde_prefix, noun) in [("unknown field", "key"), ("unknown variant", "value")] {
+        if let Some(rest) = message.strip_prefix(serde_prefix) {
+            let quoted = backticked(rest);
+            let Some((unknown, choices)) = quoted.split_first() else {
+                break;
+            };
+            let listed = choices
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let hint = match nearest(unknown, choices) {
+                Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
+                None if choices.is_empty() => format!("no {noun}s are allowed here"),
+                None => format!("valid {noun}s here: {listed}"),
+            };
+            return (format!("unknown {noun} `{unknown}`"), Some(hint));
+        }
+    }
+    if let Some(rest) = message.strip_prefix("missing field") {
+        if let Some(key) = backticked(rest).first() {
+            return (format!("missing key `{key}`"), None);
+        }
+    }
+    (message.to_string(), None)
+}
+
+/// Names the table a byte offset sits in, from the nearest header above it.
+fn table_around(text: &str, offset: usize) -> String {
+    let before = &text[..offset.min(text.len())];
+    let header = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('['));
+    match header {
+        Some(header) => format!("in {}", header.split('#').next().unwrap_or(header).trim()),
+        None => "at the top level".to_string(),
+    }
+}
+
+fn backticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// The choice closest to `unknown` by edit distance, if it is close enough to be a likely typo.
+pub fn nearest<'a>(unknown: &str, choices: &[&'a str]) -> Option<&'a str> {
+    let (best, distance) = choices
+        .iter()
+        .map(|choice| (*choice, strsim::damerau_levenshtein(unknown, choice)))
+        .min_by_key(|(_, distance)| *distance)?;
+    let tolerated = (unknown.chars().count() / 3).max(2);
+    (distance <= tolerated).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_unknown_field_becomes_unknown_key_with_a_suggestion() {
+        let (message, hint) =
+            explain("unknown field `perod`, expected one of `kind`, `period`, `count`");
+        assert_eq!(message, "unknown key `perod`");
+        assert_eq!(
+            hint.unwrap(),
+            "did you mean `period`? Valid keys here: `kind`, `period`, `count`"
+        );
+    }
+
+    #[test]
+    fn serde_unknown_variant_becomes_unknown_value() {
+        let (message, hint) =
+            explain("unknown variant `windoze`, expected one of `windows`, `linux`");
+        assert_eq!(message, "unknown value `windoze`");
+        assert!(hint.unwrap().starts_with("did you mean `windows`?"));
+    }
+
+    #[test]
+    fn far_off_names_get_the_list_but_no_guess() {
+        let (_, hint) = explain("unknown field `zzzzzzzz`, expected `kind` or `period`");
+        assert_eq!(hint.unwrap(), "valid keys here: `kind`, `period`");
+    }
+
+    #[test]
+    fn position_and_underline_point_at_the_span() {
+        let text = "a = 1\nperod = \"1s\"\n";
+        let error = ScenarioError::at("x.toml", text, 6..11, "unknown key `perod`");
+        assert_eq!((error.line, error.col), (2, 1));
+        assert_eq!(
+            error.to_string(),
+            "x.toml:2:1: unknown key `perod`\n   |\n 2 | perod = \"1s\"\n   | ^^^^^"
+        );
+    }
+}

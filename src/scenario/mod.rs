@@ -1,0 +1,176 @@
+//! Scenario files: the user interface of ticklab.
+//!
+//! A scenario names a platform, a model and its parameters, a list of faults and what to expect.
+//! Parsing is strict: unknown keys, bad durations and out-of-range values are errors located at
+//! file:line:col, with a hint. See `scenarios/` for examples and CONTRIBUTING.md for the keys.
+
+mod error;
+mod faults;
+mod schema;
+pub mod values;
+
+use std::ops::Range;
+use std::path::Path;
+
+use jiff::Timestamp;
+use ticklab_sim::{ClockId, Fault, Platform};
+
+pub use error::{ScenarioError, nearest};
+pub(crate) use schema::ExpectTable;
+
+use crate::expect::{Expectation, parse_expectations};
+use crate::interval::{IntervalConfig, spec::IntervalSpec};
+
+/// The longest run ticklab accepts; physical time and wall readings stay far from overflow.
+const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
+/// When no `wall_start` is given. Fixed, because nothing in a run may depend on the host.
+pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
+
+/// The model kinds scenario files may name.
+pub const MODEL_KINDS: &[&str] = &["interval"];
+
+/// A validated scenario, in nanoseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// Where it came from, for messages: a path or a built-in name.
+    pub source: String,
+    pub about: String,
+    pub platform: Platform,
+    /// The clock `Instant` reads: the platform's, unless the file overrides it.
+    pub instant_clock: ClockId,
+    pub seed: u64,
+    pub run_for_ns: u64,
+    pub wall_start_ns: i64,
+    pub faults: Vec<Fault>,
+    pub model: ModelConfig,
+    pub expectations: Vec<Expectation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelConfig {
+    Interval(IntervalConfig),
+}
+
+impl ModelConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelConfig::Interval(_) => "interval",
+        }
+    }
+}
+
+/// A scenario file's text with its name, for locating errors.
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'a> {
+    pub source: &'a str,
+    pub text: &'a str,
+}
+
+impl Located<'_> {
+    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.source, self.text, span, message)
+    }
+
+    fn toml_error(&self, error: &toml::de::Error) -> ScenarioError {
+        ScenarioError::from_toml(self.source, self.text, error)
+    }
+}
+
+/// Reads and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
+    })?;
+    parse(&source, &text)
+}
+
+/// Validates a scenario given as text; `source` names it in errors.
+pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let file = Located { source, text };
+    let probe: schema::ModelProbe = toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+    let kind = &probe.model.kind;
+    match kind.get_ref().as_str() {
+        "interval" => {
+            let raw: schema::ScenarioFile<IntervalSpec> =
+                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+            let model = crate::interval::spec::validate(&file, &raw.model)?;
+            finish(
+                &file,
+                raw,
+                ModelConfig::Interval(model),
+                crate::interval::METRICS,
+            )
+        }
+        other => {
+            let hint = match nearest(other, MODEL_KINDS) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!("models: {}", MODEL_KINDS.join(", ")),
+            };
+            Err(file
+                .error(kind.span(), format!("unknown model kind `{other}`"))
+                .with_hint(hint))
+        }
+    }
+}
+
+/// Validates the keys every scenario shares.
+fn finish<M>(
+    file: &Located<'_>,
+    raw: schema::ScenarioFile<M>,
+    model: ModelConfig,
+    metrics: &[crate::expect::Metric],
+) -> Result<Scenario, ScenarioError> {
+    let run_for_ns = raw.run_for.get_ref().0;
+    if run_for_ns == 0 || run_for_ns > MAX_RUN_FOR_NS {
+        return Err(file.error(
+            raw.run_for.span(),
+            "`run_for` must be more than zero and at most 100 years",
+        ));
+    }
+    let seed = match &raw.seed {
+        None => 0,
+        Some(seed) if *seed.get_ref() >= 0 => *seed.get_ref() as u64,
+        Some(seed) => return Err(file.error(seed.span(), "`seed` must be zero or more")),
+    };
+    let wall_start_ns = match &raw.wall_start {
+        None => parse_wall_start(DEFAULT_WALL_START).expect("the default wall start is valid"),
+        Some(text) => parse_wall_start(text.get_ref()).map_err(|message| {
+            file.error(text.span(), message)
+                .with_hint("write an RFC 3339 time, such as \"2020-03-12T14:08:18Z\"")
+        })?,
+    };
+    let faults = faults::validate_faults(file, &raw.faults, run_for_ns)?;
+    let expectations = match &raw.expect {
+        None => Vec::new(),
+        Some(table) => parse_expectations(file, table, metrics)?,
+    };
+    let platform = raw.platform.0;
+    Ok(Scenario {
+        source: file.source.to_string(),
+        about: raw.about,
+        platform,
+        instant_clock: raw
+            .instant_clock
+            .map_or(platform.instant_clock(), |clock| clock.0),
+        seed,
+        run_for_ns,
+        wall_start_ns,
+        faults,
+        model,
+        expectations,
+    })
+}
+
+/// Wall clocks start between 1900 and 2100, so that a century of steps and runs stays printable.
+fn parse_wall_start(text: &str) -> Result<i64, String> {
+    let timestamp: Timestamp = text
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a time"))?;
+    let low: Timestamp = "1900-01-01T00:00:00Z".parse().expect("valid bound");
+    let high: Timestamp = "2100-01-01T00:00:00Z".parse().expect("valid bound");
+    if timestamp < low || timestamp > high {
+        return Err(format!("\"{text}\" is outside 1900..2100"));
+    }
+    Ok(timestamp.as_nanosecond() as i64)
+}

@@ -1,0 +1,222 @@
+//! Value types of scenario files: durations, names from closed sets, periods and phases.
+//!
+//! Each deserializes straight from TOML, so errors keep TOML's position information.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use jiff::{Span, SpanRelativeTo};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+const DURATION_EXAMPLES: &str =
+    "a duration such as \"250ms\", \"15.5s\", \"8m\", \"1h\" or \"365d\"";
+
+/// Parses `"15.5s"`, `"-1h"`, `"2h 30m"`, `"365d"` or ISO 8601 (`"PT1H"`) into signed ns.
+///
+/// Days and weeks are 24 h and 7 d; years and months are refused, having no fixed length.
+pub fn parse_duration_ns(text: &str) -> Result<i64, String> {
+    let span: Span = text.parse().map_err(|e: jiff::Error| {
+        let reason = e.to_string();
+        let reason = reason.rsplit(": ").next().unwrap_or_default().to_string();
+        format!("\"{text}\" is not a duration ({reason}); expected {DURATION_EXAMPLES}")
+    })?;
+    if span.get_years() != 0 || span.get_months() != 0 {
+        return Err(format!(
+            "\"{text}\": years and months have no fixed length; write days instead, such as \"365d\""
+        ));
+    }
+    let duration = span
+        .to_duration(SpanRelativeTo::days_are_24_hours())
+        .map_err(|_| format!("\"{text}\" is too long to simulate"))?;
+    i64::try_from(duration.as_nanos()).map_err(|_| format!("\"{text}\" is too long to simulate"))
+}
+
+/// A non-negative duration in ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DurationNs(pub u64);
+
+/// A duration that may be negative (a wall step backwards), in ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SignedDurationNs(pub i64);
+
+struct DurationVisitor<const SIGNED: bool>;
+
+impl<const SIGNED: bool> Visitor<'_> for DurationVisitor<SIGNED> {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(DURATION_EXAMPLES)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<i64, E> {
+        let ns = parse_duration_ns(text).map_err(E::custom)?;
+        if ns < 0 && !SIGNED {
+            return Err(E::custom(format!(
+                "\"{text}\" is negative; this duration must be zero or more"
+            )));
+        }
+        Ok(ns)
+    }
+}
+
+impl<'de> Deserialize<'de> for DurationNs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(DurationVisitor::<false>)
+            .map(|ns| DurationNs(ns as u64))
+    }
+}
+
+impl<'de> Deserialize<'de> for SignedDurationNs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(DurationVisitor::<true>)
+            .map(SignedDurationNs)
+    }
+}
+
+/// A closed set of named values: platforms, clocks, fault kinds, behaviours.
+pub trait Named: Copy + 'static {
+    /// Every value, in the order of `NAMES`.
+    const ALL: &'static [Self];
+    /// Each value's name as scenario files spell it.
+    const NAMES: &'static [&'static str];
+}
+
+/// A value of a [`Named`] set, deserialized from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name<T>(pub T);
+
+impl<'de, T: Named> Deserialize<'de> for Name<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor<T>(PhantomData<T>);
+        impl<T: Named> Visitor<'_> for NameVisitor<T> {
+            type Value = Name<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "one of {}", T::NAMES.join(", "))
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Name<T>, E> {
+                match T::NAMES.iter().position(|name| *name == text) {
+                    Some(index) => Ok(Name(T::ALL[index])),
+                    None => Err(E::unknown_variant(text, T::NAMES)),
+                }
+            }
+        }
+        deserializer.deserialize_str(NameVisitor(PhantomData))
+    }
+}
+
+impl Named for ticklab_sim::Platform {
+    const ALL: &'static [Self] = &ticklab_sim::Platform::ALL;
+    const NAMES: &'static [&'static str] = ticklab_sim::Platform::NAMES;
+}
+
+impl Named for ticklab_sim::ClockId {
+    const ALL: &'static [Self] = &ticklab_sim::ClockId::ALL;
+    const NAMES: &'static [&'static str] = ticklab_sim::ClockId::NAMES;
+}
+
+impl Named for ticklab_sim::FaultKind {
+    const ALL: &'static [Self] = &ticklab_sim::FaultKind::ALL;
+    const NAMES: &'static [&'static str] = ticklab_sim::FaultKind::NAMES;
+}
+
+impl Named for ticklab_models::interval::MissedTick {
+    const ALL: &'static [Self] = &ticklab_models::interval::MissedTick::ALL;
+    const NAMES: &'static [&'static str] = ticklab_models::interval::MissedTick::NAMES;
+}
+
+/// `period = "1s"` or `period = ["10ms", "1s"]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeriodSpec {
+    Fixed(DurationNs),
+    Range(DurationNs, DurationNs),
+}
+
+impl<'de> Deserialize<'de> for PeriodSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PeriodVisitor;
+        impl<'de> Visitor<'de> for PeriodVisitor {
+            type Value = PeriodSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as \"1s\", or a range such as [\"10ms\", \"1s\"]")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<PeriodSpec, E> {
+                DurationVisitor::<false>
+                    .visit_str(text)
+                    .map(|ns| PeriodSpec::Fixed(DurationNs(ns as u64)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PeriodSpec, A::Error> {
+                let low: Option<DurationNs> = seq.next_element()?;
+                let high: Option<DurationNs> = seq.next_element()?;
+                let extra: Option<de::IgnoredAny> = seq.next_element()?;
+                match (low, high, extra) {
+                    (Some(low), Some(high), None) => Ok(PeriodSpec::Range(low, high)),
+                    _ => Err(de::Error::custom(
+                        "a period range has exactly two ends, such as [\"10ms\", \"1s\"]",
+                    )),
+                }
+            }
+        }
+        deserializer.deserialize_any(PeriodVisitor)
+    }
+}
+
+/// `phase = "random"` (seeded, the default) or a fixed offset such as `phase = "0s"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseSpec {
+    Random,
+    Fixed(DurationNs),
+}
+
+impl<'de> Deserialize<'de> for PhaseSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PhaseVisitor;
+        impl Visitor<'_> for PhaseVisitor {
+            type Value = PhaseSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"random\" or a duration such as \"0s\"")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<PhaseSpec, E> {
+                if text == "random" {
+                    return Ok(PhaseSpec::Random);
+                }
+                DurationVisitor::<false>
+                    .visit_str(text)
+                    .map(|ns| PhaseSpec::Fixed(DurationNs(ns as u64)))
+            }
+        }
+        deserializer.deserialize_str(PhaseVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_fractions_compounds_days_and_iso() {
+        for (text, ns) in [
+            ("15.5s", 15_500_000_000),
+            ("-1h", -3_600_000_000_000),
+            ("2h 30m", 9_000_000_000_000),
+            ("365d", 31_536_000_000_000_000),
+            ("PT1H", 3_600_000_000_000),
+            ("1ns", 1),
+        ] {
+            assert_eq!(parse_duration_ns(text), Ok(ns), "{text}");
+        }
+    }
+
+    #[test]
+    fn durations_refuse_years_and_garbage_with_a_reason() {
+        assert!(
+            parse_duration_ns("1y")
+                .unwrap_err()
+                .contains("write days instead")
+        );
+        let error = parse_duration_ns("soon").unwrap_err();
+        assert!(error.starts_with("\"soon\" is not a duration ("), "{error}");
+    }
+}

@@ -1,0 +1,117 @@
+//! The events of a trace. Every event has a physical time, `t_ns`; the JSON form adds
+//! `"event": "<kind>"`.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use serde::{Serialize, Serializer};
+
+use super::Summary;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event<'a> {
+    Start(&'a StartEvent),
+    Tick(TickEvent),
+    FaultBegin(FaultEvent),
+    FaultEnd(FaultEvent),
+    WallStep(FaultEvent),
+    Resume(ResumeEvent),
+    Summary(&'a Summary),
+}
+
+/// What the run is: the trace's header.
+#[derive(Clone, Debug, Serialize)]
+pub struct StartEvent {
+    pub t_ns: u64,
+    pub about: String,
+    pub source: String,
+    pub model: &'static str,
+    pub platform: &'static str,
+    pub instant_clock: &'static str,
+    /// The OS primitive the platform's `Instant` reads, when the scenario does not override it.
+    pub instant_source: Option<&'static str>,
+    pub seed: u64,
+    pub run_for_ns: u64,
+    pub wall: Wall,
+}
+
+/// An interval yielded a tick.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct TickEvent {
+    pub t_ns: u64,
+    pub interval: u32,
+    /// 1 for an interval's first tick, then counting up, like a program's own log counter.
+    pub seq: u64,
+    /// `Instant::now()` when the tick was handled.
+    pub instant_ns: i64,
+    /// The instant the tick was scheduled for, which `tick()` returns.
+    pub deadline_ns: i64,
+    pub wall: Wall,
+}
+
+/// A fault began, ended, or (for a wall step) happened.
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultEvent {
+    pub t_ns: u64,
+    /// Position of the fault in the scenario file, counting from 0.
+    pub fault: usize,
+    pub kind: &'static str,
+    pub what: String,
+    pub instant_ns: i64,
+    pub wall: Wall,
+}
+
+/// The process can run again after a suspend.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ResumeEvent {
+    pub t_ns: u64,
+    /// How long it could not run.
+    pub stopped_ns: u64,
+    pub instant_ns: i64,
+    pub wall: Wall,
+}
+
+impl Event<'_> {
+    pub fn t_ns(&self) -> u64 {
+        match self {
+            Event::Start(start) => start.t_ns,
+            Event::Tick(tick) => tick.t_ns,
+            Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
+                fault.t_ns
+            }
+            Event::Resume(resume) => resume.t_ns,
+            Event::Summary(summary) => summary.t_ns,
+        }
+    }
+}
+
+/// A wall-clock reading, ns since the Unix epoch; shown as RFC 3339 with nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wall(pub i64);
+
+impl fmt::Display for Wall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match Timestamp::from_nanosecond(i128::from(self.0)) {
+            Ok(timestamp) => write!(f, "{timestamp:.9}"),
+            Err(_) => write!(f, "{}ns", self.0),
+        }
+    }
+}
+
+impl Serialize for Wall {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Signed nanoseconds as seconds with nine fraction digits, for `Instant` readings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedSecs(pub i64);
+
+impl fmt::Display for SignedSecs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        write!(f, "{sign}{}", ticklab_sim::Secs(self.0.unsigned_abs()))
+    }
+}

@@ -1,0 +1,59 @@
+//! The summary at the end of every trace: the model's metrics and each thread's CPU time.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use ticklab_sim::ThreadCpu;
+
+use crate::expect::Metric;
+
+/// A finished run's numbers, in the order the model lists its metrics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub t_ns: u64,
+    pub model: &'static str,
+    pub values: Vec<(Metric, u64)>,
+    pub threads: Vec<ThreadCpu>,
+}
+
+impl Summary {
+    /// The value of the metric called `name`.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.values
+            .iter()
+            .find(|(metric, _)| metric.name == name)
+            .map(|(_, value)| *value)
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("t_ns", &self.t_ns)?;
+        map.serialize_entry("model", self.model)?;
+        for (metric, value) in &self.values {
+            map.serialize_entry(metric.summary_key, value)?;
+        }
+        let threads: Vec<_> = self.threads.iter().map(ThreadRecord::from).collect();
+        map.serialize_entry("threads", &threads)?;
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ThreadRecord<'a> {
+    name: &'a str,
+    busy_ns: u64,
+    worst_second_busy_ns: u64,
+    worst_second_start_ns: u64,
+}
+
+impl<'a> From<&'a ThreadCpu> for ThreadRecord<'a> {
+    fn from(cpu: &'a ThreadCpu) -> Self {
+        ThreadRecord {
+            name: &cpu.name,
+            busy_ns: cpu.busy_ns,
+            worst_second_busy_ns: cpu.worst_second_busy_ns,
+            worst_second_start_ns: cpu.worst_second_start_ns,
+        }
+    }
+}
