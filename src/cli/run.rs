@@ -25,9 +25,10 @@ pub(super) struct RunArgs {
     /// Write only the header and the summary, for large runs.
     #[arg(long)]
     summary_only: bool,
-    /// Text only: print at most N ticks in a row, and one line counting the rest.
+    /// Text only: of each run of ticks between other events, print the first and last N and one
+    /// line summing up the rest.
     #[arg(long, value_name = "N")]
-    elide: Option<u64>,
+    elide: Option<usize>,
     #[command(flatten)]
     limits: Limits,
 }

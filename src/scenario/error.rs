@@ -126,6 +126,19 @@ fn explain(message: &str) -> (String, Option<String>) {
             return (format!("unknown {noun} `{unknown}`"), Some(hint));
         }
     }
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+        && found != "map"
+    {
+        return (format!("expected {expected}, found {found}"), None);
+    }
+    if message == "invalid type: map, expected a sequence" {
+        let hint = "this key holds a list of tables: write its header with double brackets, such as [[fault]]";
+        return (
+            "expected a list of tables, found a single table".to_string(),
+            Some(hint.to_string()),
+        );
+    }
     if let Some(rest) = message.strip_prefix("missing field") {
         if let Some(key) = backticked(rest).first() {
             return (format!("missing key `{key}`"), None);
@@ -152,14 +165,13 @@ fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
-/// The choice closest to `unknown` by edit distance, if it is close enough to be a likely typo.
+/// The choice closest to `unknown`, if it is close enough to be a likely typo.
 pub fn nearest<'a>(unknown: &str, choices: &[&'a str]) -> Option<&'a str> {
-    let (best, distance) = choices
+    let (best, similarity) = choices
         .iter()
-        .map(|choice| (*choice, strsim::damerau_levenshtein(unknown, choice)))
-        .min_by_key(|(_, distance)| *distance)?;
-    let tolerated = (unknown.chars().count() / 3).max(2);
-    (distance <= tolerated).then_some(best)
+        .map(|choice| (*choice, strsim::jaro_winkler(unknown, choice)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (similarity >= 0.8).then_some(best)
 }
 
 #[cfg(test)]

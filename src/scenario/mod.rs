@@ -134,10 +134,16 @@ fn finish<M>(
         Some(seed) => return Err(file.error(seed.span(), "`seed` must be zero or more")),
     };
     let wall_start_ns = match &raw.wall_start {
-        None => parse_wall_start(DEFAULT_WALL_START).expect("the default wall start is valid"),
-        Some(text) => parse_wall_start(text.get_ref()).map_err(|message| {
-            file.error(text.span(), message)
-                .with_hint("write an RFC 3339 time, such as \"2020-03-12T14:08:18Z\"")
+        None => parse_wall_start(DEFAULT_WALL_START)
+            .map_err(|_| ())
+            .expect("the default wall start is valid"),
+        Some(text) => parse_wall_start(text.get_ref()).map_err(|(message, hint)| {
+            let error = file.error(text.span(), message);
+            if let Some(hint) = hint {
+                error.with_hint(hint)
+            } else {
+                error
+            }
         })?,
     };
     let faults = faults::validate_faults(file, &raw.faults, run_for_ns)?;
@@ -163,14 +169,20 @@ fn finish<M>(
 }
 
 /// Wall clocks start between 1900 and 2100, so that a century of steps and runs stays printable.
-fn parse_wall_start(text: &str) -> Result<i64, String> {
-    let timestamp: Timestamp = text
-        .parse()
-        .map_err(|_| format!("\"{text}\" is not a time"))?;
+fn parse_wall_start(text: &str) -> Result<i64, (String, Option<&'static str>)> {
+    let timestamp: Timestamp = text.parse().map_err(|_| {
+        (
+            format!("\"{text}\" is not a time"),
+            Some("write an RFC 3339 time, such as \"2020-03-12T14:08:18Z\""),
+        )
+    })?;
     let low: Timestamp = "1900-01-01T00:00:00Z".parse().expect("valid bound");
     let high: Timestamp = "2100-01-01T00:00:00Z".parse().expect("valid bound");
     if timestamp < low || timestamp > high {
-        return Err(format!("\"{text}\" is outside 1900..2100"));
+        return Err((
+            format!("\"{text}\" is outside the years 1900 to 2100"),
+            None,
+        ));
     }
     Ok(timestamp.as_nanosecond() as i64)
 }

@@ -1,5 +1,6 @@
 //! The text trace: one line per event, like a program's own log, with physical time first.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use ticklab_sim::{Compact, Secs};
@@ -7,31 +8,88 @@ use ticklab_sim::{Compact, Secs};
 use super::event::SignedSecs;
 use super::{Event, StartEvent, Summary, TraceSink};
 
-/// Writes text lines to `out`, optionally eliding long runs of ticks.
+/// Writes text lines to `out`, optionally eliding the middle of long runs of ticks.
 #[derive(Debug)]
 pub struct TextSink<W: Write> {
     out: W,
-    /// Print at most this many ticks in a row; the rest become one "… more ticks" line.
-    tick_run_limit: Option<u64>,
-    ticks_in_run: u64,
-    elided: u64,
-    last_elided_t_ns: u64,
+    elision: Option<Elision>,
+}
+
+/// Keeps the first and last `keep` ticks of each run of ticks between other events, and sums up
+/// the rest in one line that says where the ticks bunched up.
+#[derive(Debug)]
+struct Elision {
+    keep: usize,
+    printed_in_run: usize,
+    /// The latest ticks of the run, not yet printed: `(t_ns, line)`.
+    tail: VecDeque<(u64, String)>,
+    hidden: u64,
+    first_hidden_ns: u64,
+    last_hidden_ns: u64,
+    /// Hidden ticks at one physical instant: the current streak and the largest.
+    streak: (u64, u64),
+    peak: (u64, u64),
+}
+
+impl Elision {
+    fn hide(&mut self, t_ns: u64) {
+        if self.hidden == 0 {
+            self.first_hidden_ns = t_ns;
+            self.streak = (t_ns, 0);
+            self.peak = (t_ns, 0);
+        }
+        self.hidden += 1;
+        self.last_hidden_ns = t_ns;
+        self.streak = if self.streak.0 == t_ns {
+            (t_ns, self.streak.1 + 1)
+        } else {
+            (t_ns, 1)
+        };
+        if self.streak.1 > self.peak.1 {
+            self.peak = self.streak;
+        }
+    }
+
+    /// The summary line for the hidden ticks, if any were hidden.
+    fn summary_line(&self) -> Option<String> {
+        if self.hidden == 0 {
+            return None;
+        }
+        let mut line = format!(
+            "{:>17}   ... {} more ticks from {} to {}",
+            "",
+            self.hidden,
+            Secs(self.first_hidden_ns),
+            Secs(self.last_hidden_ns)
+        );
+        if self.peak.1 > 1 {
+            line.push_str(&format!(
+                ", {} of them at {}",
+                self.peak.1,
+                Secs(self.peak.0)
+            ));
+        }
+        Some(line)
+    }
 }
 
 impl<W: Write> TextSink<W> {
     pub fn new(out: W) -> Self {
-        TextSink {
-            out,
-            tick_run_limit: None,
-            ticks_in_run: 0,
-            elided: 0,
-            last_elided_t_ns: 0,
-        }
+        TextSink { out, elision: None }
     }
 
-    /// Keeps only the first `limit` ticks of each run of ticks between other events.
-    pub fn eliding_after(mut self, limit: u64) -> Self {
-        self.tick_run_limit = Some(limit);
+    /// Keeps only the first and last `keep` ticks of each run of ticks between other events.
+    pub fn eliding_after(mut self, keep: usize) -> Self {
+        self.elision = Some(Elision {
+            keep,
+            printed_in_run: 0,
+            tail: VecDeque::with_capacity(keep + 1),
+            hidden: 0,
+            first_hidden_ns: 0,
+            last_hidden_ns: 0,
+            streak: (0, 0),
+            peak: (0, 0),
+        });
         self
     }
 
@@ -39,18 +97,37 @@ impl<W: Write> TextSink<W> {
         self.out
     }
 
-    fn flush_elided(&mut self) -> io::Result<()> {
-        if self.elided > 0 {
-            writeln!(
-                self.out,
-                "{:>17}   ... {} more ticks, the last at {}",
-                "",
-                self.elided,
-                Secs(self.last_elided_t_ns)
-            )?;
-            self.elided = 0;
+    /// Prints a tick line now, or holds it back for eliding.
+    fn tick_line(&mut self, t_ns: u64, line: String) -> io::Result<()> {
+        let Some(elision) = &mut self.elision else {
+            return writeln!(self.out, "{line}");
+        };
+        if elision.printed_in_run < elision.keep {
+            elision.printed_in_run += 1;
+            return writeln!(self.out, "{line}");
         }
-        self.ticks_in_run = 0;
+        elision.tail.push_back((t_ns, line));
+        if elision.tail.len() > elision.keep
+            && let Some((hidden_ns, _)) = elision.tail.pop_front()
+        {
+            elision.hide(hidden_ns);
+        }
+        Ok(())
+    }
+
+    /// Ends a run of ticks: prints the summary of hidden ticks and the held-back tail.
+    fn end_tick_run(&mut self) -> io::Result<()> {
+        let Some(elision) = &mut self.elision else {
+            return Ok(());
+        };
+        if let Some(line) = elision.summary_line() {
+            writeln!(self.out, "{line}")?;
+        }
+        for (_, line) in elision.tail.drain(..) {
+            writeln!(self.out, "{line}")?;
+        }
+        elision.printed_in_run = 0;
+        elision.hidden = 0;
         Ok(())
     }
 
@@ -110,31 +187,22 @@ impl<W: Write> TextSink<W> {
 
 impl<W: Write> TraceSink for TextSink<W> {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        if let Event::Tick(tick) = event {
-            self.ticks_in_run += 1;
-            if self
-                .tick_run_limit
-                .is_some_and(|limit| self.ticks_in_run > limit)
-            {
-                self.elided += 1;
-                self.last_elided_t_ns = tick.t_ns;
-                return Ok(());
-            }
-        } else {
-            self.flush_elided()?;
-        }
         let t = Secs(event.t_ns());
-        match event {
-            Event::Start(start) => self.start(start),
-            Event::Tick(tick) => writeln!(
-                self.out,
+        if let Event::Tick(tick) = event {
+            let line = format!(
                 "{t:>17} tick      i{} #{}  wall {}  instant {}  deadline {}",
                 tick.interval,
                 tick.seq,
                 tick.wall,
                 SignedSecs(tick.instant_ns),
                 SignedSecs(tick.deadline_ns)
-            ),
+            );
+            return self.tick_line(tick.t_ns, line);
+        }
+        self.end_tick_run()?;
+        match event {
+            Event::Start(start) => self.start(start),
+            Event::Tick(_) => unreachable!("ticks are handled above"),
             Event::FaultBegin(fault) => writeln!(
                 self.out,
                 "{t:>17} begin     {} (fault {})",
@@ -162,7 +230,7 @@ impl<W: Write> TraceSink for TextSink<W> {
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.flush_elided()?;
+        self.end_tick_run()?;
         self.out.flush()
     }
 }

@@ -1,0 +1,142 @@
+//! Every scenario under `scenarios/`: its trace matches the reviewed snapshot, and running it
+//! twice gives identical bytes. New scenario files are picked up without code changes.
+
+use std::hash::{DefaultHasher, Hasher};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use ticklab::run::{RunOptions, run_scenario};
+use ticklab::scenario::{self, Scenario};
+use ticklab::trace::{JsonlSink, TextSink};
+
+/// Snapshots keep the first and last few ticks of each run between faults; the summary carries
+/// the totals, so a changed burst still changes the snapshot.
+const SNAPSHOT_TICKS_KEPT: usize = 3;
+
+fn load(path: &Path) -> Scenario {
+    let relative = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path);
+    let text = std::fs::read_to_string(path).unwrap();
+    scenario::parse(&relative.display().to_string(), &text)
+        .unwrap_or_else(|error| panic!("{error}"))
+}
+
+fn text_trace(scenario: &Scenario) -> String {
+    let mut sink = TextSink::new(Vec::new()).eliding_after(SNAPSHOT_TICKS_KEPT);
+    run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
+    String::from_utf8(sink.into_inner()).unwrap()
+}
+
+/// Every scenario file, sorted, as (snapshot name, path): `interval/matrix/linux-…-naive.toml`
+/// is named `interval__matrix__linux-…-naive`.
+fn scenario_files() -> Vec<(String, PathBuf)> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(&folder).sort_by_file_name() {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|ext| ext == "toml") {
+            let relative = path.strip_prefix(&folder).unwrap().with_extension("");
+            let name = relative
+                .iter()
+                .map(|part| part.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("__");
+            files.push((name, path));
+        }
+    }
+    files
+}
+
+#[test]
+fn every_scenario_trace_matches_its_snapshot() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    let mut mismatches = Vec::new();
+    for (name, path) in scenario_files() {
+        settings.set_input_file(&path);
+        let scenario = load(&path);
+        let trace = text_trace(&scenario);
+        // Check every file before failing, so one run reports (and writes) all changed snapshots.
+        let assert = || settings.bind(|| insta::assert_snapshot!(name.as_str(), trace));
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(assert));
+        if checked.is_err() {
+            mismatches.push(name);
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "traces differ from their snapshots: {mismatches:?}"
+    );
+}
+
+/// Counts and hashes bytes, so that huge traces can be compared without holding them.
+#[derive(Default)]
+struct Fingerprint {
+    hasher: DefaultHasher,
+    bytes: u64,
+}
+
+impl Write for Fingerprint {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.hasher.write(buf);
+        self.bytes += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn jsonl_fingerprint(scenario: &Scenario) -> (u64, u64) {
+    let mut sink = JsonlSink::new(Fingerprint::default());
+    run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
+    let fingerprint = sink.into_inner();
+    (fingerprint.hasher.finish(), fingerprint.bytes)
+}
+
+#[test]
+fn every_scenario_run_twice_gives_identical_bytes() {
+    let files = scenario_files();
+    for (_, path) in &files {
+        let scenario = load(path);
+        assert_eq!(
+            jsonl_fingerprint(&scenario),
+            jsonl_fingerprint(&scenario),
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            text_trace(&scenario),
+            text_trace(&scenario),
+            "{}",
+            path.display()
+        );
+    }
+    assert!(files.len() >= 60, "only {} scenarios found", files.len());
+}
+
+#[test]
+fn a_different_seed_changes_a_seeded_trace() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/interval/load-1000-intervals.toml");
+    let scenario = load(&path);
+    let with_seed = |seed| {
+        let mut sink = JsonlSink::new(Fingerprint::default());
+        run_scenario(
+            &scenario,
+            &RunOptions {
+                seed: Some(seed),
+                ..RunOptions::default()
+            },
+            &mut sink,
+        )
+        .unwrap();
+        sink.into_inner().hasher.finish()
+    };
+    assert_ne!(with_seed(1), with_seed(2));
+    assert_eq!(with_seed(1), with_seed(1));
+}
