@@ -1,16 +1,25 @@
 //! Simulated ticks per second: ticklab's simulator against tokio's paused-time runtime and a bare
-//! `BinaryHeap` event loop, all running the same 1000 intervals for one virtual hour.
+//! `BinaryHeap` event loop, all running the same 1000 intervals (periods drawn from 10 ms to 1 s)
+//! for one virtual hour, summary only. After the measurements it prints each one's ticks/s and its
+//! ratio to tokio, from this run's own estimates.
+//!
+//! Run with `cargo bench --bench interval_ticks`.
 
 use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
+use criterion::{Criterion, Throughput};
 use ticklab::interval::runner::{IntervalPlan, plan_intervals};
 use ticklab::run::{RunOptions, run_scenario};
 use ticklab::scenario::{ModelConfig, Scenario};
 use ticklab::trace::NoTrace;
+
+const GROUP: &str = "interval_ticks_1000x1h";
+const VIRTUAL_HOUR: Duration = Duration::from_secs(3600);
 
 const SCENARIO: &str = r#"
 about = "1000 intervals, periods drawn from 10 ms to 1 s, one virtual hour"
@@ -23,21 +32,18 @@ period = ["10ms", "1s"]
 count = 1000
 "#;
 
-fn scenario() -> Scenario {
-    ticklab::scenario::parse("bench", SCENARIO).expect("the bench scenario is valid")
-}
-
-fn plans(scenario: &Scenario) -> Vec<IntervalPlan> {
-    let ModelConfig::Interval(config) = &scenario.model;
-    plan_intervals(config, scenario.seed)
-}
-
 fn ticklab_ticks(scenario: &Scenario) -> u64 {
-    let report = run_scenario(scenario, &RunOptions::default(), &mut NoTrace).unwrap();
-    report.summary.get("ticks").unwrap()
+    let report = run_scenario(scenario, &RunOptions::default(), &mut NoTrace)
+        .expect("the bench scenario runs");
+    report
+        .summary
+        .get("ticks")
+        .expect("interval runs count ticks")
 }
 
-fn tokio_ticks(plans: &[IntervalPlan], run_for: Duration) -> u64 {
+/// The same intervals as tokio tasks on a paused current-thread runtime, each looping on
+/// `Interval::tick` with `MissedTickBehavior::Burst`, counted until the virtual hour ends.
+fn tokio_ticks(plans: &[IntervalPlan]) -> u64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -47,7 +53,7 @@ fn tokio_ticks(plans: &[IntervalPlan], run_for: Duration) -> u64 {
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
         let start = tokio::time::Instant::now();
-        let end = start + run_for;
+        let end = start + VIRTUAL_HOUR;
         for plan in plans {
             let ticks = ticks.clone();
             let first = start + Duration::from_nanos(plan.created_ns);
@@ -55,11 +61,7 @@ fn tokio_ticks(plans: &[IntervalPlan], run_for: Duration) -> u64 {
             tokio::task::spawn_local(async move {
                 let mut interval = tokio::time::interval_at(first, period);
                 interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-                loop {
-                    let deadline = interval.tick().await;
-                    if deadline >= end {
-                        break;
-                    }
+                while interval.tick().await < end {
                     ticks.set(ticks.get() + 1);
                 }
             });
@@ -69,15 +71,17 @@ fn tokio_ticks(plans: &[IntervalPlan], run_for: Duration) -> u64 {
     ticks.get()
 }
 
-fn heap_ticks(plans: &[IntervalPlan], run_for_ns: u64) -> u64 {
+/// The floor: a `BinaryHeap` of (deadline, interval) and nothing else.
+fn heap_ticks(plans: &[IntervalPlan]) -> u64 {
+    let end_ns = VIRTUAL_HOUR.as_nanos() as u64;
     let mut heap: BinaryHeap<Reverse<(u64, u32)>> = plans
         .iter()
         .enumerate()
-        .map(|(i, plan)| Reverse((plan.created_ns, i as u32)))
+        .map(|(index, plan)| Reverse((plan.created_ns, index as u32)))
         .collect();
     let mut ticks = 0;
     while let Some(Reverse((at_ns, index))) = heap.pop() {
-        if at_ns >= run_for_ns {
+        if at_ns >= end_ns {
             break;
         }
         ticks += 1;
@@ -86,26 +90,79 @@ fn heap_ticks(plans: &[IntervalPlan], run_for_ns: u64) -> u64 {
     ticks
 }
 
+fn output_directory() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("criterion")
+}
+
+/// Mean ns per iteration of one benchmark, if this run measured it.
+fn mean_ns(id: &str, since: SystemTime) -> Option<f64> {
+    let path = output_directory()
+        .join(GROUP)
+        .join(id)
+        .join("new/estimates.json");
+    let fresh = std::fs::metadata(&path)
+        .and_then(|meta| meta.modified())
+        .is_ok_and(|modified| modified >= since);
+    if !fresh {
+        return None;
+    }
+    let estimates: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    estimates["mean"]["point_estimate"].as_f64()
+}
+
 fn main() {
-    let scenario = scenario();
-    let plans = plans(&scenario);
-    for (name, f) in [
-        (
-            "ticklab",
-            Box::new(|| ticklab_ticks(&scenario)) as Box<dyn Fn() -> u64>,
-        ),
-        (
-            "tokio",
-            Box::new(|| tokio_ticks(&plans, Duration::from_secs(3600))),
-        ),
-        ("heap", Box::new(|| heap_ticks(&plans, 3_600_000_000_000))),
-    ] {
-        let t = Instant::now();
-        let n = f();
-        let s = t.elapsed().as_secs_f64();
-        println!(
-            "{name}: {n} ticks in {s:.2}s = {:.2} M/s",
-            n as f64 / s / 1e6
-        );
+    let started = SystemTime::now();
+    let scenario =
+        ticklab::scenario::parse("bench", SCENARIO).expect("the bench scenario is valid");
+    let ModelConfig::Interval(config) = &scenario.model;
+    let plans = plan_intervals(config, scenario.seed);
+    let ticks = ticklab_ticks(&scenario);
+    assert_eq!(
+        tokio_ticks(&plans),
+        ticks,
+        "tokio and ticklab disagree on the tick count"
+    );
+    assert_eq!(
+        heap_ticks(&plans),
+        ticks,
+        "the bare heap and ticklab disagree on the tick count"
+    );
+
+    let mut criterion = Criterion::default()
+        .output_directory(&output_directory())
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(20))
+        .configure_from_args();
+    let mut group = criterion.benchmark_group(GROUP);
+    group.throughput(Throughput::Elements(ticks));
+    group.bench_function("ticklab", |b| b.iter(|| ticklab_ticks(&scenario)));
+    // tokio takes several seconds an iteration: give it the time ten samples need.
+    group.measurement_time(Duration::from_secs(100));
+    group.bench_function("tokio_paused", |b| b.iter(|| tokio_ticks(&plans)));
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("binary_heap", |b| b.iter(|| heap_ticks(&plans)));
+    group.finish();
+    criterion.final_summary();
+
+    println!("\n{ticks} ticks per iteration; ticks/s from this run's means:");
+    let tokio = mean_ns("tokio_paused", started);
+    for id in ["ticklab", "tokio_paused", "binary_heap"] {
+        let Some(mean) = mean_ns(id, started) else {
+            continue;
+        };
+        let rate = ticks as f64 / (mean / 1e9);
+        match tokio {
+            Some(tokio) => println!(
+                "  {id:<14} {:>7.2} M ticks/s  {:>5.2}x tokio",
+                rate / 1e6,
+                tokio / mean
+            ),
+            None => println!("  {id:<14} {:>7.2} M ticks/s", rate / 1e6),
+        }
     }
 }

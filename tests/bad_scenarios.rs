@@ -24,7 +24,7 @@ fn every_bad_scenario_fails_with_its_exact_error_and_hint() {
             Err(error) => error,
         };
         assert_eq!(error.headline(), expected(&text, "error"), "{name}");
-        let hint = error.hint.clone().unwrap_or_else(|| "none".to_string());
+        let hint = error.hint().unwrap_or("none");
         assert_eq!(hint, expected(&text, "hint"), "{name}");
         checked += 1;
     }

@@ -149,7 +149,7 @@ mod tests {
         let mut thread = SimThread::new("rt");
         assert_eq!(thread.run(100 * MS, 2 * MS), 102 * MS);
         assert_eq!(thread.run(100 * MS, 2 * MS), 104 * MS);
-        assert_eq!(thread.run(200 * MS, 1 * MS), 201 * MS);
+        assert_eq!(thread.run(200 * MS, MS), 201 * MS);
         let cpu = thread.finish(1_000 * MS);
         assert_eq!(cpu.busy_ns, 5 * MS);
     }

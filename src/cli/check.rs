@@ -74,8 +74,11 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
     }
 }
 
+/// A scenario, or where it came from and why it could not be loaded.
+type Loaded = Result<Scenario, (String, String)>;
+
 /// Parsed scenarios (or the error each gave), from the paths or the default places.
-fn gather(paths: &[PathBuf]) -> Result<Vec<Result<Scenario, (String, String)>>, Failure> {
+fn gather(paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
     let load = |path: &Path| {
         scenario::load(path).map_err(|error| (path.display().to_string(), error.to_string()))
     };
@@ -98,7 +101,7 @@ fn gather(paths: &[PathBuf]) -> Result<Vec<Result<Scenario, (String, String)>>, 
     Ok(builtin.into_iter().map(Ok).collect())
 }
 
-fn check_one(loaded: Result<Scenario, (String, String)>, options: &RunOptions) -> Row {
+fn check_one(loaded: Loaded, options: &RunOptions) -> Row {
     match loaded {
         Err((source, message)) => Row {
             source,

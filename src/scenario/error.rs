@@ -4,16 +4,19 @@ use std::fmt;
 use std::ops::Range;
 
 /// A problem with a scenario file. Always the user's to fix, so it carries a position and, where
-/// one is known, a suggestion.
+/// one is known, a suggestion. Boxed: errors are rare, and results should stay small.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub source: String,
-    pub line: usize,
-    pub col: usize,
-    pub message: String,
-    pub hint: Option<String>,
+pub struct ScenarioError(Box<Details>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Details {
+    source: String,
+    line: usize,
+    col: usize,
+    message: String,
+    hint: Option<String>,
     /// The source line the error points at, and the columns to underline.
-    pub excerpt: Option<(String, Range<usize>)>,
+    excerpt: Option<(String, Range<usize>)>,
 }
 
 impl ScenarioError {
@@ -29,31 +32,44 @@ impl ScenarioError {
             .to_string();
         let underline_end = span.end.clamp(start, line_end);
         let underline = (col - 1)..(col - 1 + text[start..underline_end].chars().count().max(1));
-        ScenarioError {
+        ScenarioError(Box::new(Details {
             source: source.to_string(),
             line,
             col,
             message: message.into(),
             hint: None,
             excerpt: Some((line_text, underline)),
-        }
+        }))
     }
 
     /// An error about the file as a whole (it cannot be read, say).
     pub fn whole_file(source: &str, message: impl Into<String>) -> Self {
-        ScenarioError {
+        ScenarioError(Box::new(Details {
             source: source.to_string(),
             line: 1,
             col: 1,
             message: message.into(),
             hint: None,
             excerpt: None,
-        }
+        }))
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.0.hint = Some(hint.into());
         self
+    }
+
+    /// Line and column, counting from 1.
+    pub fn position(&self) -> (usize, usize) {
+        (self.0.line, self.0.col)
+    }
+
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
     }
 
     /// Converts a TOML or serde error, turning serde's "unknown field" wording into the scenario
@@ -75,7 +91,7 @@ impl ScenarioError {
     pub fn headline(&self) -> String {
         format!(
             "{}:{}:{}: {}",
-            self.source, self.line, self.col, self.message
+            self.0.source, self.0.line, self.0.col, self.0.message
         )
     }
 }
@@ -83,8 +99,8 @@ impl ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.headline())?;
-        if let Some((line_text, underline)) = &self.excerpt {
-            let number = self.line.to_string();
+        if let Some((line_text, underline)) = &self.0.excerpt {
+            let number = self.0.line.to_string();
             let gutter = " ".repeat(number.len());
             write!(f, "\n {gutter} |\n {number} | {line_text}\n {gutter} | ")?;
             write!(
@@ -94,7 +110,7 @@ impl fmt::Display for ScenarioError {
                 "^".repeat(underline.len())
             )?;
         }
-        if let Some(hint) = &self.hint {
+        if let Some(hint) = &self.0.hint {
             write!(f, "\n  hint: {hint}")?;
         }
         Ok(())
@@ -207,7 +223,7 @@ mod tests {
     fn position_and_underline_point_at_the_span() {
         let text = "a = 1\nperod = \"1s\"\n";
         let error = ScenarioError::at("x.toml", text, 6..11, "unknown key `perod`");
-        assert_eq!((error.line, error.col), (2, 1));
+        assert_eq!(error.position(), (2, 1));
         assert_eq!(
             error.to_string(),
             "x.toml:2:1: unknown key `perod`\n   |\n 2 | perod = \"1s\"\n   | ^^^^^"

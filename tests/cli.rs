@@ -1,0 +1,396 @@
+//! The `ticklab` binary as a user drives it: exit codes, output, and files.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn ticklab() -> Command {
+    let mut command = Command::cargo_bin("ticklab").unwrap();
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+fn scenario(name: &str) -> String {
+    format!("scenarios/interval/{name}.toml")
+}
+
+/// A scenario file in a fresh temporary folder.
+fn temp_scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("scenario.toml");
+    std::fs::write(&path, text).unwrap();
+    (folder, path)
+}
+
+const SHORT_SLEEP: &str = r#"
+about = "A short Windows sleep under a naive interval"
+platform = "windows"
+run_for = "20s"
+[model]
+kind = "interval"
+missed_tick = "naive"
+period = "1s"
+phase = "0s"
+[[fault]]
+kind = "system-suspend"
+at = "5.5s"
+duration = "10s"
+"#;
+
+#[test]
+fn run_prints_a_text_trace_and_meets_its_expectations() {
+    ticklab()
+        .args(["run", &scenario("windows-sleep-naive")])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "# Windows sleeps 392 s under a naive 1 s interval\n",
+        ))
+        .stdout(predicate::str::contains("max_ticks_after_resume      392"))
+        .stderr(predicate::str::contains(
+            "expect ok: ticks_after_resume >= 390 (got 392)",
+        ));
+}
+
+#[test]
+fn jsonl_trace_has_the_documented_fields_and_ends_in_a_summary() {
+    let output = ticklab()
+        .args(["run", &scenario("windows-sleep-naive"), "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    for line in &lines {
+        assert!(line["event"].is_string() && line["t_ns"].is_u64(), "{line}");
+    }
+    let ticks: Vec<_> = lines
+        .iter()
+        .filter(|line| line["event"] == "tick")
+        .collect();
+    assert_eq!(ticks.len(), 479);
+    for key in ["seq", "instant_ns", "deadline_ns", "wall"] {
+        assert!(!ticks[15][key].is_null(), "tick lacks {key}");
+    }
+    assert_eq!(ticks[15]["deadline_ns"], 16_000_000_000u64);
+    assert_eq!(ticks[15]["wall"], "2020-03-12T14:15:05.000000000Z");
+    let kinds: Vec<_> = lines
+        .iter()
+        .map(|line| line["event"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"fault-begin") && kinds.contains(&"fault-end") && kinds.contains(&"resume")
+    );
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["event"], "summary");
+    assert_eq!(summary["ticks"], 479);
+    assert_eq!(summary["max_ticks_after_resume"], 392);
+    assert_eq!(summary["max_ticks_per_wall_second"], 392);
+    assert_eq!(summary["cpu_busy_ns_worst_second"], 0);
+}
+
+#[test]
+fn summary_only_writes_the_header_and_the_summary() {
+    let output = ticklab()
+        .args([
+            "run",
+            &scenario("load-1000-intervals"),
+            "--format",
+            "jsonl",
+            "--summary-only",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let events: Vec<_> = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .collect();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0]["event"], "start");
+    assert_eq!(events[1]["event"], "summary");
+}
+
+#[test]
+fn a_failed_expectation_exits_1_and_prints_the_replay_command() {
+    let (_folder, path) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    ticklab()
+        .args(["run", path.to_str().unwrap(), "--seed", "42"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "expect FAILED: ticks_after_resume <= 3 (got 11)",
+        ))
+        .stderr(predicate::str::contains(format!(
+            "replay: ticklab run {} --seed 42",
+            path.display()
+        )));
+}
+
+#[test]
+fn a_seed_on_the_command_line_replaces_the_scenarios() {
+    ticklab()
+        .args([
+            "run",
+            &scenario("load-1000-intervals"),
+            "--seed",
+            "99",
+            "--summary-only",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("seed 99;"));
+}
+
+#[test]
+fn an_invalid_scenario_exits_2_with_its_position() {
+    ticklab()
+        .args(["run", "tests/bad_scenarios/unknown-model-key.toml"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::starts_with(
+            "error: tests/bad_scenarios/unknown-model-key.toml:10:1: unknown key `perod` in [model]",
+        ));
+    ticklab()
+        .args(["run", "no/such/file.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read the scenario"));
+}
+
+#[test]
+fn unbounded_work_is_refused_before_it_starts() {
+    let (_folder, path) = temp_scenario(
+        r#"
+about = "A 1 ns interval across a year of sleep"
+platform = "windows"
+run_for = "400d"
+[model]
+kind = "interval"
+missed_tick = "naive"
+period = "1ns"
+[[fault]]
+kind = "system-suspend"
+at = "1s"
+duration = "365d"
+"#,
+    );
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "this run could handle up to 34560000000000001 events",
+        ))
+        .stderr(predicate::str::contains("--max-events"));
+}
+
+#[test]
+fn max_events_sets_the_limit_both_ways() {
+    let (_folder, path) = temp_scenario(SHORT_SLEEP);
+    let path = path.to_str().unwrap();
+    ticklab()
+        .args(["run", path, "--max-events", "10"])
+        .assert()
+        .code(2);
+    ticklab()
+        .args(["run", path, "--max-events", "21"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn out_is_written_whole_and_never_over_an_existing_file_without_force() {
+    let folder = tempfile::tempdir().unwrap();
+    let out = folder.path().join("trace.jsonl");
+    let out_arg = out.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut command = ticklab();
+        command.args([
+            "run",
+            &scenario("windows-sleep-fixed"),
+            "--format",
+            "jsonl",
+            "--out",
+            out_arg,
+        ]);
+        command.args(extra);
+        command.assert()
+    };
+    run(&[]).success().stdout(predicate::str::is_empty());
+    let first = std::fs::read_to_string(&out).unwrap();
+    assert!(first.ends_with("}\n") && first.lines().last().unwrap().contains("\"summary\""));
+    std::fs::write(&out, "my notes").unwrap();
+    run(&[])
+        .code(2)
+        .stderr(predicate::str::contains("already exists; pass --force"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "my notes");
+    run(&["--force"]).success();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), first);
+    let leftovers = std::fs::read_dir(folder.path()).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary files are left behind");
+}
+
+#[test]
+fn elide_is_for_text_only() {
+    ticklab()
+        .args([
+            "run",
+            &scenario("windows-sleep-naive"),
+            "--format",
+            "jsonl",
+            "--elide",
+            "3",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--elide applies to the text format only",
+        ));
+}
+
+#[test]
+fn check_passes_on_the_built_in_scenarios() {
+    ticklab()
+        .arg("check")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "| scenarios/interval/windows-sleep-naive.toml",
+        ))
+        .stdout(
+            predicate::str::is_match(r"\d+ scenarios: \d+ passed, 0 failed, 0 invalid").unwrap(),
+        );
+}
+
+#[test]
+fn check_exits_1_on_a_failure_and_2_on_an_invalid_file() {
+    let (folder, path) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    ticklab()
+        .args([
+            "check",
+            path.to_str().unwrap(),
+            &scenario("windows-sleep-fixed"),
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "FAILED: ticks_after_resume <= 3 (got 11)",
+        ))
+        .stdout(predicate::str::contains(
+            "2 scenarios: 1 passed, 1 failed, 0 invalid",
+        ))
+        .stderr(predicate::str::contains("replay: ticklab run"));
+    std::fs::write(folder.path().join("broken.toml"), "about = ").unwrap();
+    ticklab()
+        .args(["check", folder.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("| invalid"))
+        .stderr(predicate::str::contains("broken.toml:1:"));
+}
+
+#[test]
+fn check_outside_a_project_uses_the_built_in_scenarios() {
+    let folder = tempfile::tempdir().unwrap();
+    let mut command = Command::cargo_bin("ticklab").unwrap();
+    command
+        .current_dir(folder.path())
+        .arg("check")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("checking the built-in scenarios"))
+        .stdout(predicate::str::contains(
+            "scenarios/interval/matrix/windows-system-suspend-naive.toml",
+        ));
+}
+
+/// The numbers in one row of `ticklab table`, by platform and suspend kind.
+fn table_row(table: &str, platform: &str, suspend: &str) -> Vec<u64> {
+    let row = table
+        .lines()
+        .map(|line| line.split('|').map(str::trim).collect::<Vec<_>>())
+        .find(|cells| cells.get(1) == Some(&platform) && cells.get(3) == Some(&suspend))
+        .unwrap_or_else(|| panic!("no row for {platform} {suspend} in\n{table}"));
+    row[4..9].iter().map(|cell| cell.parse().unwrap()).collect()
+}
+
+#[test]
+fn table_shows_the_burst_where_instant_counts_the_stop() {
+    let output = ticklab().arg("table").output().unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains(
+            "| platform | Instant   | suspend         | naive | burst | delay | skip | fixed |"
+        ),
+        "{table}"
+    );
+    // Columns: naive, burst, delay, skip, fixed.
+    assert_eq!(
+        table_row(&table, "windows", "system-suspend"),
+        [392, 392, 1, 1, 1]
+    );
+    assert_eq!(
+        table_row(&table, "android", "system-suspend"),
+        [392, 392, 1, 1, 1]
+    );
+    assert_eq!(
+        table_row(&table, "linux", "system-suspend"),
+        [1, 1, 1, 1, 1]
+    );
+    assert_eq!(
+        table_row(&table, "macos", "system-suspend"),
+        [1, 1, 1, 1, 1]
+    );
+    assert_eq!(
+        table_row(&table, "ios", "process-suspend"),
+        [392, 392, 1, 1, 1]
+    );
+}
+
+#[test]
+fn help_is_available_everywhere() {
+    for args in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["check", "--help"],
+        &["table", "--help"],
+    ] {
+        ticklab()
+            .args(args)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Usage: ticklab"));
+    }
+    ticklab().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn a_broken_pipe_ends_the_run_quietly() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario("load-1000-intervals"));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ticklab"))
+        .args(["run", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,268 @@
+//! Properties of the Interval family, on the pure next-deadline functions and through the whole
+//! simulator with random suspends.
+
+use std::io;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use ticklab::interval::{IntervalConfig, Period, Phase};
+use ticklab::run::{RunOptions, run_scenario};
+use ticklab::scenario::{ModelConfig, Scenario};
+use ticklab::trace::{Event, JsonlSink, TraceSink};
+use ticklab_models::interval::{IntervalCore, LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
+use ticklab_sim::{ClockId, Fault, NS_PER_MS, NS_PER_SEC, Platform};
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/properties.proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn behavior() -> impl Strategy<Value = MissedTick> {
+    prop::sample::select(MissedTick::ALL.to_vec())
+}
+
+fn drops_missed_ticks() -> impl Strategy<Value = MissedTick> {
+    prop::sample::select(vec![MissedTick::Delay, MissedTick::Skip, MissedTick::Fixed])
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn every_next_deadline_is_at_least_a_period_later(
+        behavior in behavior(),
+        deadline_ns in 0i64..1 << 50,
+        late_ns in 0i64..1 << 40,
+        period_ns in 1i64..1 << 36,
+    ) {
+        let next = next_deadline_ns(behavior, deadline_ns, deadline_ns + late_ns, period_ns);
+        prop_assert!(next >= deadline_ns + period_ns);
+        if !behavior.replays_missed_ticks() && late_ns > LATE_TOLERANCE_NS {
+            // A late tick never leaves the next one already due.
+            prop_assert!(next > deadline_ns + late_ns);
+        }
+    }
+
+    #[test]
+    fn skip_stays_on_the_grid_and_delay_keeps_the_period(
+        deadline_ns in 0i64..1 << 50,
+        late_ns in 0i64..1 << 40,
+        period_ns in 1i64..1 << 36,
+    ) {
+        let now_ns = deadline_ns + late_ns;
+        let skip = next_deadline_ns(MissedTick::Skip, deadline_ns, now_ns, period_ns);
+        prop_assert_eq!((skip - deadline_ns) % period_ns, 0);
+        prop_assert!(skip - now_ns <= period_ns);
+        let delay = next_deadline_ns(MissedTick::Delay, deadline_ns, now_ns, period_ns);
+        let expected = if late_ns > LATE_TOLERANCE_NS { now_ns + period_ns } else { deadline_ns + period_ns };
+        prop_assert_eq!(delay, expected);
+    }
+
+    #[test]
+    fn after_a_gap_replaying_designs_fire_one_tick_per_missed_period(
+        behavior in prop::sample::select(vec![MissedTick::Naive, MissedTick::Burst]),
+        period_ns in NS_PER_MS as i64..10 * NS_PER_SEC as i64,
+        on_time_ticks in 1usize..50,
+        gap_ns in 0i64..1_000 * NS_PER_SEC as i64,
+    ) {
+        let mut core = IntervalCore::created_at(behavior, 0, period_ns);
+        for _ in 0..on_time_ticks {
+            let deadline = core.deadline_ns();
+            prop_assert!(core.tick(deadline).is_some());
+        }
+        let now_ns = core.deadline_ns() - period_ns + gap_ns;
+        let fired = std::iter::from_fn(|| core.tick(now_ns)).count() as i64;
+        prop_assert!((fired - gap_ns / period_ns).abs() <= 1, "fired {fired} after a gap of {gap_ns} at {period_ns}");
+    }
+
+    #[test]
+    fn after_a_gap_dropping_designs_fire_once(
+        behavior in drops_missed_ticks(),
+        period_ns in NS_PER_MS as i64..10 * NS_PER_SEC as i64,
+        gap_periods in 2i64..1_000,
+    ) {
+        let mut core = IntervalCore::created_at(behavior, 0, period_ns);
+        let first = core.deadline_ns();
+        prop_assert!(core.tick(first).is_some());
+        let now_ns = first + gap_periods * period_ns + 7 * NS_PER_MS as i64;
+        prop_assert_eq!(std::iter::from_fn(|| core.tick(now_ns)).count(), 1);
+    }
+}
+
+/// Keeps what the properties need from a trace: ticks and when the process stopped or resumed.
+#[derive(Default)]
+struct Timeline {
+    ticks: Vec<(u64, i64, i64)>,
+    resumes: Vec<(u64, u64)>,
+}
+
+impl TraceSink for Timeline {
+    fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
+        match event {
+            Event::Tick(tick) => self
+                .ticks
+                .push((tick.t_ns, tick.instant_ns, tick.deadline_ns)),
+            Event::Resume(resume) => self.resumes.push((resume.t_ns, resume.stopped_ns)),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// One suspend of either kind, within the first ten minutes.
+fn suspend() -> impl Strategy<Value = Fault> {
+    (any::<bool>(), 0u64..600, 1u64..600).prop_map(|(system, at_s, duration_s)| {
+        let (at_ns, duration_ns) = (at_s * NS_PER_SEC + 250 * NS_PER_MS, duration_s * NS_PER_SEC);
+        if system {
+            Fault::SystemSuspend { at_ns, duration_ns }
+        } else {
+            Fault::ProcessSuspend { at_ns, duration_ns }
+        }
+    })
+}
+
+/// Any fault, so that schedules overlap and compose.
+fn any_fault() -> impl Strategy<Value = Fault> {
+    prop_oneof![
+        suspend(),
+        (0u64..600, -7_200i64..7_200)
+            .prop_filter("a step moves the clock", |(_, by_s)| *by_s != 0)
+            .prop_map(|(at_s, by_s)| Fault::WallStep {
+                at_ns: at_s * NS_PER_SEC,
+                by_ns: by_s * NS_PER_SEC as i64
+            }),
+        (0u64..600, 1u64..600, -500_000i64..500_000).prop_map(|(at_s, duration_s, rate_ppb)| {
+            Fault::WallSlew {
+                at_ns: at_s * NS_PER_SEC,
+                duration_ns: duration_s * NS_PER_SEC,
+                rate_ppb,
+            }
+        }),
+    ]
+}
+
+fn interval_scenario(
+    platform: Platform,
+    instant_clock: ClockId,
+    behavior: MissedTick,
+    period_ms: u64,
+    faults: Vec<Fault>,
+) -> Scenario {
+    Scenario {
+        source: "property".to_string(),
+        about: "generated".to_string(),
+        platform,
+        instant_clock,
+        seed: 0,
+        run_for_ns: 1_300 * NS_PER_SEC,
+        wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
+        faults,
+        model: ModelConfig::Interval(IntervalConfig {
+            missed_tick: behavior,
+            period: Period::Fixed {
+                period_ns: period_ms * NS_PER_MS,
+            },
+            count: 1,
+            tick_cost_ns: 0,
+            phase: Phase::Fixed { offset_ns: 0 },
+            timer_resolution_ns: NS_PER_MS,
+        }),
+        expectations: Vec::new(),
+    }
+}
+
+fn timeline(scenario: &Scenario) -> Timeline {
+    let mut timeline = Timeline::default();
+    run_scenario(scenario, &RunOptions::default(), &mut timeline).unwrap();
+    timeline
+}
+
+fn platform() -> impl Strategy<Value = Platform> {
+    prop::sample::select(Platform::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn dropping_designs_never_fire_more_than_two_ticks_within_a_period_of_a_resume(
+        platform in platform(),
+        behavior in drops_missed_ticks(),
+        period_ms in 10u64..3_000,
+        fault in suspend(),
+    ) {
+        let scenario = interval_scenario(platform, platform.instant_clock(), behavior, period_ms, vec![fault]);
+        let timeline = timeline(&scenario);
+        for &(resume_ns, _) in &timeline.resumes {
+            let window = resume_ns..resume_ns + period_ms * NS_PER_MS;
+            let ticks = timeline.ticks.iter().filter(|(t_ns, ..)| window.contains(t_ns)).count();
+            prop_assert!(ticks <= 2, "{ticks} ticks within a period of the resume at {resume_ns}");
+        }
+    }
+
+    #[test]
+    fn replaying_designs_fire_the_missed_periods_at_the_resume(
+        platform in platform(),
+        behavior in prop::sample::select(vec![MissedTick::Naive, MissedTick::Burst]),
+        period_ms in 10u64..3_000,
+        fault in suspend(),
+    ) {
+        let scenario = interval_scenario(platform, platform.instant_clock(), behavior, period_ms, vec![fault]);
+        let timeline = timeline(&scenario);
+        prop_assert_eq!(timeline.resumes.len(), 1);
+        let (resume_ns, stopped_ns) = timeline.resumes[0];
+        // The gap the interval sees is what its Instant counted while the process was stopped.
+        let counted_ns = match (fault, platform.instant_clock()) {
+            (Fault::SystemSuspend { .. }, ClockId::Monotonic) => 0,
+            _ => stopped_ns,
+        };
+        let at_resume = timeline.ticks.iter().filter(|(t_ns, ..)| *t_ns == resume_ns).count() as i64;
+        let missed = (counted_ns / (period_ms * NS_PER_MS)) as i64;
+        prop_assert!((at_resume - missed).abs() <= 1, "{at_resume} ticks at the resume, {missed} periods missed");
+    }
+
+    #[test]
+    fn no_tick_fires_early_or_while_the_process_is_stopped(
+        platform in platform(),
+        instant_clock in prop::sample::select(ClockId::ALL.to_vec()),
+        behavior in behavior(),
+        period_ms in 10u64..3_000,
+        faults in prop::collection::vec(any_fault(), 0..6),
+    ) {
+        let stopped: Vec<_> = faults
+            .iter()
+            .filter(|fault| matches!(fault, Fault::SystemSuspend { .. } | Fault::ProcessSuspend { .. }))
+            .map(|fault| fault.at_ns()..fault.end_ns())
+            .collect();
+        let scenario = interval_scenario(platform, instant_clock, behavior, period_ms, faults);
+        let timeline = timeline(&scenario);
+        let mut last_ns = 0;
+        for &(t_ns, instant_ns, deadline_ns) in &timeline.ticks {
+            prop_assert!(instant_ns >= deadline_ns, "a tick at instant {instant_ns} before its deadline {deadline_ns}");
+            prop_assert!(t_ns >= last_ns, "time went backwards");
+            prop_assert!(!stopped.iter().any(|range| range.contains(&t_ns)), "a tick at {t_ns} while stopped");
+            last_ns = t_ns;
+        }
+    }
+
+    #[test]
+    fn random_fault_schedules_replay_byte_for_byte(
+        platform in platform(),
+        instant_clock in prop::sample::select(ClockId::ALL.to_vec()),
+        behavior in behavior(),
+        period_ms in 10u64..3_000,
+        faults in prop::collection::vec(any_fault(), 0..6),
+    ) {
+        let scenario = interval_scenario(platform, instant_clock, behavior, period_ms, faults);
+        let trace = || {
+            let mut sink = JsonlSink::new(Vec::new());
+            run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
+            sink.into_inner()
+        };
+        prop_assert_eq!(trace(), trace());
+    }
+}
