@@ -69,12 +69,17 @@ fn caption(example: &Scenario) -> String {
         crate::interval::Period::Fixed { period_ns } => Compact(period_ns as i64).to_string(),
         crate::interval::Period::DrawnMs { low_ms, high_ms } => format!("{low_ms}..{high_ms}ms"),
     };
-    let suspend = example
-        .faults
-        .first()
-        .map(|fault| fault.to_string())
-        .unwrap_or_default();
-    format!("Ticks in the first second after resume: a {period} interval, {suspend}")
+    let suspend = match example.faults.first() {
+        Some(fault) => format!(
+            ", stopped for {} at {}",
+            Compact(fault.duration_ns() as i64),
+            Compact(fault.at_ns() as i64)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "Ticks in the first second after the process can run again: a {period} interval{suspend}"
+    )
 }
 
 fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {
