@@ -143,7 +143,7 @@ fn parse_one(
         let choices: Vec<&str> = valid.iter().map(String::as_str).collect();
         let hint = match crate::scenario::nearest(written, &choices) {
             Some(best) => format!("did you mean `{best}`?"),
-            None => "expectations are max_<metric>, min_<metric> or <metric> for an exact value"
+            None => "expectations are max_<metric>, min_<metric> or <metric> for an exact value."
                 .to_string(),
         };
         let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
@@ -154,18 +154,28 @@ fn parse_one(
                 names.join(", ")
             )));
     };
-    let value_span = value.span();
+    let example = match metric.unit {
+        Unit::Count => format!("for example {written} = 3"),
+        Unit::Duration => format!("for example {written} = \"500ms\""),
+    };
     let parsed = match (metric.unit, value.get_ref()) {
         (Unit::Count, toml::Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
-        (Unit::Count, _) => Err(format!("`{written}` takes a whole number of zero or more")),
+        (Unit::Count, _) => Err((
+            format!("`{written}` takes a whole number of zero or more"),
+            example,
+        )),
         (Unit::Duration, toml::Value::String(text)) => match parse_duration_ns(text) {
             Ok(ns) if ns >= 0 => Ok(ns as u64),
-            Ok(_) => Err(format!("`{written}` takes a duration of zero or more")),
-            Err(message) => Err(message),
+            Ok(_) => Err((
+                format!("`{written}` takes a duration of zero or more"),
+                example,
+            )),
+            Err(problem) => Err((problem.message, problem.hint)),
         },
-        (Unit::Duration, _) => Err(format!("`{written}` takes a duration such as \"500ms\"")),
+        (Unit::Duration, _) => Err((format!("`{written}` takes a duration"), example)),
     };
-    let value = parsed.map_err(|message| file.error(value_span, message))?;
+    let value =
+        parsed.map_err(|(message, hint)| file.error(value.span(), message).with_hint(hint))?;
     Ok(Expectation {
         key: written.to_string(),
         metric: *metric,

@@ -32,10 +32,17 @@ impl AtomicFile {
                 format!("the folder {} does not exist", folder.display()),
             ));
         }
-        let temp = tempfile::Builder::new()
-            .prefix(".ticklab-")
-            .suffix(".partial")
-            .tempfile_in(folder)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".ticklab-").suffix(".partial");
+        // Temporary files are private by default; the finished file should look like any other
+        // the user creates (or keep the mode of the file it replaces).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(target).map_or(0o666, |meta| meta.permissions().mode());
+            builder.permissions(std::fs::Permissions::from_mode(mode));
+        }
+        let temp = builder.tempfile_in(folder)?;
         Ok(AtomicFile {
             target: target.to_path_buf(),
             overwrite,
@@ -105,6 +112,26 @@ mod tests {
         assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
         write_atomically(&target, b"theirs", true).unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "theirs");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_usual_mode_and_a_replaced_one_keeps_its_own() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let target = folder.path().join("trace.txt");
+        write_atomically(&target, b"one", false).unwrap();
+        let ordinary = folder.path().join("ordinary.txt");
+        fs::File::create(&ordinary).unwrap();
+        let mode_of = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            mode_of(&target),
+            mode_of(&ordinary),
+            "the mode any new file gets under this umask"
+        );
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&target, b"two", true).unwrap();
+        assert_eq!(mode_of(&target), 0o640);
     }
 
     #[test]

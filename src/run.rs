@@ -109,6 +109,16 @@ pub fn run_scenario<S: TraceSink>(
     })
 }
 
+/// The one command that reproduces a run, byte for byte.
+pub fn replay_command(source: &str, seed: u64, options: &RunOptions) -> String {
+    let source = shlex::try_quote(source).unwrap_or_else(|_| source.into());
+    let mut command = format!("ticklab run {source} --seed {seed}");
+    if options.max_events != DEFAULT_MAX_EVENTS {
+        command.push_str(&format!(" --max-events {}", options.max_events));
+    }
+    command
+}
+
 pub(crate) fn world_config(scenario: &Scenario) -> WorldConfig {
     WorldConfig {
         platform: scenario.platform,

@@ -376,21 +376,58 @@ fn help_is_available_everywhere() {
     ticklab().arg("frobnicate").assert().code(2);
 }
 
-#[test]
-fn a_broken_pipe_ends_the_run_quietly() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(scenario("load-1000-intervals"));
+/// Runs ticklab with its stdout closed before it writes anything, as `ticklab … | head -0` would.
+fn run_with_closed_stdout(args: &[&str]) -> std::process::Output {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ticklab"))
-        .args(["run", path.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     drop(child.stdout.take());
-    let output = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_pipe_ends_a_run_quietly_and_keeps_its_verdict() {
+    let output = run_with_closed_stdout(&["run", &scenario("load-1000-intervals")]);
     assert!(output.status.success(), "{output:?}");
-    assert!(
-        output.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    let (_folder, path) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    let output = run_with_closed_stdout(&["run", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("expect FAILED"));
+}
+
+#[test]
+fn check_and_table_survive_a_closed_pipe() {
+    for args in [
+        &["check", "scenarios/interval/windows-sleep-naive.toml"][..],
+        &["table"],
+    ] {
+        let output = run_with_closed_stdout(args);
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert!(
+            !String::from_utf8_lossy(&output.stderr).contains("panicked"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn the_replay_command_carries_a_raised_event_limit() {
+    let (_folder, path) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    ticklab()
+        .args(["run", path.to_str().unwrap(), "--max-events", "500"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "replay: ticklab run {} --seed 0 --max-events 500",
+            path.display()
+        )));
 }

@@ -266,3 +266,51 @@ proptest! {
         prop_assert_eq!(trace(), trace());
     }
 }
+
+/// A scenario file with values drawn far beyond the sensible: huge steps, fast slews, long runs,
+/// early and late wall clocks. Every such file must either be refused with an error or run.
+fn wild_scenario() -> impl Strategy<Value = String> {
+    let fault = prop_oneof![
+        (0u64..1_000, 0u64..40_000).prop_map(|(at, days)| format!(
+            "[[fault]]\nkind = \"system-suspend\"\nat = \"{at}s\"\nduration = \"{days}d\"\n"
+        )),
+        (0u64..1_000, -80_000i64..80_000).prop_map(|(at, days)| format!(
+            "[[fault]]\nkind = \"wall-step\"\nat = \"{at}s\"\nby = \"{days}d\"\n"
+        )),
+        (0u64..1_000, 0u64..40_000, -1.5f64..1.5).prop_map(|(at, days, rate)| format!(
+            "[[fault]]\nkind = \"wall-slew\"\nat = \"{at}s\"\nduration = \"{days}d\"\nrate = {rate}\n"
+        )),
+    ];
+    (
+        prop::sample::select(Platform::NAMES.to_vec()),
+        prop::sample::select(ClockId::NAMES.to_vec()),
+        prop::sample::select(MissedTick::NAMES.to_vec()),
+        prop_oneof![4 => 1900u32..2100, 1 => 1850u32..2150],
+        prop_oneof![4 => (1u64..900).prop_map(|s| format!("{s}s")), 1 => (1u64..80_000).prop_map(|d| format!("{d}d"))],
+        prop_oneof![1 => Just("1ns".to_string()), 9 => (1u64..5_000).prop_map(|ms| format!("{ms}ms"))],
+        prop::collection::vec(fault, 0..5),
+    )
+        .prop_map(|(platform, clock, behavior, year, run_for, period, faults)| {
+            format!(
+                "about = \"wild\"\nplatform = \"{platform}\"\ninstant_clock = \"{clock}\"\n\
+                 run_for = \"{run_for}\"\nwall_start = \"{year}-06-01T00:00:00Z\"\n\
+                 [model]\nkind = \"interval\"\nmissed_tick = \"{behavior}\"\nperiod = \"{period}\"\n\
+                 tick_cost = \"1ms\"\n{}",
+                faults.join("")
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn wild_scenarios_are_refused_or_run_but_never_crash(text in wild_scenario()) {
+        let Ok(scenario) = ticklab::scenario::parse("wild.toml", &text) else { return Ok(()) };
+        let options = RunOptions { seed: None, max_events: 200_000 };
+        match run_scenario(&scenario, &options, &mut ticklab::trace::NoTrace) {
+            Ok(_) | Err(ticklab::run::RunError::TooMuchWork { .. }) => {}
+            Err(error) => prop_assert!(false, "{error}"),
+        }
+    }
+}

@@ -52,17 +52,21 @@ struct WallClock {
 }
 
 impl WallClock {
+    /// Saturates at the ends of the `i64` range; scenario validation keeps runs far from them.
     fn read(&self, now_ns: u64) -> i64 {
-        let elapsed_ns = now_ns - self.anchor_phys_ns;
-        if self.rate_ppb == 0 {
-            return self.anchor_wall_ns + elapsed_ns as i64;
-        }
-        let advanced = elapsed_ns as i128 * (PPB + self.rate_ppb as i128) / PPB;
-        self.anchor_wall_ns + advanced as i64
+        let elapsed_ns = i128::from(now_ns - self.anchor_phys_ns);
+        let advanced_ns = if self.rate_ppb == 0 {
+            elapsed_ns
+        } else {
+            elapsed_ns * (PPB + i128::from(self.rate_ppb)) / PPB
+        };
+        (i128::from(self.anchor_wall_ns) + advanced_ns).clamp(i64::MIN.into(), i64::MAX.into())
+            as i64
     }
 
-    /// Physical nanoseconds from `now_ns` until the wall clock first reads at least `target_ns`.
-    fn phys_until(&self, now_ns: u64, target_ns: i64) -> u64 {
+    /// Physical nanoseconds from `now_ns` until the wall clock first reads at least `target_ns`;
+    /// `None` if slews stopped or reversed it and it will not get there at its current rate.
+    fn phys_until(&self, now_ns: u64, target_ns: i64) -> Option<u64> {
         let needed_wall_ns = target_ns as i128 - self.anchor_wall_ns as i128;
         let elapsed_ns = (now_ns - self.anchor_phys_ns) as i128;
         // The smallest physical elapsed time e with floor(e * rate / 1e9) >= needed is
@@ -70,10 +74,12 @@ impl WallClock {
         let rate = PPB + self.rate_ppb as i128;
         let needed_elapsed_ns = if needed_wall_ns <= 0 {
             0
+        } else if rate <= 0 {
+            return None;
         } else {
             (needed_wall_ns * PPB + rate - 1) / rate
         };
-        (needed_elapsed_ns - elapsed_ns).clamp(0, u64::MAX as i128) as u64
+        Some((needed_elapsed_ns - elapsed_ns).clamp(0, u64::MAX as i128) as u64)
     }
 
     fn reanchor(&mut self, now_ns: u64) {
@@ -115,7 +121,7 @@ impl Clocks {
     }
 
     /// Physical nanoseconds from `now_ns` until `clock` reads at least `target_ns`, if nothing
-    /// changes the clocks in between; `None` while the clock is stopped.
+    /// changes the clocks in between; `None` while the clock is stopped short of it.
     #[inline]
     pub fn phys_until(&self, clock: ClockId, now_ns: u64, target_ns: i64) -> Option<u64> {
         match clock {
@@ -123,7 +129,7 @@ impl Clocks {
             ClockId::Monotonic | ClockId::Boottime => {
                 Some(target_ns.saturating_sub(self.read(clock, now_ns)).max(0) as u64)
             }
-            ClockId::Wall => Some(self.wall.phys_until(now_ns, target_ns)),
+            ClockId::Wall => self.wall.phys_until(now_ns, target_ns),
         }
     }
 
@@ -217,6 +223,22 @@ mod tests {
         assert!(clocks.read(ClockId::Wall, 3 * S + wait_ns - 1) < 7 * S as i64 + 1);
         clocks.slew_wall(4 * S, -1_000_000_000);
         assert_eq!(clocks.read(ClockId::Wall, 5 * S), 9 * S as i64);
+    }
+
+    #[test]
+    fn a_wall_clock_slewed_to_a_standstill_never_reaches_a_later_reading() {
+        let mut clocks = Clocks::new(0);
+        clocks.slew_wall(S, -1_000_000_000);
+        assert_eq!(clocks.read(ClockId::Wall, 5 * S), S as i64);
+        assert_eq!(clocks.phys_until(ClockId::Wall, 5 * S, 2 * S as i64), None);
+        assert_eq!(clocks.phys_until(ClockId::Wall, 5 * S, S as i64), Some(0));
+    }
+
+    #[test]
+    fn wall_readings_saturate_instead_of_overflowing() {
+        let mut clocks = Clocks::new(i64::MAX - 10);
+        clocks.step_wall(0, i64::MAX);
+        assert_eq!(clocks.read(ClockId::Wall, S), i64::MAX);
     }
 
     #[test]

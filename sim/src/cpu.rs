@@ -4,6 +4,8 @@
 //! suspend) pauses and finishes after the thaw, so CPU time is only ever charged while the process
 //! can run. Busy time is also binned per physical second, to find the worst second of a run.
 
+use std::collections::VecDeque;
+
 use crate::time::NS_PER_SEC;
 
 /// Index of a simulated thread in its world.
@@ -20,7 +22,7 @@ pub struct SimThread {
     /// Work left over when the thread was frozen mid-stretch.
     frozen_remaining_ns: Option<u64>,
     busy_ns: u64,
-    per_second: SecondMeter,
+    per_window: WindowMeter,
 }
 
 /// Totals for one thread at the end of a run.
@@ -28,7 +30,7 @@ pub struct SimThread {
 pub struct ThreadCpu {
     pub name: String,
     pub busy_ns: u64,
-    /// Busy time in the physical second `[k s, k+1 s)` where the thread was busiest.
+    /// The most busy time in any one second of physical time, and where that second starts.
     pub worst_second_busy_ns: u64,
     pub worst_second_start_ns: u64,
 }
@@ -41,7 +43,7 @@ impl SimThread {
             span_end_ns: 0,
             frozen_remaining_ns: None,
             busy_ns: 0,
-            per_second: SecondMeter::default(),
+            per_window: WindowMeter::default(),
         }
     }
 
@@ -92,48 +94,77 @@ impl SimThread {
         }
         self.span_start_ns = end_ns;
         self.span_end_ns = end_ns.max(self.span_end_ns);
+        self.per_window.finish();
         ThreadCpu {
             name: self.name.clone(),
             busy_ns: self.busy_ns,
-            worst_second_busy_ns: self.per_second.worst_ns,
-            worst_second_start_ns: self.per_second.worst_bin * NS_PER_SEC,
+            worst_second_busy_ns: self.per_window.worst_ns,
+            worst_second_start_ns: self.per_window.worst_start_ns,
         }
     }
 
     fn charge(&mut self, start_ns: u64, end_ns: u64) {
         if end_ns > start_ns {
             self.busy_ns += end_ns - start_ns;
-            self.per_second.add(start_ns, end_ns);
+            self.per_window.add(start_ns, end_ns);
         }
     }
 }
 
-/// Busy time per physical second, streamed: spans arrive in order, and only the current second
-/// and the worst so far are kept.
+/// The most busy time in any one-second window, streamed.
+///
+/// Spans arrive in time order and never overlap. The busiest window can always be slid to start
+/// where a span starts, so only windows anchored at span starts are measured: the spans that start
+/// within a second of the oldest anchor are kept, and an anchor's window is final once a span
+/// starts a second or more after it.
 #[derive(Clone, Debug, Default)]
-struct SecondMeter {
-    bin: u64,
-    bin_busy_ns: u64,
-    worst_bin: u64,
+struct WindowMeter {
+    spans: VecDeque<(u64, u64)>,
+    /// Total length of the kept spans.
+    kept_ns: u64,
+    worst_start_ns: u64,
     worst_ns: u64,
 }
 
-impl SecondMeter {
-    fn add(&mut self, mut start_ns: u64, end_ns: u64) {
-        while start_ns < end_ns {
-            let bin = start_ns / NS_PER_SEC;
-            if bin != self.bin {
-                debug_assert!(bin > self.bin, "CPU spans must arrive in time order");
-                self.bin = bin;
-                self.bin_busy_ns = 0;
-            }
-            let piece_end_ns = end_ns.min((bin + 1) * NS_PER_SEC);
-            self.bin_busy_ns += piece_end_ns - start_ns;
-            if self.bin_busy_ns > self.worst_ns {
-                self.worst_ns = self.bin_busy_ns;
-                self.worst_bin = bin;
-            }
-            start_ns = piece_end_ns;
+impl WindowMeter {
+    fn add(&mut self, start_ns: u64, end_ns: u64) {
+        debug_assert!(
+            self.spans
+                .back()
+                .is_none_or(|&(_, last_end)| last_end <= start_ns)
+        );
+        while let Some(&(anchor_ns, _)) = self.spans.front()
+            && start_ns >= anchor_ns + NS_PER_SEC
+        {
+            self.close_front();
+        }
+        self.spans.push_back((start_ns, end_ns));
+        self.kept_ns += end_ns - start_ns;
+    }
+
+    /// Measures the window anchored at the oldest kept span, then drops that span.
+    fn close_front(&mut self) {
+        let Some(&(anchor_ns, anchor_end_ns)) = self.spans.front() else {
+            return;
+        };
+        let window_end_ns = anchor_ns + NS_PER_SEC;
+        // Only the newest kept span can reach past the window.
+        let overhang_ns = self
+            .spans
+            .back()
+            .map_or(0, |&(_, end_ns)| end_ns.saturating_sub(window_end_ns));
+        let busy_ns = self.kept_ns - overhang_ns;
+        if busy_ns > self.worst_ns {
+            self.worst_ns = busy_ns;
+            self.worst_start_ns = anchor_ns;
+        }
+        self.kept_ns -= anchor_end_ns - anchor_ns;
+        self.spans.pop_front();
+    }
+
+    fn finish(&mut self) {
+        while !self.spans.is_empty() {
+            self.close_front();
         }
     }
 }
@@ -168,7 +199,7 @@ mod tests {
     }
 
     #[test]
-    fn busy_time_is_split_across_second_boundaries_and_clipped_at_the_end() {
+    fn the_worst_second_is_any_one_second_window_clipped_at_the_end() {
         let mut thread = SimThread::new("rt");
         thread.run(900 * MS, 300 * MS);
         thread.run(1_900 * MS, 900 * MS);
@@ -176,7 +207,35 @@ mod tests {
         assert_eq!(cpu.busy_ns, 300 * MS + 600 * MS);
         assert_eq!(
             (cpu.worst_second_busy_ns, cpu.worst_second_start_ns),
-            (500 * MS, 2_000 * MS)
+            (600 * MS, 1_900 * MS)
+        );
+    }
+
+    #[test]
+    fn a_burst_that_straddles_a_second_boundary_counts_whole() {
+        let mut thread = SimThread::new("rt");
+        for _ in 0..393 {
+            thread.run(407_500 * MS, 2 * MS);
+        }
+        thread.run(408_500 * MS, 2 * MS);
+        let cpu = thread.finish(480_000 * MS);
+        assert_eq!(
+            (cpu.worst_second_busy_ns, cpu.worst_second_start_ns),
+            (786 * MS, 407_500 * MS)
+        );
+    }
+
+    #[test]
+    fn windows_anchor_at_every_span_not_only_the_first() {
+        let mut thread = SimThread::new("rt");
+        thread.run(0, 100 * MS);
+        thread.run(950 * MS, 100 * MS);
+        thread.run(1_100 * MS, 800 * MS);
+        let cpu = thread.finish(10_000 * MS);
+        // [950 ms, 1950 ms) holds 100 + 800 ms.
+        assert_eq!(
+            (cpu.worst_second_busy_ns, cpu.worst_second_start_ns),
+            (900 * MS, 950 * MS)
         );
     }
 }

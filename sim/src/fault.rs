@@ -165,10 +165,10 @@ impl FaultSchedule {
     pub fn new(faults: &[Fault]) -> Self {
         let mut edges = Vec::with_capacity(faults.len() * 2);
         for (fault_index, fault) in faults.iter().enumerate() {
-            let begin = if fault.duration_ns() == 0 {
-                Edge::Point
-            } else {
-                Edge::Begin
+            let begin = match fault {
+                Fault::WallStep { .. } => Edge::Point,
+                _ if fault.duration_ns() == 0 => continue,
+                _ => Edge::Begin,
             };
             edges.push(FaultEdge {
                 at_ns: fault.at_ns(),
@@ -237,6 +237,31 @@ mod tests {
                 (20, Edge::End, 1)
             ]
         );
+    }
+
+    #[test]
+    fn faults_that_last_no_time_have_no_edges() {
+        let schedule = FaultSchedule::new(&[
+            Fault::SystemSuspend {
+                at_ns: 10,
+                duration_ns: 0,
+            },
+            Fault::WallSlew {
+                at_ns: 10,
+                duration_ns: 0,
+                rate_ppb: 7,
+            },
+            Fault::WallStep {
+                at_ns: 10,
+                by_ns: 0,
+            },
+        ]);
+        let edges: Vec<_> = schedule
+            .edges
+            .iter()
+            .map(|e| (e.edge, e.fault_index))
+            .collect();
+        assert_eq!(edges, [(Edge::Point, 2)]);
     }
 
     #[test]

@@ -12,8 +12,8 @@ pub struct EdgeEffect {
     pub stopped: bool,
     /// The process can run again; the value is how long it could not, in physical ns.
     pub resumed_after_ns: Option<u64>,
-    /// Some clock's mapping to physical time changed, so pending waits must be re-derived.
-    pub clocks_changed: bool,
+    /// A clock whose mapping to physical time changed, so waits on it must be re-derived.
+    pub changed_clock: Option<ClockId>,
 }
 
 #[derive(Clone, Debug)]
@@ -59,7 +59,9 @@ impl Machine {
     /// `Instant::now()` at physical time `now_ns`, as nanoseconds since the run started.
     #[inline]
     pub fn instant_ns(&self, now_ns: u64) -> i64 {
-        self.clocks.read(self.instant_clock, now_ns) - self.instant_origin_ns
+        self.clocks
+            .read(self.instant_clock, now_ns)
+            .saturating_sub(self.instant_origin_ns)
     }
 
     /// Converts an `Instant` reading into the reading of the clock behind it.
@@ -84,27 +86,27 @@ impl Machine {
     pub fn apply(&mut self, edge: &FaultEdge) -> EdgeEffect {
         let now_ns = edge.at_ns;
         let could_run = self.can_run();
-        let mut clocks_changed = false;
+        let mut changed_clock = None;
         match (edge.fault, edge.edge) {
             (Fault::SystemSuspend { .. }, Edge::Begin) => {
                 self.system_suspends += 1;
                 if self.system_suspends == 1 {
                     self.clocks.suspend(now_ns);
-                    clocks_changed = true;
+                    changed_clock = Some(ClockId::Monotonic);
                 }
             }
             (Fault::SystemSuspend { .. }, _) => {
                 self.system_suspends -= 1;
                 if self.system_suspends == 0 {
                     self.clocks.resume(now_ns);
-                    clocks_changed = true;
+                    changed_clock = Some(ClockId::Monotonic);
                 }
             }
             (Fault::ProcessSuspend { .. }, Edge::Begin) => self.process_suspends += 1,
             (Fault::ProcessSuspend { .. }, _) => self.process_suspends -= 1,
             (Fault::WallStep { by_ns, .. }, _) => {
                 self.clocks.step_wall(now_ns, by_ns);
-                clocks_changed = true;
+                changed_clock = Some(ClockId::Wall);
             }
             (Fault::WallSlew { rate_ppb, .. }, edge) => {
                 let delta_ppb = if edge == Edge::End {
@@ -113,11 +115,11 @@ impl Machine {
                     rate_ppb
                 };
                 self.clocks.slew_wall(now_ns, delta_ppb);
-                clocks_changed = true;
+                changed_clock = Some(ClockId::Wall);
             }
         }
         let mut effect = EdgeEffect {
-            clocks_changed,
+            changed_clock,
             ..EdgeEffect::default()
         };
         match (could_run, self.can_run()) {

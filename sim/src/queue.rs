@@ -39,6 +39,8 @@ pub(crate) struct EventQueue<P> {
     heap: QuadHeap,
     slots: Vec<Option<(Deadline, P)>>,
     free: Vec<u32>,
+    /// Entries waiting on each clock, so a change to a clock nobody waits on costs nothing.
+    waiting_on: [usize; 3],
 }
 
 #[inline]
@@ -63,6 +65,7 @@ impl<P: Copy> EventQueue<P> {
             heap: QuadHeap::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            waiting_on: [0; 3],
         }
     }
 
@@ -73,6 +76,7 @@ impl<P: Copy> EventQueue<P> {
 
     #[inline]
     pub(crate) fn push(&mut self, at_ns: u64, seq: u64, deadline: Deadline, payload: P) {
+        self.waiting_on[deadline.clock as usize] += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = Some((deadline, payload));
@@ -109,15 +113,47 @@ impl<P: Copy> EventQueue<P> {
         self.heap.len()
     }
 
-    /// Re-derives every entry's time with `at_ns_of(deadline)`, keeping sequence numbers.
-    pub(crate) fn retime(&mut self, mut at_ns_of: impl FnMut(Deadline) -> u64) {
+    /// Whether any entry waits on `clock`.
+    pub(crate) fn waits_on(&self, clock: ClockId) -> bool {
+        self.waiting_on[clock as usize] > 0
+    }
+
+    /// Re-derives the time of every entry waiting on a clock in `clocks` with `at_ns_of`, keeping
+    /// sequence numbers. Entries whose clock will not reach their deadline (`None`) are taken out
+    /// and returned.
+    pub(crate) fn retime(
+        &mut self,
+        clocks: &[ClockId],
+        mut at_ns_of: impl FnMut(Deadline) -> Option<u64>,
+    ) -> Vec<Due<P>> {
+        let mut stalled = Vec::new();
         let mut keys = self.heap.take_keys();
-        for key in &mut keys {
+        keys.retain_mut(|key| {
             let (_, seq, slot) = unkey(*key);
-            let (deadline, _) = self.slots[slot as usize].expect("a queued key has its slot");
-            *key = self::key(at_ns_of(deadline), seq, slot);
-        }
+            let (deadline, payload) = self.slots[slot as usize].expect("a queued key has its slot");
+            if !clocks.contains(&deadline.clock) {
+                return true;
+            }
+            match at_ns_of(deadline) {
+                Some(at_ns) => {
+                    *key = self::key(at_ns, seq, slot);
+                    true
+                }
+                None => {
+                    self.slots[slot as usize] = None;
+                    self.free.push(slot);
+                    self.waiting_on[deadline.clock as usize] -= 1;
+                    stalled.push(Due {
+                        seq,
+                        deadline,
+                        payload,
+                    });
+                    false
+                }
+            }
+        });
         self.heap = QuadHeap::from_keys(keys);
+        stalled
     }
 }
 
@@ -145,6 +181,27 @@ mod tests {
     }
 
     #[test]
+    fn retiming_only_touches_the_changed_clock_and_hands_back_stalled_entries() {
+        let mut queue = EventQueue::new();
+        let wall = Deadline {
+            clock: ClockId::Wall,
+            at_ns: 0,
+        };
+        queue.push(10, 0, deadline(), 0);
+        queue.push(20, 1, wall, 1);
+        queue.push(30, 2, wall, 2);
+        assert!(queue.waits_on(ClockId::Wall) && !queue.waits_on(ClockId::Monotonic));
+        let stalled = queue.retime(&[ClockId::Wall], |_| None);
+        assert_eq!(
+            stalled.iter().map(|due| due.payload).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        assert!(!queue.waits_on(ClockId::Wall));
+        assert_eq!(queue.len(), 1);
+        assert_eq!(queue.peek_ns(), Some(10));
+    }
+
+    #[test]
     fn slots_are_reused_and_retiming_keeps_ties_in_order() {
         let mut queue = EventQueue::new();
         for seq in 0..4 {
@@ -153,7 +210,7 @@ mod tests {
         queue.pop();
         queue.push(1, 4, deadline(), 4);
         assert_eq!(queue.slots.len(), 4);
-        queue.retime(|_| 50);
+        assert!(queue.retime(&[ClockId::Boottime], |_| Some(50)).is_empty());
         let order: Vec<_> = std::iter::from_fn(|| queue.pop())
             .map(|due| due.payload)
             .collect();

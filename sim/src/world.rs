@@ -116,15 +116,6 @@ impl<P: Copy> World<P> {
         });
     }
 
-    /// Like [`wake_at`](Self::wake_at) for a deadline that has passed, but no earlier than physical
-    /// time `at_ns`: for work that is due but waits for a busy thread.
-    #[inline]
-    pub fn wake_no_earlier_than(&mut self, at_ns: u64, deadline: Deadline, payload: P) {
-        let seq = self.take_seq();
-        self.queue
-            .push(at_ns.max(self.now_ns), seq, deadline, payload);
-    }
-
     #[inline]
     fn take_seq(&mut self) -> u64 {
         let seq = self.next_seq;
@@ -194,26 +185,37 @@ impl<P: Copy> World<P> {
                 .iter_mut()
                 .for_each(|thread| thread.thaw(edge.at_ns));
         }
-        if effect.resumed_after_ns.is_some() || (effect.clocks_changed && self.machine.can_run()) {
-            self.refile_all();
+        if effect.resumed_after_ns.is_some() {
+            self.refile(&ClockId::ALL);
+        } else if let Some(clock) = effect.changed_clock
+            && self.machine.can_run()
+        {
+            self.refile(&[clock]);
         }
         Step::Fault { edge, effect }
     }
 
-    /// Re-derives every pending wake's physical time after the clocks changed.
-    fn refile_all(&mut self) {
+    /// Re-derives the physical time of every wake on `clocks` after they changed, and re-files
+    /// the parked ones: those that came due while nothing could run, and those whose clock had
+    /// stopped short of their deadline.
+    fn refile(&mut self, clocks: &[ClockId]) {
         let now_ns = self.now_ns;
-        let clocks = self.machine.clocks();
+        let machine = &self.machine;
         let at_ns_of = |deadline: Deadline| {
-            let wait_ns = clocks
-                .phys_until(deadline.clock, now_ns, deadline.at_ns)
-                .expect("no clock is stopped while the process can run");
-            now_ns.saturating_add(wait_ns)
+            let wait_ns = machine
+                .clocks()
+                .phys_until(deadline.clock, now_ns, deadline.at_ns)?;
+            Some(now_ns.saturating_add(wait_ns))
         };
-        self.queue.retime(at_ns_of);
-        for due in std::mem::take(&mut self.parked) {
-            self.queue
-                .push(at_ns_of(due.deadline), due.seq, due.deadline, due.payload);
+        let mut parked = std::mem::take(&mut self.parked);
+        if clocks.iter().any(|clock| self.queue.waits_on(*clock)) {
+            parked.extend(self.queue.retime(clocks, at_ns_of));
+        }
+        for due in parked {
+            match at_ns_of(due.deadline) {
+                Some(at_ns) => self.queue.push(at_ns, due.seq, due.deadline, due.payload),
+                None => self.parked.push(due),
+            }
         }
     }
 
@@ -331,6 +333,27 @@ mod tests {
             7,
         );
         assert_eq!(wakes(&mut world), [(S, 7)]);
+    }
+
+    #[test]
+    fn a_wall_clock_slewed_to_a_standstill_parks_its_wakes_until_the_slew_ends() {
+        let mut world = world(
+            Platform::Linux,
+            vec![Fault::WallSlew {
+                at_ns: S,
+                duration_ns: 10 * S,
+                rate_ppb: -1_000_000_000,
+            }],
+        );
+        world.wake_at(
+            Deadline {
+                clock: ClockId::Wall,
+                at_ns: 5 * S as i64,
+            },
+            4,
+        );
+        world.wake_at(world.instant_deadline(3 * S as i64), 5);
+        assert_eq!(wakes(&mut world), [(3 * S, 5), (15 * S, 4)]);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use comfy_table::{Table, presets::ASCII_MARKDOWN};
 use rayon::prelude::*;
 
 use super::{Failure, Limits, scenario_files};
-use crate::run::{RunOptions, RunReport, run_scenario};
+use crate::run::{RunOptions, RunReport, replay_command, run_scenario};
 use crate::scenario::{self, Scenario};
 use crate::trace::NoTrace;
 
@@ -41,7 +41,7 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
         .into_par_iter()
         .map(|loaded| check_one(loaded, &options))
         .collect();
-    println!("{}", results_table(&rows));
+    super::print(results_table(&rows))?;
     let mut invalid = 0;
     let mut failed = 0;
     for row in &rows {
@@ -52,19 +52,17 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
-                eprintln!(
-                    "{}: failed; replay: ticklab run {} --seed {}",
-                    row.source, row.source, report.seed
-                );
+                let replay = replay_command(&row.source, report.seed, &options);
+                eprintln!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}
         }
     }
-    println!(
+    super::print(format!(
         "{} scenarios: {} passed, {failed} failed, {invalid} invalid",
         rows.len(),
         rows.len() - failed - invalid
-    );
+    ))?;
     match (invalid, failed) {
         (0, 0) => Ok(()),
         (0, _) => Err(Failure::Expectation),

@@ -59,8 +59,6 @@ pub enum Failure {
     Expectation,
     /// Invalid input (exit 2), with the message to print.
     Invalid(String),
-    /// The reader of our output went away (`ticklab run … | head`): stop without a word.
-    Quiet,
 }
 
 pub fn main() -> ExitCode {
@@ -73,11 +71,23 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Expectation) => ExitCode::from(1),
-        Err(Failure::Quiet) => ExitCode::SUCCESS,
         Err(Failure::Invalid(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Prints a line to stdout. A reader that went away (`ticklab check | head`) is not an error: the
+/// command carries on, so its exit code still tells whether the scenarios passed.
+fn print(text: impl std::fmt::Display) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Invalid(format!("cannot write to stdout: {error}")))
+        }
+        _ => Ok(()),
     }
 }
 

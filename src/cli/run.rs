@@ -3,9 +3,9 @@ use std::path::PathBuf;
 
 use super::{Failure, Format, Limits};
 use crate::output::AtomicFile;
-use crate::run::{RunError, RunOptions, RunReport, run_scenario};
+use crate::run::{RunError, RunOptions, RunReport, replay_command, run_scenario};
 use crate::scenario;
-use crate::trace::{JsonlSink, SummaryOnly, TextSink, TraceSink};
+use crate::trace::{JsonlSink, NoTrace, SummaryOnly, TextSink, TraceSink};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct RunArgs {
@@ -58,7 +58,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             trace_into(&scenario, &options, args, io::BufWriter::new(stdout))?
         }
     };
-    report_expectations(&args.file, &report)
+    report_expectations(&args.file, &options, &report)
 }
 
 fn trace_into<W: Write>(
@@ -82,15 +82,22 @@ fn trace_into<W: Write>(
     let mut sink = sink;
     match run_scenario(scenario, options, &mut sink) {
         Ok(report) => Ok(report),
-        // A reader that went away (`| head`) is not an error worth a message.
+        // The reader went away (`ticklab run … | head`). Runs are deterministic, so finishing the
+        // run without a trace gives the very report the full run would have, and the exit code
+        // still says whether the expectations held.
         Err(RunError::Io(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
-            Err(Failure::Quiet)
+            run_scenario(scenario, options, &mut NoTrace)
+                .map_err(|error| Failure::Invalid(error.to_string()))
         }
         Err(error) => Err(Failure::Invalid(error.to_string())),
     }
 }
 
-fn report_expectations(file: &std::path::Path, report: &RunReport) -> Result<(), Failure> {
+fn report_expectations(
+    file: &std::path::Path,
+    options: &RunOptions,
+    report: &RunReport,
+) -> Result<(), Failure> {
     for outcome in &report.outcomes {
         eprintln!("expect {outcome}");
     }
@@ -98,9 +105,8 @@ fn report_expectations(file: &std::path::Path, report: &RunReport) -> Result<(),
         return Ok(());
     }
     eprintln!(
-        "replay: ticklab run {} --seed {}",
-        file.display(),
-        report.seed
+        "replay: {}",
+        replay_command(&file.display().to_string(), report.seed, options)
     );
     Err(Failure::Expectation)
 }

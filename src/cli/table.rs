@@ -38,17 +38,36 @@ pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
             Ok((cell, report.summary.get("ticks_after_resume").unwrap_or(0)))
         })
         .collect::<Result<_, Failure>>()?;
-    let cells: BTreeMap<Cell, u64> = cells.into_iter().collect();
-    if let Some(example) = scenarios.first() {
-        println!("{}", caption(example));
+    let mut matrix_cells: BTreeMap<Cell, u64> = BTreeMap::new();
+    for (cell, ticks) in cells {
+        if matrix_cells.insert(cell, ticks).is_some() {
+            let (platform, suspend, behavior) = cell;
+            return Err(Failure::Invalid(format!(
+                "two matrix scenarios fill the cell {} / {} / {}",
+                platform.name(),
+                suspend.name(),
+                behavior.name()
+            )));
+        }
     }
-    println!("{}", matrix(&cells));
+    let cells = matrix_cells;
+    if let Some(example) = scenarios.first() {
+        super::print(caption(example))?;
+    }
+    super::print(matrix(&cells))?;
     Ok(())
 }
 
 /// Reads a matrix scenario's cell from its contents, not its file name.
 fn coordinates(scenario: &Scenario) -> Result<Cell, Failure> {
     let ModelConfig::Interval(config) = &scenario.model;
+    // The table labels each row with the platform's own Instant clock.
+    if scenario.instant_clock != scenario.platform.instant_clock() {
+        return Err(Failure::Invalid(format!(
+            "{}: a matrix scenario keeps its platform's Instant clock",
+            scenario.source
+        )));
+    }
     let suspend = scenario
         .faults
         .iter()

@@ -1,8 +1,10 @@
 //! Binds [`IntervalCore`]s into the world: one runtime thread, a timer driver of finite
 //! resolution, and the scenario's faults.
 
+use std::collections::VecDeque;
+
 use ticklab_models::interval::IntervalCore;
-use ticklab_sim::{SimRng, Step, World};
+use ticklab_sim::{ClockId, Deadline, SimRng, Step, ThreadId, World};
 
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
@@ -95,82 +97,182 @@ pub(crate) fn run<S: TraceSink>(
 ) -> Result<Summary, RunError> {
     let plans = plan_intervals(config, seed);
     check_work(scenario, &plans, options)?;
-    let mut world: World<u32> = World::new(world_config(scenario));
-    let runtime = world.add_thread("runtime");
-    let resolution_ns = config.timer_resolution_ns as i64;
-    let mut cores: Vec<IntervalCore> = plans
-        .iter()
-        .map(|plan| {
-            IntervalCore::created_at(
-                config.missed_tick,
-                plan.created_ns as i64,
-                plan.period_ns as i64,
-            )
-        })
-        .collect();
-    for (index, core) in cores.iter().enumerate() {
-        let deadline =
-            world.instant_deadline(driver_deadline_ns(core.deadline_ns(), resolution_ns));
-        world.wake_at(deadline, index as u32);
-    }
-    let wants_events = sink.wants_events();
-    let mut tick_counts = vec![0u64; if wants_events { cores.len() } else { 0 }];
-    let mut stats = IntervalStats::new(cores.len());
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let mut run = IntervalRun::new(scenario, config, &plans, sink);
+    run.sink
+        .record(&Event::Start(&start_event(scenario, seed)))?;
     loop {
-        match world.next_step() {
-            Step::Wake { payload, deadline } => {
-                let index = payload as usize;
-                if config.tick_cost_ns > 0 {
-                    // A current-thread runtime handles one tick at a time: due ticks wait.
-                    let busy_until_ns = world.thread(runtime).busy_until_ns();
-                    if busy_until_ns > world.now_ns() {
-                        world.wake_no_earlier_than(busy_until_ns, deadline, payload);
-                        continue;
-                    }
-                }
-                let instant_ns = world.instant_ns();
-                let core = &mut cores[index];
-                let Some(tick) = core.tick(instant_ns) else {
-                    // The clock moved back (a wall Instant stepped) since the wake was filed.
-                    let again = world
-                        .instant_deadline(driver_deadline_ns(core.deadline_ns(), resolution_ns));
-                    world.wake_at(again, payload);
-                    continue;
-                };
-                let now_ns = world.now_ns();
-                let wall_ns = world.wall_ns();
-                stats.on_tick(index, now_ns, wall_ns, instant_ns - tick.deadline_ns);
-                if wants_events {
-                    tick_counts[index] += 1;
-                    sink.record(&Event::Tick(TickEvent {
-                        t_ns: now_ns,
-                        interval: payload,
-                        seq: tick_counts[index],
-                        instant_ns,
-                        deadline_ns: tick.deadline_ns,
-                        wall: Wall(wall_ns),
-                    }))?;
-                }
-                if config.tick_cost_ns > 0 {
-                    world.run_on(runtime, config.tick_cost_ns);
-                }
-                let next = world
-                    .instant_deadline(driver_deadline_ns(tick.next_deadline_ns, resolution_ns));
-                world.wake_at(next, payload);
+        match run.world.next_step() {
+            Step::Wake {
+                payload: RUNTIME_FREE,
+                ..
+            } => {
+                run.runtime_wake_filed = false;
+                run.run_ready()?;
             }
+            Step::Wake { payload, .. } => run.on_due(payload)?,
             Step::Fault { edge, effect } => {
-                stats.on_fault(world.now_ns(), &effect);
-                record_fault(&world, &edge, &effect, sink)?;
+                run.stats.on_fault(run.world.now_ns(), &effect);
+                record_fault(&run.world, &edge, &effect, run.sink)?;
             }
             Step::End => break,
         }
     }
-    let threads = world.finish_threads();
-    let summary = stats.into_summary(world.end_ns(), threads);
-    sink.record(&Event::Summary(&summary))?;
-    sink.finish()?;
+    let threads = run.world.finish_threads();
+    let summary = run.stats.into_summary(run.world.end_ns(), threads);
+    run.sink.record(&Event::Summary(&summary))?;
+    run.sink.finish()?;
     Ok(summary)
+}
+
+/// The payload of the wake that says the runtime thread has finished its current tick.
+const RUNTIME_FREE: u32 = u32::MAX;
+
+/// One interval run in progress: the intervals on a single runtime thread, like tokio's
+/// current-thread runtime.
+struct IntervalRun<'a, S> {
+    world: World<u32>,
+    cores: Vec<IntervalCore>,
+    runtime: ThreadId,
+    tick_cost_ns: u64,
+    resolution_ns: i64,
+    /// Intervals that came due while the runtime was busy, in the order they did.
+    ready: VecDeque<u32>,
+    runtime_wake_filed: bool,
+    stats: IntervalStats,
+    /// Ticks so far per interval, for the trace's sequence numbers (empty without a trace).
+    tick_counts: Vec<u64>,
+    sink: &'a mut S,
+}
+
+impl<'a, S: TraceSink> IntervalRun<'a, S> {
+    fn new(
+        scenario: &Scenario,
+        config: &IntervalConfig,
+        plans: &[IntervalPlan],
+        sink: &'a mut S,
+    ) -> Self {
+        let mut world = World::new(world_config(scenario));
+        let runtime = world.add_thread("runtime");
+        let cores: Vec<IntervalCore> = plans
+            .iter()
+            .map(|plan| {
+                IntervalCore::created_at(
+                    config.missed_tick,
+                    plan.created_ns as i64,
+                    plan.period_ns as i64,
+                )
+            })
+            .collect();
+        let mut run = IntervalRun {
+            world,
+            runtime,
+            tick_cost_ns: config.tick_cost_ns,
+            resolution_ns: config.timer_resolution_ns as i64,
+            ready: VecDeque::new(),
+            runtime_wake_filed: false,
+            stats: IntervalStats::new(cores.len()),
+            tick_counts: if sink.wants_events() {
+                vec![0; cores.len()]
+            } else {
+                Vec::new()
+            },
+            cores,
+            sink,
+        };
+        for index in 0..run.cores.len() {
+            run.wait_for(index as u32);
+        }
+        run
+    }
+
+    /// Files a wake for the interval's next deadline, rounded up to the driver's grid as tokio's
+    /// wheel rounds up to the next millisecond.
+    #[inline]
+    fn wait_for(&mut self, index: u32) {
+        let deadline_ns = self.cores[index as usize].deadline_ns();
+        let driver_ns = driver_deadline_ns(deadline_ns, self.resolution_ns);
+        let deadline = self.world.instant_deadline(driver_ns);
+        self.world.wake_at(deadline, index);
+    }
+
+    #[inline]
+    fn runtime_busy(&self) -> bool {
+        self.world.thread(self.runtime).busy_until_ns() > self.world.now_ns()
+    }
+
+    /// An interval's deadline came: tick it now, or queue it behind the runtime's current work.
+    #[inline]
+    fn on_due(&mut self, index: u32) -> Result<(), RunError> {
+        if self.tick_cost_ns > 0 && (self.runtime_busy() || !self.ready.is_empty()) {
+            self.ready.push_back(index);
+            self.file_runtime_wake();
+            return Ok(());
+        }
+        self.tick(index)
+    }
+
+    /// Ticks queued intervals while the runtime is free.
+    fn run_ready(&mut self) -> Result<(), RunError> {
+        while !self.runtime_busy() {
+            let Some(index) = self.ready.pop_front() else {
+                break;
+            };
+            self.tick(index)?;
+        }
+        if !self.ready.is_empty() {
+            self.file_runtime_wake();
+        }
+        Ok(())
+    }
+
+    /// One wake for "the runtime is free", rather than one per waiting interval, keeps a queue of
+    /// N due intervals at O(N) work.
+    fn file_runtime_wake(&mut self) {
+        if !self.runtime_wake_filed {
+            let busy_until_ns = self.world.thread(self.runtime).busy_until_ns();
+            let deadline = Deadline {
+                clock: ClockId::Boottime,
+                at_ns: busy_until_ns as i64,
+            };
+            self.world.wake_at(deadline, RUNTIME_FREE);
+            self.runtime_wake_filed = true;
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, index: u32) -> Result<(), RunError> {
+        let instant_ns = self.world.instant_ns();
+        let Some(tick) = self.cores[index as usize].tick(instant_ns) else {
+            // The clock moved back (a wall Instant stepped) since the wake was filed.
+            self.wait_for(index);
+            return Ok(());
+        };
+        let now_ns = self.world.now_ns();
+        let wall_ns = self.world.wall_ns();
+        self.stats.on_tick(
+            index as usize,
+            now_ns,
+            wall_ns,
+            instant_ns - tick.deadline_ns,
+        );
+        if !self.tick_counts.is_empty() {
+            let seq = &mut self.tick_counts[index as usize];
+            *seq += 1;
+            self.sink.record(&Event::Tick(TickEvent {
+                t_ns: now_ns,
+                interval: index,
+                seq: *seq,
+                instant_ns,
+                deadline_ns: tick.deadline_ns,
+                wall: Wall(wall_ns),
+            }))?;
+        }
+        if self.tick_cost_ns > 0 {
+            self.world.run_on(self.runtime, self.tick_cost_ns);
+        }
+        self.wait_for(index);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::scenario::{Located, ScenarioError};
 pub const MAX_COUNT: i64 = 1_000_000;
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [model] table")]
 pub(crate) struct IntervalSpec {
     #[allow(
         dead_code,
@@ -82,10 +82,12 @@ pub(crate) fn validate(
         None => 1,
         Some(count) if (1..=MAX_COUNT).contains(count.get_ref()) => *count.get_ref() as u32,
         Some(count) => {
-            return Err(file.error(
-                count.span(),
-                format!("`count` must be between 1 and {MAX_COUNT}"),
-            ));
+            return Err(file
+                .error(
+                    count.span(),
+                    format!("`count` must be between 1 and {MAX_COUNT}"),
+                )
+                .with_hint("`count` is how many intervals run side by side"));
         }
     };
     let timer_resolution_ns = match &spec.timer_resolution {
@@ -129,13 +131,15 @@ fn validate_period(
         PeriodSpec::Range(DurationNs(low_ns), DurationNs(high_ns)) => {
             if low_ns % NS_PER_MS != 0 || high_ns % NS_PER_MS != 0 || low_ns == 0 {
                 return Err(error(
-                    "a period range is drawn in whole milliseconds, so both ends must be whole milliseconds of at least 1ms",
-                ));
+                    "a period range's ends must be whole milliseconds of at least 1ms",
+                )
+                .with_hint("periods are drawn in whole milliseconds, such as [\"10ms\", \"1s\"]"));
             }
             if low_ns > high_ns {
                 return Err(error(
                     "a period range must go from the shorter period to the longer one",
-                ));
+                )
+                .with_hint("write the shorter period first, such as [\"10ms\", \"1s\"]"));
             }
             Ok(Period::DrawnMs {
                 low_ms: low_ns / NS_PER_MS,

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::explain::{explain, table_around};
+
 /// A problem with a scenario file. Always the user's to fix, so it carries a position and, where
 /// one is known, a suggestion. Boxed: errors are rare, and results should stay small.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,15 +78,8 @@ impl ScenarioError {
     /// vocabulary (keys and values) and suggesting the nearest valid name.
     pub fn from_toml(source: &str, text: &str, error: &toml::de::Error) -> Self {
         let span = error.span().unwrap_or(0..0);
-        let (mut message, hint) = explain(error.message());
-        if message.starts_with("unknown key") {
-            message = format!("{message} {}", table_around(text, span.start));
-        }
-        let error = ScenarioError::at(source, text, span, message);
-        match hint {
-            Some(hint) => error.with_hint(hint),
-            None => error,
-        }
+        let (message, hint) = explain(error.message(), &table_around(text, span.start));
+        ScenarioError::at(source, text, span, message).with_hint(hint)
     }
 
     /// The first line of the rendered error: `file:line:col: message`.
@@ -119,105 +114,9 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// Rewrites serde's messages ("unknown field `perod`, expected one of `kind`, `period`") into
-/// "unknown key `perod`" plus a hint naming the nearest valid choice and listing all of them.
-fn explain(message: &str) -> (String, Option<String>) {
-    let message = message.trim_end();
-    for (serde_prefix, noun) in [("unknown field", "key"), ("unknown variant", "value")] {
-        if let Some(rest) = message.strip_prefix(serde_prefix) {
-            let quoted = backticked(rest);
-            let Some((unknown, choices)) = quoted.split_first() else {
-                break;
-            };
-            let listed = choices
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let hint = match nearest(unknown, choices) {
-                Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
-                None if choices.is_empty() => format!("no {noun}s are allowed here"),
-                None => format!("valid {noun}s here: {listed}"),
-            };
-            return (format!("unknown {noun} `{unknown}`"), Some(hint));
-        }
-    }
-    if let Some(rest) = message.strip_prefix("invalid type: ")
-        && let Some((found, expected)) = rest.split_once(", expected ")
-        && found != "map"
-    {
-        return (format!("expected {expected}, found {found}"), None);
-    }
-    if message == "invalid type: map, expected a sequence" {
-        let hint = "this key holds a list of tables: write its header with double brackets, such as [[fault]]";
-        return (
-            "expected a list of tables, found a single table".to_string(),
-            Some(hint.to_string()),
-        );
-    }
-    if let Some(rest) = message.strip_prefix("missing field") {
-        if let Some(key) = backticked(rest).first() {
-            return (format!("missing key `{key}`"), None);
-        }
-    }
-    (message.to_string(), None)
-}
-
-/// Names the table a byte offset sits in, from the nearest header above it.
-fn table_around(text: &str, offset: usize) -> String {
-    let before = &text[..offset.min(text.len())];
-    let header = before
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| line.starts_with('['));
-    match header {
-        Some(header) => format!("in {}", header.split('#').next().unwrap_or(header).trim()),
-        None => "at the top level".to_string(),
-    }
-}
-
-fn backticked(text: &str) -> Vec<&str> {
-    text.split('`').skip(1).step_by(2).collect()
-}
-
-/// The choice closest to `unknown`, if it is close enough to be a likely typo.
-pub fn nearest<'a>(unknown: &str, choices: &[&'a str]) -> Option<&'a str> {
-    let (best, similarity) = choices
-        .iter()
-        .map(|choice| (*choice, strsim::jaro_winkler(unknown, choice)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))?;
-    (similarity >= 0.8).then_some(best)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn serde_unknown_field_becomes_unknown_key_with_a_suggestion() {
-        let (message, hint) =
-            explain("unknown field `perod`, expected one of `kind`, `period`, `count`");
-        assert_eq!(message, "unknown key `perod`");
-        assert_eq!(
-            hint.unwrap(),
-            "did you mean `period`? Valid keys here: `kind`, `period`, `count`"
-        );
-    }
-
-    #[test]
-    fn serde_unknown_variant_becomes_unknown_value() {
-        let (message, hint) =
-            explain("unknown variant `windoze`, expected one of `windows`, `linux`");
-        assert_eq!(message, "unknown value `windoze`");
-        assert!(hint.unwrap().starts_with("did you mean `windows`?"));
-    }
-
-    #[test]
-    fn far_off_names_get_the_list_but_no_guess() {
-        let (_, hint) = explain("unknown field `zzzzzzzz`, expected `kind` or `period`");
-        assert_eq!(hint.unwrap(), "valid keys here: `kind`, `period`");
-    }
 
     #[test]
     fn position_and_underline_point_at_the_span() {

@@ -6,8 +6,11 @@ use toml::Spanned;
 use super::schema::FaultSpec;
 use super::{Located, ScenarioError};
 
-/// The most a wall step may move the clock, so wall readings stay printable dates.
+/// The most a wall step may move the clock.
 const MAX_WALL_STEP_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;
+/// 1678-01-01 and 2261-12-31, just inside the range of `i64` nanoseconds since 1970.
+const WALL_LOW_NS: i64 = -9_214_560_000 * 1_000_000_000;
+const WALL_HIGH_NS: i64 = 9_214_560_000 * 1_000_000_000;
 
 pub(crate) fn validate_faults(
     file: &Located<'_>,
@@ -54,7 +57,9 @@ fn validate_fault(
     let positive_duration = || -> Result<u64, ScenarioError> {
         let duration = fault.duration.as_ref().ok_or_else(|| needs("duration"))?;
         match duration.get_ref().0 {
-            0 => Err(file.error(duration.span(), "a fault's duration must be more than zero")),
+            0 => Err(file
+                .error(duration.span(), "a fault's duration must be more than zero")
+                .with_hint("give it a duration such as \"1s\", or remove the fault")),
             ns => Ok(ns),
         }
     };
@@ -82,10 +87,12 @@ fn validate_fault(
             let by = fault.by.as_ref().ok_or_else(|| needs("by"))?;
             let by_ns = by.get_ref().0;
             if by_ns == 0 || by_ns.abs() > MAX_WALL_STEP_NS {
-                return Err(file.error(
-                    by.span(),
-                    "a wall step must be non-zero and at most 100 years either way",
-                ));
+                return Err(file
+                    .error(
+                        by.span(),
+                        "a wall step must be non-zero and at most 100 years either way",
+                    )
+                    .with_hint("`by` is a signed duration, such as \"-1h\" or \"+30s\""));
             }
             Ok(Fault::WallStep { at_ns, by_ns })
         }
@@ -141,13 +148,66 @@ fn check_slews_keep_the_clock_running(
     let mut total_ppb = 0i64;
     for (_, _, delta_ppb, index) in edges {
         total_ppb += delta_ppb;
-        if total_ppb <= -1_000_000_000 {
+        if total_ppb.abs() >= 1_000_000_000 {
             return Err(file
-                .error(
-                    specs[index].span(),
-                    "overlapping slews would stop or reverse the wall clock",
-                )
-                .with_hint("the rates of slews that overlap add up, and must stay above -1"));
+                .error(specs[index].span(), "overlapping slews add up to a rate of 1 or more either way")
+                .with_hint("the rates of slews that overlap add up, and together must stay between -1 and 1"));
+        }
+    }
+    Ok(())
+}
+
+/// Wall readings must stay within what 64-bit nanoseconds since 1970 can hold (1678 to 2261),
+/// whatever the steps add up to: the run's own length, plus what fast slews gain, plus every
+/// forward step must fit after `wall_start`, and every backward step before it.
+pub(crate) fn check_wall_stays_in_range(
+    file: &Located<'_>,
+    specs: &[Spanned<FaultSpec>],
+    faults: &[Fault],
+    wall_start_ns: i64,
+    run_for: &Spanned<super::values::DurationNs>,
+) -> Result<(), ScenarioError> {
+    let low_ns = i128::from(WALL_LOW_NS);
+    let high_ns = i128::from(WALL_HIGH_NS);
+    let hint = "wall readings must stay between the years 1678 and 2261; use smaller steps, a shorter run or an earlier wall_start";
+    let run_for_ns = run_for.get_ref().0;
+    let slew_gain_ns: i128 = faults
+        .iter()
+        .map(|fault| match *fault {
+            Fault::WallSlew {
+                at_ns,
+                duration_ns,
+                rate_ppb,
+            } if rate_ppb > 0 => {
+                let inside_ns = duration_ns.min(run_for_ns.saturating_sub(at_ns));
+                i128::from(inside_ns) * i128::from(rate_ppb) / 1_000_000_000 + 1
+            }
+            _ => 0,
+        })
+        .sum();
+    let mut latest_ns = i128::from(wall_start_ns) + i128::from(run_for_ns) + slew_gain_ns;
+    let mut earliest_ns = i128::from(wall_start_ns);
+    if latest_ns > high_ns {
+        return Err(file
+            .error(
+                run_for.span(),
+                "the wall clock would run past the year 2261",
+            )
+            .with_hint(hint));
+    }
+    let mut by_time: Vec<usize> = (0..faults.len()).collect();
+    by_time.sort_by_key(|&index| faults[index].at_ns());
+    for index in by_time {
+        if let Fault::WallStep { by_ns, .. } = faults[index] {
+            if by_ns > 0 {
+                latest_ns += i128::from(by_ns);
+            } else {
+                earliest_ns += i128::from(by_ns);
+            }
+            if latest_ns > high_ns || earliest_ns < low_ns {
+                let message = "the wall steps so far could take the wall clock out of range";
+                return Err(file.error(specs[index].span(), message).with_hint(hint));
+            }
         }
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! file:line:col, with a hint. See `scenarios/` for examples and CONTRIBUTING.md for the keys.
 
 mod error;
+mod explain;
 mod faults;
 mod schema;
 pub mod values;
@@ -15,7 +16,8 @@ use std::path::Path;
 use jiff::Timestamp;
 use ticklab_sim::{ClockId, Fault, Platform};
 
-pub use error::{ScenarioError, nearest};
+pub use error::ScenarioError;
+pub use explain::nearest;
 pub(crate) use schema::ExpectTable;
 
 use crate::expect::{Expectation, parse_expectations};
@@ -81,6 +83,7 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let source = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|error| {
         ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
+            .with_hint("check the path; the built-in scenarios are under scenarios/")
     })?;
     parse(&source, &text)
 }
@@ -123,30 +126,31 @@ fn finish<M>(
 ) -> Result<Scenario, ScenarioError> {
     let run_for_ns = raw.run_for.get_ref().0;
     if run_for_ns == 0 || run_for_ns > MAX_RUN_FOR_NS {
-        return Err(file.error(
-            raw.run_for.span(),
-            "`run_for` must be more than zero and at most 100 years",
-        ));
+        return Err(file
+            .error(
+                raw.run_for.span(),
+                "`run_for` must be more than zero and at most 100 years",
+            )
+            .with_hint("`run_for` is the physical length of the run, such as \"8m\""));
     }
     let seed = match &raw.seed {
         None => 0,
         Some(seed) if *seed.get_ref() >= 0 => *seed.get_ref() as u64,
-        Some(seed) => return Err(file.error(seed.span(), "`seed` must be zero or more")),
+        Some(seed) => {
+            return Err(file
+                .error(seed.span(), "`seed` must be zero or more")
+                .with_hint("seeds are whole numbers from 0; `ticklab run --seed N` replaces it"));
+        }
     };
     let wall_start_ns = match &raw.wall_start {
         None => parse_wall_start(DEFAULT_WALL_START)
             .map_err(|_| ())
             .expect("the default wall start is valid"),
-        Some(text) => parse_wall_start(text.get_ref()).map_err(|(message, hint)| {
-            let error = file.error(text.span(), message);
-            if let Some(hint) = hint {
-                error.with_hint(hint)
-            } else {
-                error
-            }
-        })?,
+        Some(text) => parse_wall_start(text.get_ref())
+            .map_err(|(message, hint)| file.error(text.span(), message).with_hint(hint))?,
     };
     let faults = faults::validate_faults(file, &raw.faults, run_for_ns)?;
+    faults::check_wall_stays_in_range(file, &raw.faults, &faults, wall_start_ns, &raw.run_for)?;
     let expectations = match &raw.expect {
         None => Vec::new(),
         Some(table) => parse_expectations(file, table, metrics)?,
@@ -169,11 +173,11 @@ fn finish<M>(
 }
 
 /// Wall clocks start between 1900 and 2100, so that a century of steps and runs stays printable.
-fn parse_wall_start(text: &str) -> Result<i64, (String, Option<&'static str>)> {
+fn parse_wall_start(text: &str) -> Result<i64, (String, &'static str)> {
     let timestamp: Timestamp = text.parse().map_err(|_| {
         (
             format!("\"{text}\" is not a time"),
-            Some("write an RFC 3339 time, such as \"2020-03-12T14:08:18Z\""),
+            "write an RFC 3339 time, such as \"2020-03-12T14:08:18Z\"",
         )
     })?;
     let low: Timestamp = "1900-01-01T00:00:00Z".parse().expect("valid bound");
@@ -181,7 +185,7 @@ fn parse_wall_start(text: &str) -> Result<i64, (String, Option<&'static str>)> {
     if timestamp < low || timestamp > high {
         return Err((
             format!("\"{text}\" is outside the years 1900 to 2100"),
-            None,
+            "choose a time between 1900 and 2100",
         ));
     }
     Ok(timestamp.as_nanosecond() as i64)

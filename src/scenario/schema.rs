@@ -11,7 +11,7 @@ use super::values::{DurationNs, Name, SignedDurationNs};
 
 /// Top-level keys every scenario has; `M` is the model's own `[model]` table.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a scenario")]
 pub(crate) struct ScenarioFile<M> {
     pub about: String,
     pub platform: Name<Platform>,
@@ -31,7 +31,7 @@ pub(crate) type ExpectTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
 
 /// One `[[fault]]` table; which keys apply depends on `kind`.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [[fault]] table")]
 pub(crate) struct FaultSpec {
     pub kind: Name<FaultKind>,
     pub at: Spanned<DurationNs>,
@@ -47,6 +47,7 @@ pub(crate) struct ModelProbe {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(expecting = "a [model] table with a `kind`")]
 pub(crate) struct ModelKindProbe {
     pub kind: Spanned<String>,
 }

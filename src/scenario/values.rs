@@ -12,22 +12,62 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 const DURATION_EXAMPLES: &str =
     "a duration such as \"250ms\", \"15.5s\", \"8m\", \"1h\" or \"365d\"";
 
+/// A value that could not be read, and what to write instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub message: String,
+    pub hint: String,
+}
+
+impl Problem {
+    fn new(message: String, hint: impl Into<String>) -> Self {
+        Problem {
+            message,
+            hint: hint.into(),
+        }
+    }
+}
+
+/// Serde carries only a message, so the hint rides along after a separator that
+/// [`explain`](super::explain::explain) splits off again.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}{}{}",
+            self.message,
+            super::explain::HINT_SEPARATOR,
+            self.hint
+        )
+    }
+}
+
 /// Parses `"15.5s"`, `"-1h"`, `"2h 30m"`, `"365d"` or ISO 8601 (`"PT1H"`) into signed ns.
 ///
 /// Days and weeks are 24 h and 7 d; years and months are refused, having no fixed length.
-pub fn parse_duration_ns(text: &str) -> Result<i64, String> {
-    let span: Span = text
-        .parse()
-        .map_err(|_| format!("\"{text}\" is not a duration: expected {DURATION_EXAMPLES}"))?;
+pub fn parse_duration_ns(text: &str) -> Result<i64, Problem> {
+    let too_long = || {
+        Problem::new(
+            format!("\"{text}\" is too long to simulate"),
+            "runs last at most 100 years",
+        )
+    };
+    let span: Span = text.parse().map_err(|_| {
+        Problem::new(
+            format!("\"{text}\" is not a duration"),
+            format!("write {DURATION_EXAMPLES}"),
+        )
+    })?;
     if span.get_years() != 0 || span.get_months() != 0 {
-        return Err(format!(
-            "\"{text}\": years and months have no fixed length; write days instead, such as \"365d\""
+        return Err(Problem::new(
+            format!("\"{text}\" has no fixed length"),
+            "years and months vary in length; write days instead, such as \"365d\"",
         ));
     }
     let duration = span
         .to_duration(SpanRelativeTo::days_are_24_hours())
-        .map_err(|_| format!("\"{text}\" is too long to simulate"))?;
-    i64::try_from(duration.as_nanos()).map_err(|_| format!("\"{text}\" is too long to simulate"))
+        .map_err(|_| too_long())?;
+    i64::try_from(duration.as_nanos()).map_err(|_| too_long())
 }
 
 /// A non-negative duration in ns.
@@ -50,8 +90,9 @@ impl<const SIGNED: bool> Visitor<'_> for DurationVisitor<SIGNED> {
     fn visit_str<E: de::Error>(self, text: &str) -> Result<i64, E> {
         let ns = parse_duration_ns(text).map_err(E::custom)?;
         if ns < 0 && !SIGNED {
-            return Err(E::custom(format!(
-                "\"{text}\" is negative; this duration must be zero or more"
+            return Err(E::custom(Problem::new(
+                format!("\"{text}\" is negative; this duration must be zero or more"),
+                "only a wall step's `by` may be negative",
             )));
         }
         Ok(ns)
@@ -151,9 +192,10 @@ impl<'de> Deserialize<'de> for PeriodSpec {
                 let extra: Option<de::IgnoredAny> = seq.next_element()?;
                 match (low, high, extra) {
                     (Some(low), Some(high), None) => Ok(PeriodSpec::Range(low, high)),
-                    _ => Err(de::Error::custom(
-                        "a period range has exactly two ends, such as [\"10ms\", \"1s\"]",
-                    )),
+                    _ => Err(de::Error::custom(Problem::new(
+                        "a period range has exactly two ends".to_string(),
+                        "write the shortest and longest period, such as [\"10ms\", \"1s\"]",
+                    ))),
                 }
             }
         }
@@ -212,12 +254,12 @@ mod tests {
         assert!(
             parse_duration_ns("1y")
                 .unwrap_err()
+                .hint
                 .contains("write days instead")
         );
-        let error = parse_duration_ns("soon").unwrap_err();
-        assert!(
-            error.starts_with("\"soon\" is not a duration: expected"),
-            "{error}"
+        assert_eq!(
+            parse_duration_ns("soon").unwrap_err().message,
+            "\"soon\" is not a duration"
         );
     }
 }

@@ -83,7 +83,7 @@ impl<W: Write> TextSink<W> {
         self.elision = Some(Elision {
             keep,
             printed_in_run: 0,
-            tail: VecDeque::with_capacity(keep + 1),
+            tail: VecDeque::new(),
             hidden: 0,
             first_hidden_ns: 0,
             last_hidden_ns: 0,

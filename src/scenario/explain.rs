@@ -1,0 +1,175 @@
+//! Turns TOML's and serde's messages into the words of scenario files (keys, values, tables), each
+//! with a hint that says what to write instead.
+
+/// Custom deserialization errors carry their hint after this separator.
+pub(crate) const HINT_SEPARATOR: &str = "\nhint: ";
+
+/// A message and its hint for an error found in `table` (such as `[model]`, or "" at the top).
+pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
+    let message = message.trim_end();
+    if let Some((message, hint)) = message.split_once(HINT_SEPARATOR) {
+        return (message.to_string(), hint.to_string());
+    }
+    let place = if table.is_empty() {
+        "at the top level".to_string()
+    } else {
+        format!("in {table}")
+    };
+    for (serde_prefix, noun) in [("unknown field", "key"), ("unknown variant", "value")] {
+        if let Some(rest) = message.strip_prefix(serde_prefix)
+            && let Some((unknown, choices)) = backticked(rest).split_first()
+        {
+            let listed = choices
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let hint = match nearest(unknown, choices) {
+                Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
+                None if choices.is_empty() => format!("no {noun}s are allowed here"),
+                None => format!("valid {noun}s here: {listed}"),
+            };
+            let message = match noun {
+                "key" => format!("unknown key `{unknown}` {place}"),
+                _ => format!("unknown value `{unknown}`"),
+            };
+            return (message, hint);
+        }
+    }
+    if message == "invalid type: map, expected a sequence" {
+        let hint = "this key holds a list of tables: write its header with double brackets, such as [[fault]]";
+        return (
+            "expected a list of tables, found a single table".to_string(),
+            hint.to_string(),
+        );
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        if found.ends_with("as i128") {
+            let hint = "whole numbers here must fit in 64 bits";
+            return ("this number is too large".to_string(), hint.to_string());
+        }
+        let hint = if expected.contains("duration") {
+            "durations are quoted strings with a unit, such as \"8m\"".to_string()
+        } else {
+            format!("write {expected} here")
+        };
+        return (format!("expected {expected}, found {found}"), hint);
+    }
+    if let Some(rest) = message.strip_prefix("missing field")
+        && let Some(key) = backticked(rest).first()
+    {
+        return (
+            format!("missing key `{key}` {place}"),
+            missing_key_hint(key, table),
+        );
+    }
+    let hint =
+        "this line is not valid TOML: keys are written key = value, strings in double quotes";
+    (message.to_string(), hint.to_string())
+}
+
+fn missing_key_hint(key: &str, table: &str) -> String {
+    let example = match (key, table) {
+        ("kind", "[[fault]]") => {
+            "`kind = \"system-suspend\"`: one of system-suspend, process-suspend, wall-step, wall-slew"
+        }
+        ("kind", _) => "`kind = \"interval\"`: the model this scenario runs",
+        ("about", _) => "`about = \"...\"`: one line saying what the scenario shows",
+        ("platform", _) => "`platform = \"linux\"`: one of windows, macos, ios, linux, android",
+        ("run_for", _) => "`run_for = \"8m\"`: the physical length of the run",
+        ("model", _) => "a [model] table with its kind, such as kind = \"interval\"",
+        ("missed_tick", _) => "`missed_tick = \"skip\"`: one of naive, burst, delay, skip, fixed",
+        ("period", _) => "`period = \"1s\"`, or a range such as [\"10ms\", \"1s\"]",
+        ("at", _) => "`at = \"15.5s\"`: when the fault starts, in physical time since the start",
+        _ => return format!("add `{key} = ...`"),
+    };
+    format!("add {example}")
+}
+
+/// The header of the table a byte offset sits in, such as `[model]`; empty at the top level.
+pub(crate) fn table_around(text: &str, offset: usize) -> String {
+    // The line the offset is on counts: an error at a header is about that table.
+    let offset = offset.min(text.len());
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let before = &text[..line_end];
+    let header = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('['));
+    header
+        .map(|header| {
+            header
+                .split('#')
+                .next()
+                .unwrap_or(header)
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn backticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// The choice closest to `unknown`, if it is close enough to be a likely typo.
+pub fn nearest<'a>(unknown: &str, choices: &[&'a str]) -> Option<&'a str> {
+    let (best, similarity) = choices
+        .iter()
+        .map(|choice| (*choice, strsim::jaro_winkler(unknown, choice)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (similarity >= 0.8).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_unknown_field_becomes_unknown_key_with_a_suggestion() {
+        let (message, hint) = explain(
+            "unknown field `perod`, expected one of `kind`, `period`, `count`",
+            "[model]",
+        );
+        assert_eq!(message, "unknown key `perod` in [model]");
+        assert_eq!(
+            hint,
+            "did you mean `period`? Valid keys here: `kind`, `period`, `count`"
+        );
+    }
+
+    #[test]
+    fn serde_unknown_variant_becomes_unknown_value() {
+        let (message, hint) = explain(
+            "unknown variant `windoze`, expected one of `windows`, `linux`",
+            "",
+        );
+        assert_eq!(message, "unknown value `windoze`");
+        assert!(hint.starts_with("did you mean `windows`?"));
+    }
+
+    #[test]
+    fn far_off_names_get_the_list_but_no_guess() {
+        let (_, hint) = explain("unknown field `zzzzzzzz`, expected `kind` or `period`", "");
+        assert_eq!(hint, "valid keys here: `kind`, `period`");
+    }
+
+    #[test]
+    fn custom_errors_carry_their_own_hint() {
+        let (message, hint) = explain(&format!("too long{HINT_SEPARATOR}shorten it"), "");
+        assert_eq!(
+            (message.as_str(), hint.as_str()),
+            ("too long", "shorten it")
+        );
+    }
+
+    #[test]
+    fn the_table_is_found_from_the_nearest_header() {
+        let text = "a = 1\n[[fault]] # the sleep\nkind = 2\n";
+        assert_eq!(table_around(text, text.len() - 3), "[[fault]]");
+        assert_eq!(table_around(text, 2), "");
+    }
+}

@@ -1,0 +1,126 @@
+//! Real tokio is the oracle for its own `Interval`: on a paused current-thread runtime, the ticks
+//! `tokio::time::interval` returns after random gaps must equal ticklab's `burst`, `delay` and
+//! `skip` cores, and a tick that is not yet due must come when ticklab's driver would fire it: at
+//! the deadline rounded up to tokio's millisecond wheel.
+//!
+//! One artefact of paused time is allowed for: when tokio auto-advances to a timer, it moves its
+//! clock by whole milliseconds from wherever it stood, so it lands on the rounded deadline plus the
+//! sub-millisecond part the clock already had. Real time has no such offset, and ticklab's driver
+//! fires at the rounded deadline itself.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use ticklab_models::interval::{IntervalCore, MissedTick};
+use tokio::time::{Instant, MissedTickBehavior};
+
+const MS: i64 = 1_000_000;
+
+fn round_up_to_ms(ns: i64) -> i64 {
+    (ns + MS - 1) / MS * MS
+}
+
+/// Runs one schedule of gaps against tokio and the model; returns the first disagreement.
+fn compare(behavior: MissedTick, period_ns: i64, gaps_ns: &[i64]) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    runtime.block_on(tokio::task::unconstrained(async {
+        let start = Instant::now();
+        let since_start = |instant: Instant| (instant - start).as_nanos() as i64;
+        let mut interval = tokio::time::interval(Duration::from_nanos(period_ns as u64));
+        interval.set_missed_tick_behavior(match behavior {
+            MissedTick::Burst => MissedTickBehavior::Burst,
+            MissedTick::Delay => MissedTickBehavior::Delay,
+            MissedTick::Skip => MissedTickBehavior::Skip,
+            other => unreachable!("tokio has no {other:?}"),
+        });
+        let mut core = IntervalCore::created_at(behavior, 0, period_ns);
+        for (step, &gap_ns) in gaps_ns.iter().enumerate() {
+            tokio::time::advance(Duration::from_nanos(gap_ns as u64)).await;
+            let before_ns = since_start(Instant::now());
+            let due_ns = core.deadline_ns();
+            let returned_ns = since_start(interval.tick().await);
+            let now_ns = since_start(Instant::now());
+            let tick = core
+                .tick(now_ns)
+                .ok_or(format!("step {step}: the model is not due at {now_ns}"))?;
+            if tick.deadline_ns != returned_ns {
+                return Err(format!(
+                    "step {step}: tokio returned {returned_ns}, the model {}",
+                    tick.deadline_ns
+                ));
+            }
+            let driver_ns = round_up_to_ms(due_ns);
+            if due_ns > before_ns && now_ns != driver_ns + before_ns % MS {
+                return Err(format!(
+                    "step {step}: tokio fired at {now_ns}, ticklab's driver at {driver_ns}"
+                ));
+            }
+        }
+        Ok(())
+    }))
+}
+
+fn period_ns() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        (1i64..20).prop_map(|ms| ms * MS),
+        1i64..30 * MS,
+        (1i64..1_000).prop_map(|ms| ms * MS)
+    ]
+}
+
+fn gap_ns() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        Just(0i64),
+        (0i64..10).prop_map(|ms| ms * MS),
+        0i64..3_000 * MS,
+        (0i64..1_000).prop_map(|ms| ms * MS)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 1_000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/tokio_oracle.proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn tokio_intervals_tick_exactly_like_the_models(
+        behavior in prop::sample::select(vec![MissedTick::Burst, MissedTick::Delay, MissedTick::Skip]),
+        period_ns in period_ns(),
+        gaps_ns in prop::collection::vec(gap_ns(), 1..12),
+    ) {
+        prop_assert_eq!(compare(behavior, period_ns, &gaps_ns), Ok(()));
+    }
+}
+
+#[test]
+fn the_oracle_notices_a_wrong_model() {
+    // Delay and Skip differ after a late tick; comparing one against the other's tokio twin fails.
+    let late = [0, 75 * MS];
+    assert_eq!(compare(MissedTick::Skip, 50 * MS, &late), Ok(()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let tokio_delay = runtime.block_on(async {
+        let start = Instant::now();
+        let mut interval = tokio::time::interval(Duration::from_millis(50));
+        interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        interval.tick().await;
+        tokio::time::advance(Duration::from_millis(75)).await;
+        interval.tick().await;
+        (interval.tick().await - start).as_nanos() as i64
+    });
+    let mut skip = IntervalCore::created_at(MissedTick::Skip, 0, 50 * MS);
+    skip.tick(0);
+    skip.tick(75 * MS);
+    assert_eq!(tokio_delay, 125 * MS);
+    assert_ne!(skip.deadline_ns(), tokio_delay);
+}
