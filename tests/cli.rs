@@ -1,6 +1,6 @@
 //! The `ticklab` binary as a user drives it: exit codes, output, and files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
