@@ -53,13 +53,13 @@ struct WallClock {
 
 impl WallClock {
     /// Saturates at the ends of the `i64` range; scenario validation keeps runs far from them.
+    #[inline]
     fn read(&self, now_ns: u64) -> i64 {
-        let elapsed_ns = i128::from(now_ns - self.anchor_phys_ns);
-        let advanced_ns = if self.rate_ppb == 0 {
-            elapsed_ns
-        } else {
-            elapsed_ns * (PPB + i128::from(self.rate_ppb)) / PPB
-        };
+        let elapsed_ns = now_ns - self.anchor_phys_ns;
+        if self.rate_ppb == 0 {
+            return self.anchor_wall_ns.saturating_add_unsigned(elapsed_ns);
+        }
+        let advanced_ns = i128::from(elapsed_ns) * (PPB + i128::from(self.rate_ppb)) / PPB;
         (i128::from(self.anchor_wall_ns) + advanced_ns).clamp(i64::MIN.into(), i64::MAX.into())
             as i64
     }
