@@ -337,26 +337,20 @@ fn table_shows_the_burst_where_instant_counts_the_stop() {
         "{table}"
     );
     // Columns: naive, burst, delay, skip, fixed.
-    assert_eq!(
-        table_row(&table, "windows", "system-suspend"),
-        [392, 392, 1, 1, 1]
-    );
-    assert_eq!(
-        table_row(&table, "android", "system-suspend"),
-        [392, 392, 1, 1, 1]
-    );
-    assert_eq!(
-        table_row(&table, "linux", "system-suspend"),
-        [1, 1, 1, 1, 1]
-    );
-    assert_eq!(
-        table_row(&table, "macos", "system-suspend"),
-        [1, 1, 1, 1, 1]
-    );
-    assert_eq!(
-        table_row(&table, "ios", "process-suspend"),
-        [392, 392, 1, 1, 1]
-    );
+    let expected = [
+        ("windows", "system-suspend", [392, 392, 1, 1, 1]),
+        ("android", "system-suspend", [392, 392, 1, 1, 1]),
+        ("linux", "system-suspend", [1, 1, 1, 1, 1]),
+        ("macos", "system-suspend", [1, 1, 1, 1, 1]),
+        ("ios", "process-suspend", [392, 392, 1, 1, 1]),
+    ];
+    for (platform, suspend, ticks) in expected {
+        assert_eq!(
+            table_row(&table, platform, suspend),
+            ticks,
+            "{platform} {suspend}"
+        );
+    }
 }
 
 #[test]

@@ -66,20 +66,6 @@ impl TraceSink for NoTrace {
     }
 }
 
-impl<T: TraceSink + ?Sized> TraceSink for &mut T {
-    fn wants_events(&self) -> bool {
-        (**self).wants_events()
-    }
-
-    fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        (**self).record(event)
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        (**self).finish()
-    }
-}
-
 impl<T: TraceSink + ?Sized> TraceSink for Box<T> {
     fn wants_events(&self) -> bool {
         (**self).wants_events()
