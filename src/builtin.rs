@@ -17,9 +17,10 @@ pub fn scenarios_under(folder: &str) -> Result<Vec<Scenario>, ScenarioError> {
         .into_iter()
         .map(|file| {
             let source = format!("scenarios/{}", file.path().display());
-            let text = file
-                .contents_utf8()
-                .ok_or_else(|| ScenarioError::whole_file(&source, "not UTF-8"))?;
+            let text = file.contents_utf8().ok_or_else(|| {
+                ScenarioError::whole_file(&source, "not UTF-8")
+                    .with_hint("scenario files are UTF-8 text")
+            })?;
             scenario::parse(&source, text)
         })
         .collect()

@@ -17,10 +17,24 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Starts writing `target`. Fails at once if it exists and `overwrite` is false.
+    /// Starts writing `target`. Fails at once if it exists and `overwrite` is false, or if it is
+    /// anything but a regular file. A symbolic link is followed, so the file it points to is the
+    /// one replaced.
     pub fn create(target: &Path, overwrite: bool) -> io::Result<Self> {
-        if !overwrite && target.exists() {
-            return Err(refusal(target));
+        let target = &resolve_links(target)?;
+        if let Ok(meta) = std::fs::metadata(target) {
+            if !meta.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{} is not a regular file; output goes to regular files only",
+                        target.display()
+                    ),
+                ));
+            }
+            if !overwrite {
+                return Err(refusal(target));
+            }
         }
         let folder = match target.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -42,7 +56,9 @@ impl AtomicFile {
             let mode = std::fs::metadata(target).map_or(0o666, |meta| meta.permissions().mode());
             builder.permissions(std::fs::Permissions::from_mode(mode));
         }
-        let temp = builder.tempfile_in(folder)?;
+        let temp = builder
+            .tempfile_in(folder)
+            .map_err(|error| about(target, error))?;
         Ok(AtomicFile {
             target: target.to_path_buf(),
             overwrite,
@@ -52,8 +68,13 @@ impl AtomicFile {
 
     /// Moves the finished file into place.
     pub fn commit(self) -> io::Result<()> {
-        let temp = self.temp.into_inner().map_err(|error| error.into_error())?;
-        temp.as_file().sync_all()?;
+        let temp = self
+            .temp
+            .into_inner()
+            .map_err(|error| about(&self.target, error.into_error()))?;
+        temp.as_file()
+            .sync_all()
+            .map_err(|error| about(&self.target, error))?;
         let persisted = if self.overwrite {
             temp.persist(&self.target)
         } else {
@@ -64,9 +85,38 @@ impl AtomicFile {
             Err(error) if error.error.kind() == io::ErrorKind::AlreadyExists => {
                 Err(refusal(&self.target))
             }
-            Err(error) => Err(error.error),
+            Err(error) => Err(about(&self.target, error.error)),
         }
     }
+}
+
+/// Follows symbolic links (at most 40, as the kernel does) to the path that would be written.
+fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// Names the file the user asked for, not the temporary one, in an error.
+fn about(target: &Path, error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!("cannot write {}: {error}", target.display()),
+    )
 }
 
 impl Write for AtomicFile {
@@ -101,6 +151,8 @@ pub fn write_atomically(target: &Path, contents: &[u8], overwrite: bool) -> io::
 mod tests {
     use super::*;
     use std::fs;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn an_existing_file_is_never_replaced_without_overwrite() {
@@ -132,6 +184,48 @@ mod tests {
         fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
         write_atomically(&target, b"two", true).unwrap();
         assert_eq!(mode_of(&target), 0o640);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_and_links_are_written_through() {
+        let folder = tempfile::tempdir().unwrap();
+        let fifo = folder.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let error = write_atomically(&fifo, b"trace", true).unwrap_err();
+        assert!(
+            error.to_string().contains("is not a regular file"),
+            "{error}"
+        );
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        let error = write_atomically(folder.path(), b"trace", true).unwrap_err();
+        assert!(
+            error.to_string().contains("is not a regular file"),
+            "{error}"
+        );
+
+        let real = folder.path().join("real.txt");
+        fs::write(&real, "old").unwrap();
+        let link = folder.path().join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        assert_eq!(
+            write_atomically(&link, b"new", false).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        write_atomically(&link, b"new", true).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
     }
 
     #[test]

@@ -179,6 +179,22 @@ pub(crate) fn record_fault<P: Copy, S: TraceSink>(
     Ok(())
 }
 
+/// How many fault edges can make the world re-time every pending wake: each suspend's end (the
+/// process may run again) and, when `Instant` reads the wall clock, every step and slew edge.
+pub(crate) fn retiming_edges(scenario: &Scenario) -> u128 {
+    let on_wall = scenario.instant_clock == ClockId::Wall;
+    scenario
+        .faults
+        .iter()
+        .map(|fault| match fault {
+            Fault::SystemSuspend { .. } | Fault::ProcessSuspend { .. } => 1,
+            Fault::WallStep { .. } if on_wall => 1,
+            Fault::WallSlew { .. } if on_wall => 2,
+            _ => 0,
+        })
+        .sum()
+}
+
 /// The most a clock can advance over the run: physical time, plus every forward wall step and
 /// the extra of every fast slew if the clock is the wall. Bounds how many periods can elapse.
 pub(crate) fn clock_advance_bound_ns(scenario: &Scenario, clock: ClockId) -> u128 {

@@ -105,6 +105,7 @@ fn summary_only_writes_the_header_and_the_summary() {
         ])
         .output()
         .unwrap();
+    assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).unwrap();
     let events: Vec<_> = text
         .lines()
@@ -188,7 +189,7 @@ duration = "365d"
         .code(2)
         .stdout(predicate::str::is_empty())
         .stderr(predicate::str::contains(
-            "this run could handle up to 34560000000000001 events",
+            "this run could handle up to 34560000000000003 events",
         ))
         .stderr(predicate::str::contains("--max-events"));
 }
@@ -201,8 +202,9 @@ fn max_events_sets_the_limit_both_ways() {
         .args(["run", path, "--max-events", "10"])
         .assert()
         .code(2);
+    // 21 ticks, and two wakes re-timed when the process resumes.
     ticklab()
-        .args(["run", path, "--max-events", "21"])
+        .args(["run", path, "--max-events", "23"])
         .assert()
         .success();
 }
@@ -424,4 +426,103 @@ fn the_replay_command_carries_a_raised_event_limit() {
             "replay: ticklab run {} --seed 0 --max-events 500",
             path.display()
         )));
+}
+
+#[test]
+fn two_processes_write_the_same_bytes() {
+    for args in [
+        &[
+            "run",
+            "scenarios/interval/load-1000-intervals.toml",
+            "--format",
+            "jsonl",
+            "--seed",
+            "3",
+        ][..],
+        &[
+            "run",
+            "scenarios/interval/linux-freezer-around-suspend-naive.toml",
+        ],
+    ] {
+        let first = ticklab().args(args).output().unwrap();
+        let second = ticklab().args(args).output().unwrap();
+        assert!(first.status.success());
+        assert!(first.stdout.len() > 10_000, "{args:?} wrote a real trace");
+        assert!(
+            first.stdout == second.stdout && first.stderr == second.stderr,
+            "{args:?}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn check_follows_symlinked_scenarios() {
+    let folder = tempfile::tempdir().unwrap();
+    let failing = folder.path().join("failing.toml");
+    std::fs::write(
+        &failing,
+        format!("{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"),
+    )
+    .unwrap();
+    let scenarios = folder.path().join("scenarios");
+    std::fs::create_dir(&scenarios).unwrap();
+    std::os::unix::fs::symlink(&failing, scenarios.join("linked.toml")).unwrap();
+    ticklab()
+        .args(["check", scenarios.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "1 scenarios: 0 passed, 1 failed, 0 invalid",
+        ));
+}
+
+#[cfg(unix)]
+#[test]
+fn out_refuses_special_files_even_with_force() {
+    let folder = tempfile::tempdir().unwrap();
+    let fifo = folder.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    ticklab()
+        .args([
+            "run",
+            &scenario("windows-sleep-fixed"),
+            "--out",
+            fifo.to_str().unwrap(),
+            "--force",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a regular file"));
+    ticklab()
+        .args([
+            "run",
+            &scenario("windows-sleep-fixed"),
+            "--out",
+            folder.path().to_str().unwrap(),
+            "--force",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a regular file"));
+}
+
+#[test]
+fn a_folder_is_not_a_scenario_file() {
+    ticklab()
+        .args(["run", "scenarios"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "error: scenarios: cannot read the scenario",
+        ))
+        .stderr(predicate::str::contains(
+            "hint: pass a scenario file; `ticklab check FOLDER`",
+        ));
 }

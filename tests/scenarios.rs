@@ -33,7 +33,10 @@ fn text_trace(scenario: &Scenario) -> String {
 fn scenario_files() -> Vec<(String, PathBuf)> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&folder).sort_by_file_name() {
+    for entry in walkdir::WalkDir::new(&folder)
+        .follow_links(true)
+        .sort_by_file_name()
+    {
         let path = entry.unwrap().into_path();
         if path.extension().is_some_and(|ext| ext == "toml") {
             let relative = path.strip_prefix(&folder).unwrap().with_extension("");
@@ -139,4 +142,20 @@ fn a_different_seed_changes_a_seeded_trace() {
     };
     assert_ne!(with_seed(1), with_seed(2));
     assert_eq!(with_seed(1), with_seed(1));
+}
+
+#[test]
+fn every_snapshot_belongs_to_a_scenario() {
+    let names: Vec<String> = scenario_files().into_iter().map(|(name, _)| name).collect();
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
+    let orphans: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|file| file.strip_suffix(".snap").map(str::to_string))
+        .filter(|name| !names.contains(name))
+        .collect();
+    assert!(
+        orphans.is_empty(),
+        "snapshots without a scenario (delete them): {orphans:?}"
+    );
 }

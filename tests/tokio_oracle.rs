@@ -21,8 +21,14 @@ fn round_up_to_ms(ns: i64) -> i64 {
     (ns + MS - 1) / MS * MS
 }
 
-/// Runs one schedule of gaps against tokio and the model; returns the first disagreement.
-fn compare(behavior: MissedTick, period_ns: i64, gaps_ns: &[i64]) -> Result<(), String> {
+/// Runs one schedule of gaps against tokio with `behavior` and the model `model`; returns the
+/// first disagreement.
+fn compare(
+    behavior: MissedTick,
+    model: MissedTick,
+    period_ns: i64,
+    gaps_ns: &[i64],
+) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
@@ -38,7 +44,7 @@ fn compare(behavior: MissedTick, period_ns: i64, gaps_ns: &[i64]) -> Result<(), 
             MissedTick::Skip => MissedTickBehavior::Skip,
             other => unreachable!("tokio has no {other:?}"),
         });
-        let mut core = IntervalCore::created_at(behavior, 0, period_ns);
+        let mut core = IntervalCore::created_at(model, 0, period_ns);
         for (step, &gap_ns) in gaps_ns.iter().enumerate() {
             tokio::time::advance(Duration::from_nanos(gap_ns as u64)).await;
             let before_ns = since_start(Instant::now());
@@ -95,32 +101,28 @@ proptest! {
         period_ns in period_ns(),
         gaps_ns in prop::collection::vec(gap_ns(), 1..12),
     ) {
-        prop_assert_eq!(compare(behavior, period_ns, &gaps_ns), Ok(()));
+        prop_assert_eq!(compare(behavior, behavior, period_ns, &gaps_ns), Ok(()));
     }
 }
 
 #[test]
 fn the_oracle_notices_a_wrong_model() {
-    // Delay and Skip differ after a late tick; comparing one against the other's tokio twin fails.
-    let late = [0, 75 * MS];
-    assert_eq!(compare(MissedTick::Skip, 50 * MS, &late), Ok(()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap();
-    let tokio_delay = runtime.block_on(async {
-        let start = Instant::now();
-        let mut interval = tokio::time::interval(Duration::from_millis(50));
-        interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        interval.tick().await;
-        tokio::time::advance(Duration::from_millis(75)).await;
-        interval.tick().await;
-        (interval.tick().await - start).as_nanos() as i64
-    });
-    let mut skip = IntervalCore::created_at(MissedTick::Skip, 0, 50 * MS);
-    skip.tick(0);
-    skip.tick(75 * MS);
-    assert_eq!(tokio_delay, 125 * MS);
-    assert_ne!(skip.deadline_ns(), tokio_delay);
+    // A 50 ms interval, 120 ms late: Burst fires 100 ms at once, Skip resumes at 150 ms, Delay at
+    // 170 ms.
+    let late = [0, 120 * MS, 0, 0];
+    for behavior in [MissedTick::Burst, MissedTick::Delay, MissedTick::Skip] {
+        assert_eq!(
+            compare(behavior, behavior, 50 * MS, &late),
+            Ok(()),
+            "{behavior:?}"
+        );
+        for model in [MissedTick::Burst, MissedTick::Delay, MissedTick::Skip] {
+            if model != behavior {
+                assert!(
+                    compare(behavior, model, 50 * MS, &late).is_err(),
+                    "{model:?} passed for {behavior:?}"
+                );
+            }
+        }
+    }
 }

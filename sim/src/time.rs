@@ -17,8 +17,14 @@ pub struct Secs(pub u64);
 
 impl fmt::Display for Secs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = format!("{}.{:09}s", self.0 / NS_PER_SEC, self.0 % NS_PER_SEC);
-        f.pad(&text)
+        let (whole, fraction) = (self.0 / NS_PER_SEC, self.0 % NS_PER_SEC);
+        // Right-aligned padding by hand: traces print one of these per event.
+        let digits = whole.checked_ilog10().map_or(1, |log| log as usize + 1);
+        let width = digits + 11;
+        for _ in width..f.width().unwrap_or(0) {
+            f.write_str(" ")?;
+        }
+        write!(f, "{whole}.{fraction:09}s")
     }
 }
 
@@ -36,7 +42,7 @@ impl fmt::Display for Compact {
         // Whole hours and minutes read best as such; from a second up, seconds with a trimmed
         // fraction; below that, the largest sub-second unit that divides the value exactly.
         for (unit_ns, name) in [(3600 * NS_PER_SEC, "h"), (60 * NS_PER_SEC, "m")] {
-            if ns % unit_ns == 0 {
+            if ns.is_multiple_of(unit_ns) {
                 return write!(f, "{sign}{}{name}", ns / unit_ns);
             }
         }
@@ -47,7 +53,7 @@ impl fmt::Display for Compact {
             return write!(f, "{sign}{}{dot}{fraction}s", ns / NS_PER_SEC);
         }
         for (unit_ns, name) in [(NS_PER_MS, "ms"), (NS_PER_US, "us")] {
-            if ns % unit_ns == 0 {
+            if ns.is_multiple_of(unit_ns) {
                 return write!(f, "{sign}{}{name}", ns / unit_ns);
             }
         }

@@ -105,7 +105,10 @@ fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                 path.display()
             )));
         }
-        for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+        for entry in walkdir::WalkDir::new(path)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
             let entry = entry.map_err(|error| Failure::Invalid(error.to_string()))?;
             if entry.file_type().is_file()
                 && entry.path().extension().is_some_and(|ext| ext == "toml")

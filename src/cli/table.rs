@@ -51,9 +51,7 @@ pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
         }
     }
     let cells = matrix_cells;
-    if let Some(example) = scenarios.first() {
-        super::print(caption(example))?;
-    }
+    super::print(caption(&scenarios))?;
     super::print(matrix(&cells))?;
     Ok(())
 }
@@ -82,23 +80,39 @@ fn coordinates(scenario: &Scenario) -> Result<Cell, Failure> {
     Ok((scenario.platform, suspend, config.missed_tick))
 }
 
-fn caption(example: &Scenario) -> String {
-    let ModelConfig::Interval(config) = &example.model;
-    let period = match config.period {
-        crate::interval::Period::Fixed { period_ns } => Compact(period_ns as i64).to_string(),
-        crate::interval::Period::DrawnMs { low_ms, high_ms } => format!("{low_ms}..{high_ms}ms"),
+/// Describes the interval and the stop the matrix scenarios share; when they differ, says so
+/// rather than describing one of them.
+fn caption(scenarios: &[Scenario]) -> String {
+    let setup = |scenario: &Scenario| {
+        let ModelConfig::Interval(config) = &scenario.model;
+        let period = match config.period {
+            crate::interval::Period::Fixed { period_ns } => Compact(period_ns as i64).to_string(),
+            crate::interval::Period::DrawnMs { low_ms, high_ms } => {
+                format!("{low_ms}..{high_ms}ms")
+            }
+        };
+        let stops: Vec<String> = scenario
+            .faults
+            .iter()
+            .map(|fault| {
+                format!(
+                    "stopped for {} at {}",
+                    Compact(fault.duration_ns() as i64),
+                    Compact(fault.at_ns() as i64)
+                )
+            })
+            .collect();
+        format!("a {period} interval, {}", stops.join(", "))
     };
-    let suspend = match example.faults.first() {
-        Some(fault) => format!(
-            ", stopped for {} at {}",
-            Compact(fault.duration_ns() as i64),
-            Compact(fault.at_ns() as i64)
-        ),
-        None => String::new(),
-    };
-    format!(
-        "Ticks in the first second after the process can run again: a {period} interval{suspend}"
-    )
+    let heading = "Ticks in the first second after the process can run again";
+    match scenarios.first().map(setup) {
+        Some(first) if scenarios.iter().all(|scenario| setup(scenario) == first) => {
+            format!("{heading}: {first}")
+        }
+        _ => {
+            format!("{heading} (the scenarios in scenarios/{MATRIX_FOLDER}/ differ in their setup)")
+        }
+    }
 }
 
 fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {

@@ -9,7 +9,8 @@ use ticklab_sim::{ClockId, Deadline, SimRng, Step, ThreadId, World};
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
 use crate::run::{
-    RunError, RunOptions, clock_advance_bound_ns, record_fault, start_event, world_config,
+    RunError, RunOptions, clock_advance_bound_ns, record_fault, retiming_edges, start_event,
+    world_config,
 };
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TickEvent, TraceSink, Wall};
@@ -68,17 +69,21 @@ fn check_work(
     let advance_ns = clock_advance_bound_ns(scenario, scenario.instant_clock);
     // Every design moves each deadline at least one period past the last, so an interval ticks
     // at most once per period of clock advance, plus its first tick.
-    let bound: u128 = plans
+    let ticks: u128 = plans
         .iter()
         .map(|plan| advance_ns / u128::from(plan.period_ns) + 1)
         .sum();
+    // One wake per interval, and the runtime's own, may be pending when a fault re-times them.
+    let retimed = retiming_edges(scenario) * (plans.len() as u128 + 1);
+    let bound = ticks + retimed;
     if bound > u128::from(options.max_events) {
         let shortest = plans.iter().map(|plan| plan.period_ns).min().unwrap_or(1);
         return Err(RunError::TooMuchWork {
             events_bound: bound,
             max_events: options.max_events,
             why: format!(
-                "{} interval(s), the shortest period {}, over {} of Instant time",
+                "up to {ticks} ticks of {} interval(s), the shortest period {}, over {} of Instant time, \
+                 and {retimed} wakes re-timed after clock changes",
                 plans.len(),
                 ticklab_sim::Compact(shortest as i64),
                 ticklab_sim::Compact(advance_ns.min(i64::MAX as u128) as i64)
@@ -232,7 +237,7 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
             let busy_until_ns = self.world.thread(self.runtime).busy_until_ns();
             let deadline = Deadline {
                 clock: ClockId::Boottime,
-                at_ns: busy_until_ns as i64,
+                at_ns: i64::try_from(busy_until_ns).unwrap_or(i64::MAX),
             };
             self.world.wake_at(deadline, RUNTIME_FREE);
             self.runtime_wake_filed = true;

@@ -23,7 +23,7 @@ pub(crate) struct IntervalSpec {
     missed_tick: Name<MissedTick>,
     period: Spanned<PeriodSpec>,
     count: Option<Spanned<i64>>,
-    tick_cost: Option<DurationNs>,
+    tick_cost: Option<Spanned<DurationNs>>,
     phase: Option<PhaseSpec>,
     timer_resolution: Option<Spanned<DurationNs>>,
 }
@@ -73,10 +73,23 @@ pub enum Phase {
     },
 }
 
+/// Validates the `[model]` table of a run lasting `run_for_ns`.
 pub(crate) fn validate(
     file: &Located<'_>,
     spec: &IntervalSpec,
+    run_for_ns: u64,
 ) -> Result<IntervalConfig, ScenarioError> {
+    // A tick that costs more than the whole run is never observed finishing, and bounding the
+    // cost keeps the runtime thread's busy time within twice the run.
+    let tick_cost_ns = match &spec.tick_cost {
+        None => 0,
+        Some(cost) if cost.get_ref().0 <= run_for_ns => cost.get_ref().0,
+        Some(cost) => {
+            return Err(file
+                .error(cost.span(), "`tick_cost` is longer than the whole run")
+                .with_hint("`tick_cost` is the CPU time of one tick, such as \"2ms\""));
+        }
+    };
     let period = validate_period(file, &spec.period)?;
     let count = match &spec.count {
         None => 1,
@@ -106,7 +119,7 @@ pub(crate) fn validate(
         missed_tick: spec.missed_tick.0,
         period,
         count,
-        tick_cost_ns: spec.tick_cost.map_or(0, |cost| cost.0),
+        tick_cost_ns,
         phase: match spec.phase {
             None | Some(PhaseSpec::Random) => Phase::Random,
             Some(PhaseSpec::Fixed(offset)) => Phase::Fixed {

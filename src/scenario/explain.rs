@@ -43,18 +43,37 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
             hint.to_string(),
         );
     }
+    let too_large = (message.starts_with("invalid type: integer") && message.contains(" as i128"))
+        || (message.starts_with("invalid value: integer") && message.ends_with("expected i64"));
+    if too_large {
+        return (
+            "this number is too large".to_string(),
+            "whole numbers here must fit in 64 bits".to_string(),
+        );
+    }
     if let Some(rest) = message.strip_prefix("invalid type: ")
         && let Some((found, expected)) = rest.split_once(", expected ")
     {
-        if found.ends_with("as i128") {
-            let hint = "whole numbers here must fit in 64 bits";
-            return ("this number is too large".to_string(), hint.to_string());
-        }
+        let expected = plain_type(expected);
         let hint = if expected.contains("duration") {
             "durations are quoted strings with a unit, such as \"8m\"".to_string()
+        } else if table.starts_with("[[") && table != "[[fault]]" {
+            format!(
+                "{table} is a list of tables; a scenario has one: write its header with single brackets"
+            )
+        } else if found == "map" && expected == "a string" {
+            "quote the value: dates and times are strings here, such as \"2020-03-12T14:08:18Z\""
+                .to_string()
         } else {
             format!("write {expected} here")
         };
+        if table.starts_with("[[") && table != "[[fault]]" {
+            let single = table.trim_start_matches('[').trim_end_matches(']');
+            return (
+                format!("expected one [{single}] table, found a list of them"),
+                hint,
+            );
+        }
         return (format!("expected {expected}, found {found}"), hint);
     }
     if let Some(rest) = message.strip_prefix("missing field")
@@ -68,6 +87,15 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
     let hint =
         "this line is not valid TOML: keys are written key = value, strings in double quotes";
     (message.to_string(), hint.to_string())
+}
+
+/// Rust's type names, as serde reports them, in the words of a scenario file.
+fn plain_type(expected: &str) -> &str {
+    match expected {
+        "i64" | "u64" | "u32" | "usize" => "a whole number",
+        "f64" | "f32" => "a number, such as 0.0005",
+        other => other,
+    }
 }
 
 fn missing_key_hint(key: &str, table: &str) -> String {

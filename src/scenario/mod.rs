@@ -82,8 +82,15 @@ impl Located<'_> {
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let source = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|error| {
+        let hint = if path.is_dir() {
+            "pass a scenario file; `ticklab check FOLDER` runs every scenario in a folder"
+        } else if error.kind() == std::io::ErrorKind::InvalidData {
+            "scenario files are UTF-8 text"
+        } else {
+            "check the path; the built-in scenarios are under scenarios/"
+        };
         ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
-            .with_hint("check the path; the built-in scenarios are under scenarios/")
+            .with_hint(hint)
     })?;
     parse(&source, &text)
 }
@@ -97,7 +104,8 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
         "interval" => {
             let raw: schema::ScenarioFile<IntervalSpec> =
                 toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model = crate::interval::spec::validate(&file, &raw.model)?;
+            let model =
+                crate::interval::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
             finish(
                 &file,
                 raw,

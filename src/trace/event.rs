@@ -91,17 +91,50 @@ impl Event<'_> {
 pub struct Wall(pub i64);
 
 impl fmt::Display for Wall {
+    /// Traces print a wall reading per event and most share their second with the one before, so
+    /// the date and time of day are formatted once per second and reused.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match Timestamp::from_nanosecond(i128::from(self.0)) {
-            Ok(timestamp) => write!(f, "{timestamp:.9}"),
-            Err(_) => write!(f, "{}ns", self.0),
+        thread_local! {
+            static LAST_SECOND: std::cell::RefCell<(i64, String)> = const { std::cell::RefCell::new((i64::MIN, String::new())) };
         }
+        let second = self.0.div_euclid(1_000_000_000);
+        let nanos = self.0.rem_euclid(1_000_000_000);
+        LAST_SECOND.with_borrow_mut(|(cached_second, prefix)| {
+            if *cached_second != second {
+                let Ok(timestamp) = Timestamp::from_second(second) else {
+                    return write!(f, "{}ns", self.0);
+                };
+                // Whole seconds print as `2020-03-12T14:08:19Z`; the `Z` goes after the fraction.
+                *prefix = format!("{timestamp:.0}").trim_end_matches('Z').to_string();
+                *cached_second = second;
+            }
+            write!(f, "{prefix}.{nanos:09}Z")
+        })
     }
 }
 
 impl Serialize for Wall {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wall_readings_print_as_rfc3339_with_nanoseconds_either_side_of_1970() {
+        for (ns, text) in [
+            (1_584_022_098_000_000_001, "2020-03-12T14:08:18.000000001Z"),
+            (1_584_022_098_999_999_999, "2020-03-12T14:08:18.999999999Z"),
+            (1_584_022_099_000_000_000, "2020-03-12T14:08:19.000000000Z"),
+            (-1, "1969-12-31T23:59:59.999999999Z"),
+        ] {
+            assert_eq!(Wall(ns).to_string(), text);
+            let reference = Timestamp::from_nanosecond(i128::from(ns)).unwrap();
+            assert_eq!(Wall(ns).to_string(), format!("{reference:.9}"));
+        }
     }
 }
 

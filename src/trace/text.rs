@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use ticklab_sim::{Compact, Secs};
 
 use super::event::SignedSecs;
-use super::{Event, StartEvent, Summary, TraceSink};
+use super::{Event, StartEvent, Summary, TickEvent, TraceSink};
 
 /// Writes text lines to `out`, optionally eliding the middle of long runs of ticks.
 #[derive(Debug)]
@@ -22,7 +22,7 @@ struct Elision {
     keep: usize,
     printed_in_run: usize,
     /// The latest ticks of the run, not yet printed: `(t_ns, line)`.
-    tail: VecDeque<(u64, String)>,
+    tail: VecDeque<TickEvent>,
     hidden: u64,
     first_hidden_ns: u64,
     last_hidden_ns: u64,
@@ -97,20 +97,20 @@ impl<W: Write> TextSink<W> {
         self.out
     }
 
-    /// Prints a tick line now, or holds it back for eliding.
-    fn tick_line(&mut self, t_ns: u64, line: String) -> io::Result<()> {
+    /// Prints a tick now, or holds it back for eliding; hidden ticks are never formatted.
+    fn tick(&mut self, tick: &TickEvent) -> io::Result<()> {
         let Some(elision) = &mut self.elision else {
-            return writeln!(self.out, "{line}");
+            return write_tick(&mut self.out, tick);
         };
         if elision.printed_in_run < elision.keep {
             elision.printed_in_run += 1;
-            return writeln!(self.out, "{line}");
+            return write_tick(&mut self.out, tick);
         }
-        elision.tail.push_back((t_ns, line));
+        elision.tail.push_back(*tick);
         if elision.tail.len() > elision.keep
-            && let Some((hidden_ns, _)) = elision.tail.pop_front()
+            && let Some(hidden) = elision.tail.pop_front()
         {
-            elision.hide(hidden_ns);
+            elision.hide(hidden.t_ns);
         }
         Ok(())
     }
@@ -123,8 +123,8 @@ impl<W: Write> TextSink<W> {
         if let Some(line) = elision.summary_line() {
             writeln!(self.out, "{line}")?;
         }
-        for (_, line) in elision.tail.drain(..) {
-            writeln!(self.out, "{line}")?;
+        for tick in elision.tail.drain(..) {
+            write_tick(&mut self.out, &tick)?;
         }
         elision.printed_in_run = 0;
         elision.hidden = 0;
@@ -132,7 +132,7 @@ impl<W: Write> TextSink<W> {
     }
 
     fn start(&mut self, start: &StartEvent) -> io::Result<()> {
-        writeln!(self.out, "# {}", start.about)?;
+        writeln!(self.out, "# {}", one_line(&start.about))?;
         writeln!(
             self.out,
             "# {} model, {}; seed {}; run for {}; wall clock starts at {}",
@@ -189,15 +189,7 @@ impl<W: Write> TraceSink for TextSink<W> {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
         let t = Secs(event.t_ns());
         if let Event::Tick(tick) = event {
-            let line = format!(
-                "{t:>17} tick      i{} #{}  wall {}  instant {}  deadline {}",
-                tick.interval,
-                tick.seq,
-                tick.wall,
-                SignedSecs(tick.instant_ns),
-                SignedSecs(tick.deadline_ns)
-            );
-            return self.tick_line(tick.t_ns, line);
+            return self.tick(tick);
         }
         self.end_tick_run()?;
         match event {
@@ -232,5 +224,40 @@ impl<W: Write> TraceSink for TextSink<W> {
     fn finish(&mut self) -> io::Result<()> {
         self.end_tick_run()?;
         self.out.flush()
+    }
+}
+
+fn write_tick(out: &mut impl Write, tick: &TickEvent) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:>17} tick      i{} #{}  wall {}  instant {}  deadline {}",
+        Secs(tick.t_ns),
+        tick.interval,
+        tick.seq,
+        tick.wall,
+        SignedSecs(tick.instant_ns),
+        SignedSecs(tick.deadline_ns)
+    )
+}
+
+/// Text a scenario wrote, made safe for one trace line: line breaks and tabs become spaces, and
+/// other control characters are escaped, so a header never spills over or drives the terminal.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => " ".to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_line_about_stays_on_its_header_line() {
+        assert_eq!(one_line("two\nlines\x1b[31m"), "two lines\\u{1b}[31m");
     }
 }
