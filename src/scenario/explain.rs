@@ -61,6 +61,15 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
             format!(
                 "{table} is a list of tables; a scenario has one: write its header with single brackets"
             )
+        } else if expected == "a number" || expected == "a whole number" {
+            format!(
+                "write {expected} here, without quotes, such as {}",
+                if expected == "a number" {
+                    "0.0005"
+                } else {
+                    "3"
+                }
+            )
         } else if found == "map" && expected == "a string" {
             "quote the value: dates and times are strings here, such as \"2020-03-12T14:08:18Z\""
                 .to_string()
@@ -93,7 +102,7 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
 fn plain_type(expected: &str) -> &str {
     match expected {
         "i64" | "u64" | "u32" | "usize" => "a whole number",
-        "f64" | "f32" => "a number, such as 0.0005",
+        "f64" | "f32" => "a number",
         other => other,
     }
 }
