@@ -17,6 +17,8 @@
 //! ```
 
 pub mod interval;
+pub mod sync;
+pub mod timer;
 mod wait;
 
 pub use wait::Wait;

@@ -1,0 +1,16 @@
+use loom::sync::Mutex;
+use loom::sync::atomic::AtomicU64;
+
+use super::{Primitives, backend};
+
+/// loom's primitives: every interleaving of a small model, explored exhaustively. Only usable
+/// inside `loom::model`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoomPrimitives;
+
+impl Primitives for LoomPrimitives {
+    type Mutex<T: Send> = Mutex<T>;
+    type AtomicU64 = AtomicU64;
+}
+
+backend!(Mutex, AtomicU64, std::sync::PoisonError::into_inner);

@@ -1,0 +1,376 @@
+//! brpc's `TimerThread`: bucketed schedulers, one timer thread with a heap of its own.
+//!
+//! - A scheduler picks a bucket by hashing its thread, pushes the timer there under the bucket's
+//!   lock, and learns whether it beat the bucket's nearest deadline. Only then does it take the
+//!   global lock, and only if it also beats the global nearest deadline does it bump the signal
+//!   count and ask for the timer thread to be woken. RPC timeouts mostly arrive in deadline order,
+//!   so most schedules touch only their bucket.
+//! - The timer thread resets the global nearest deadline *before* draining the buckets, so any
+//!   timer scheduled during the drain lowers it again and is noticed; drains every bucket into
+//!   its private heap, freeing cancelled timers; runs what is due, checking the global nearest
+//!   before each run; and sleeps on the signal count until its heap's earliest deadline.
+//! - `unschedule` only swaps the timer's version; the timer thread frees the slot later.
+//!
+//! Each bucket owns a share of the slots and hands them out under its own lock, so allocation
+//! adds no shared lock. The timer thread returns freed slots to their bucket on its next drain.
+
+use std::collections::BinaryHeap;
+use std::marker::PhantomData;
+use std::sync::atomic::Ordering::{Relaxed, Release, SeqCst};
+
+use super::slots::{PURGE_FLOOR, Slots, Start, Task};
+use super::{
+    ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled, fmix64,
+    per_part,
+};
+use crate::sync::{Atomic64, Lock, Primitives};
+
+/// The steps of brpc's protocol that are easy to get subtly wrong, as switches. [`Brpc`] keeps
+/// every one; the model checks define variants that flip one each and prove loom catches it.
+pub trait Protocol: Send + Sync + 'static {
+    /// Reset the global nearest deadline before draining the buckets, not after.
+    const RESET_NEAREST_BEFORE_DRAIN: bool = true;
+    /// Cancel by swapping the version, so the timer thread sees the cancellation.
+    const CANCEL_BUMPS_VERSION: bool = true;
+    /// Bump the signal count when a timer beats the global nearest deadline.
+    const SIGNAL_EARLIER_TIMERS: bool = true;
+    /// Before sleeping, check under the global lock that no earlier timer arrived during the round.
+    const CHECK_NEAREST_BEFORE_SLEEP: bool = true;
+    /// Publish a finished run with a release store, so `unschedule` callers see the callback's work.
+    const RELEASE_ON_FINISH: bool = true;
+    /// Check for `stop` under the global lock before sleeping. Without it, a stop that lands while
+    /// a round runs is overwritten by the next reset and the thread sleeps forever (brpc #2986).
+    const CHECK_STOP_BEFORE_SLEEP: bool = true;
+}
+
+/// brpc's protocol, every step as designed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Brpc;
+
+impl Protocol for Brpc {}
+
+/// The global nearest deadline while nothing is pending.
+const NEVER: i64 = i64::MAX;
+
+/// brpc's bucketed timer thread.
+pub struct Bucketed<S: Primitives, P: Send, V: Protocol = Brpc> {
+    buckets: Box<[S::Mutex<Bucket<P>>]>,
+    slots_per_bucket: usize,
+    slots: Slots<S>,
+    /// Guards changes to `nearest_ns` and `signals`; the scheduler fast path never takes it.
+    global: S::Mutex<()>,
+    /// The earliest deadline the timer thread knows it must wake for; `i64` bits.
+    nearest_ns: S::AtomicU64,
+    signals: S::AtomicU64,
+    stopped: S::AtomicU64,
+    clock: TimerClock,
+    _protocol: PhantomData<V>,
+}
+
+impl<S: Primitives, P: Send, V: Protocol> std::fmt::Debug for Bucketed<S, P, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bucketed")
+            .field("buckets", &self.buckets.len())
+            .field("slots", &self.slots.len())
+            .field("clock", &self.clock)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Bucket<P> {
+    tasks: Vec<Task<P>>,
+    nearest_ns: i64,
+    free: Vec<u32>,
+}
+
+/// The timer thread's own state: its heap, and slots it freed but has not returned yet.
+pub struct BucketedThread<P> {
+    heap: BinaryHeap<Task<P>>,
+    freed: Vec<Vec<u32>>,
+    purged_at_len: usize,
+}
+
+impl<P> std::fmt::Debug for BucketedThread<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BucketedThread")
+            .field("heap", &self.heap.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
+    /// `buckets` buckets (brpc's default is 13) sharing `capacity` slots.
+    pub fn new(buckets: usize, capacity: usize, clock: TimerClock) -> Self {
+        let buckets = buckets.max(1);
+        let slots_per_bucket = per_part(capacity, buckets);
+        let bucket = |index: usize| {
+            let first = (index * slots_per_bucket) as u32;
+            let free = (first..first + slots_per_bucket as u32).rev().collect();
+            S::Mutex::new(Bucket {
+                tasks: Vec::new(),
+                nearest_ns: NEVER,
+                free,
+            })
+        };
+        Bucketed {
+            buckets: (0..buckets).map(bucket).collect(),
+            slots_per_bucket,
+            slots: Slots::new(0, buckets * slots_per_bucket),
+            global: S::Mutex::new(()),
+            nearest_ns: S::AtomicU64::new(NEVER as u64),
+            signals: S::AtomicU64::new(0),
+            stopped: S::AtomicU64::new(0),
+            clock,
+            _protocol: PhantomData,
+        }
+    }
+
+    fn nearest(&self) -> i64 {
+        self.nearest_ns.load(Relaxed) as i64
+    }
+
+    fn set_nearest(&self, deadline_ns: i64) {
+        self.nearest_ns.store(deadline_ns as u64, Relaxed);
+    }
+
+    /// Lowers the global nearest deadline to `deadline_ns` if it beats it, under the global lock;
+    /// returns whether the timer thread must be woken.
+    fn publish_earlier(&self, deadline_ns: i64) -> bool {
+        self.global.with(|()| {
+            if deadline_ns < self.nearest() {
+                self.set_nearest(deadline_ns);
+                self.signal();
+                true
+            } else {
+                false
+            }
+        })
+    }
+
+    fn signal(&self) {
+        if V::SIGNAL_EARLIER_TIMERS {
+            self.signals.fetch_add(1, SeqCst);
+        }
+    }
+
+    fn reset_nearest(&self) {
+        self.global.with(|()| self.set_nearest(NEVER));
+    }
+
+    /// Moves every bucket's timers into the heap, freeing cancelled ones, and returns freed slots.
+    fn drain(&self, state: &mut BucketedThread<P>) {
+        for (index, bucket) in self.buckets.iter().enumerate() {
+            let freed = &mut state.freed[index];
+            let heap = &mut state.heap;
+            bucket.with(|bucket| {
+                bucket.free.append(freed);
+                bucket.nearest_ns = NEVER;
+                for task in bucket.tasks.drain(..) {
+                    if self.slots.is_cancelled(task.id) {
+                        bucket.free.push(task.id.slot());
+                    } else {
+                        heap.push(task);
+                    }
+                }
+            });
+        }
+    }
+
+    fn free(&self, state: &mut BucketedThread<P>, id: TimerId) {
+        state.freed[id.slot() as usize / self.slots_per_bucket].push(id.slot());
+    }
+
+    /// Frees everything once stopped: queued, cancelled and pending timers alike.
+    fn free_all(&self, state: &mut BucketedThread<P>) {
+        let pending: Vec<TimerId> = state.heap.drain().map(|task| task.id).collect();
+        for id in pending {
+            self.free(state, id);
+        }
+        for (index, bucket) in self.buckets.iter().enumerate() {
+            let freed = &mut state.freed[index];
+            bucket.with(|bucket| {
+                bucket.free.append(freed);
+                bucket
+                    .free
+                    .extend(bucket.tasks.drain(..).map(|task| task.id.slot()));
+            });
+        }
+    }
+
+    fn purge_if_grown(&self, state: &mut BucketedThread<P>) {
+        if state.heap.len() < PURGE_FLOOR || state.heap.len() < 2 * state.purged_at_len {
+            return;
+        }
+        let mut cancelled = Vec::new();
+        state.heap.retain(|task| {
+            let keep = !self.slots.is_cancelled(task.id);
+            if !keep {
+                cancelled.push(task.id);
+            }
+            keep
+        });
+        for id in cancelled {
+            self.free(state, id);
+        }
+        state.purged_at_len = state.heap.len();
+    }
+}
+
+impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
+    type ThreadState = BucketedThread<P>;
+
+    fn clock(&self) -> TimerClock {
+        self.clock
+    }
+
+    fn timer_threads(&self) -> usize {
+        1
+    }
+
+    fn new_thread_state(&self, _thread: usize) -> BucketedThread<P> {
+        BucketedThread {
+            heap: BinaryHeap::new(),
+            freed: (0..self.buckets.len()).map(|_| Vec::new()).collect(),
+            purged_at_len: 0,
+        }
+    }
+
+    fn schedule(
+        &self,
+        deadline_ns: i64,
+        payload: P,
+        caller: u64,
+    ) -> Result<Scheduled, ScheduleError> {
+        if self.stopped.load(Relaxed) != 0 {
+            return Err(ScheduleError::Stopped);
+        }
+        let bucket = &self.buckets[(fmix64(caller) % self.buckets.len() as u64) as usize];
+        let (id, earlier) = bucket.with(|bucket| {
+            let slot = bucket.free.pop().ok_or(ScheduleError::Full)?;
+            let id = self.slots.id_for(slot);
+            bucket.tasks.push(Task {
+                deadline_ns,
+                id,
+                payload,
+            });
+            let earlier = deadline_ns < bucket.nearest_ns;
+            if earlier {
+                bucket.nearest_ns = deadline_ns;
+            }
+            Ok((id, earlier))
+        })?;
+        let wake = earlier && self.publish_earlier(deadline_ns);
+        Ok(Scheduled {
+            id,
+            thread: 0,
+            took_global_lock: earlier,
+            wake,
+        })
+    }
+
+    fn unschedule(&self, id: TimerId) -> Unscheduled {
+        if V::CANCEL_BUMPS_VERSION {
+            self.slots.cancel(id)
+        } else {
+            self.slots.cancel_without_bump(id)
+        }
+    }
+
+    fn run_round(
+        &self,
+        state: &mut BucketedThread<P>,
+        mut now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> Sleep {
+        loop {
+            if self.stopped.load(Relaxed) != 0 {
+                self.free_all(state);
+                return Sleep {
+                    until_ns: None,
+                    seen_signals: 0,
+                    stopped: true,
+                };
+            }
+            if V::RESET_NEAREST_BEFORE_DRAIN {
+                self.reset_nearest();
+            }
+            self.drain(state);
+            if !V::RESET_NEAREST_BEFORE_DRAIN {
+                self.reset_nearest();
+            }
+            self.purge_if_grown(state);
+            let mut pull_again = false;
+            while let Some(top) = state.heap.peek() {
+                if self.slots.is_cancelled(top.id) {
+                    let cancelled = state.heap.pop().expect("peeked");
+                    self.free(state, cancelled.id);
+                    continue;
+                }
+                if now_ns < top.deadline_ns {
+                    break;
+                }
+                // A timer earlier than this one arrived during the drain: drain again first.
+                let top_ns = top.deadline_ns;
+                if self.global.with(|()| top_ns > self.nearest()) {
+                    pull_again = true;
+                    break;
+                }
+                let task = state.heap.pop().expect("peeked");
+                if self.slots.start(task.id) == Start::Run {
+                    now_ns = fire(task.id, task.payload);
+                    let order = if V::RELEASE_ON_FINISH {
+                        Release
+                    } else {
+                        Relaxed
+                    };
+                    self.slots.finish_with(task.id, order);
+                }
+                self.free(state, task.id);
+            }
+            if pull_again {
+                continue;
+            }
+            let next_ns = state.heap.peek().map_or(NEVER, |task| task.deadline_ns);
+            let seen = self.global.with(|()| {
+                if V::CHECK_STOP_BEFORE_SLEEP && self.stopped.load(Relaxed) != 0 {
+                    return None;
+                }
+                if V::CHECK_NEAREST_BEFORE_SLEEP && next_ns > self.nearest() {
+                    return None;
+                }
+                self.set_nearest(next_ns);
+                Some(self.signals.load(SeqCst))
+            });
+            if let Some(seen_signals) = seen {
+                let until_ns = (next_ns != NEVER).then_some(next_ns);
+                return Sleep {
+                    until_ns,
+                    seen_signals,
+                    stopped: false,
+                };
+            }
+        }
+    }
+
+    fn signals(&self, _thread: usize) -> u64 {
+        self.signals.load(SeqCst)
+    }
+
+    fn stop(&self) -> bool {
+        self.stopped.store(1, Relaxed);
+        self.global.with(|()| {
+            self.set_nearest(i64::MIN);
+            self.signals.fetch_add(1, SeqCst);
+        });
+        true
+    }
+
+    fn slots_in_use(&self) -> usize {
+        let free: usize = self
+            .buckets
+            .iter()
+            .map(|bucket| bucket.with(|bucket| bucket.free.len()))
+            .sum();
+        self.slots.len() - free
+    }
+}

@@ -1,0 +1,160 @@
+//! Timer threads: many threads arm and cancel timeouts, one or more timer threads run the due ones.
+//!
+//! Three designs share one API, [`TimerDesign`]:
+//!
+//! - [`GlobalHeap`]: one mutex around one min-heap; the timer thread is woken whenever the earliest
+//!   deadline changes.
+//! - [`Bucketed`]: brpc's `TimerThread`. Schedulers push into one of several buckets and take the
+//!   global lock only when they beat their bucket's nearest deadline; the single timer thread
+//!   drains the buckets into a heap only it touches.
+//! - [`Hashed`]: K independent timer threads, each a global heap, picked by hashing the caller:
+//!   the "more timer threads" alternative brpc rejects because each of them needs waking.
+//!
+//! Every design is a sans-time core generic over the [sync facade](crate::sync). Scheduling
+//! threads call [`schedule`](TimerDesign::schedule) and [`unschedule`](TimerDesign::unschedule);
+//! a timer thread calls [`run_round`](TimerDesign::run_round) with the current time, which runs
+//! what is due and says how long to sleep and which signal count to sleep on. Waking the timer
+//! thread when `schedule` asks for it, and sleeping, are the driver's job.
+//!
+//! ```
+//! use ticklab_models::sync::StdPrimitives;
+//! use ticklab_models::timer::{Bucketed, TimerClock, TimerDesign, Unscheduled};
+//!
+//! let timers: Bucketed<StdPrimitives, &str> = Bucketed::new(13, 1024, TimerClock::Monotonic);
+//! let mut thread = timers.new_thread_state(0);
+//! let call = timers.schedule(100, "rpc 1 timed out", 7).unwrap();
+//! let other = timers.schedule(100, "rpc 2 timed out", 7).unwrap();
+//! assert_eq!(timers.unschedule(call.id), Unscheduled::Cancelled);
+//!
+//! let mut fired = Vec::new();
+//! let sleep = timers.run_round(&mut thread, 150, &mut |_, payload| {
+//!     fired.push(payload);
+//!     150
+//! });
+//! assert_eq!(fired, ["rpc 2 timed out"]);
+//! assert_eq!(sleep.until_ns, None);
+//! assert_eq!(timers.unschedule(other.id), Unscheduled::NotFound);
+//! ```
+
+mod bucketed;
+mod global_heap;
+mod hashed;
+mod slots;
+
+pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol};
+pub use global_heap::{GlobalHeap, GlobalHeapThread};
+pub use hashed::{Hashed, HashedThread};
+pub use slots::{TimerId, Unscheduled};
+
+/// The clock a timer instance keeps its deadlines on. The core never reads it; it tells the
+/// driver which clock to pass as `now`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimerClock {
+    /// Wall-clock time, as brpc's `TimerThread` uses (`gettimeofday`): steps and slews move it.
+    Wall,
+    Monotonic,
+}
+
+impl TimerClock {
+    pub const ALL: [TimerClock; 2] = [TimerClock::Wall, TimerClock::Monotonic];
+    pub const NAMES: &'static [&'static str] = &["wall", "monotonic"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// A timer that was scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scheduled {
+    pub id: TimerId,
+    /// The timer thread that will run it.
+    pub thread: usize,
+    /// Whether scheduling took the lock every scheduler shares.
+    pub took_global_lock: bool,
+    /// Whether the timer thread must be woken (its signal count was bumped).
+    pub wake: bool,
+}
+
+/// Why a timer could not be scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleError {
+    /// The timer threads are stopping.
+    Stopped,
+    /// Every slot is in use.
+    Full,
+}
+
+/// What a timer thread does after a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sleep {
+    /// Sleep until the clock reads this, or forever if `None`, unless signalled.
+    pub until_ns: Option<i64>,
+    /// Sleep only while the thread's signal count still equals this (a futex wait).
+    pub seen_signals: u64,
+    /// The design was stopped: the thread should exit.
+    pub stopped: bool,
+}
+
+/// The API every timer design offers.
+pub trait TimerDesign<P: Send>: Send + Sync {
+    /// What one timer thread keeps to itself between rounds.
+    type ThreadState: Send;
+
+    fn clock(&self) -> TimerClock;
+
+    /// How many timer threads the design runs.
+    fn timer_threads(&self) -> usize;
+
+    fn new_thread_state(&self, thread: usize) -> Self::ThreadState;
+
+    /// Arms a timer for `deadline_ns` on the design's clock. `caller` identifies the calling thread,
+    /// which designs hash to spread contention.
+    fn schedule(
+        &self,
+        deadline_ns: i64,
+        payload: P,
+        caller: u64,
+    ) -> Result<Scheduled, ScheduleError>;
+
+    /// Cancels a timer, with brpc's semantics: see [`Unscheduled`].
+    fn unschedule(&self, id: TimerId) -> Unscheduled;
+
+    /// One pass of a timer thread at time `now_ns`: runs every due timer, calling `fire` with its
+    /// id and payload (`fire` returns the time after the callback, which may have taken long),
+    /// and says how to sleep.
+    fn run_round(
+        &self,
+        state: &mut Self::ThreadState,
+        now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> Sleep;
+
+    /// The signal count of timer thread `thread`: the word it sleeps on.
+    fn signals(&self, thread: usize) -> u64;
+
+    /// Stops every timer thread: `schedule` fails from now on, and each thread's next round frees
+    /// everything and reports `stopped`. Returns whether threads must be woken.
+    fn stop(&self) -> bool;
+
+    /// Slots in use: scheduled timers, and cancelled or finished ones not yet freed.
+    fn slots_in_use(&self) -> usize;
+}
+
+/// Spreads caller ids over buckets or threads (MurmurHash3's 64-bit finaliser, as brpc uses on
+/// thread ids).
+pub(crate) fn fmix64(mut key: u64) -> u64 {
+    key ^= key >> 33;
+    key = key.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    key ^= key >> 33;
+    key = key.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    key ^ (key >> 33)
+}
+
+/// Splits `capacity` slots over `parts` owners, at least one each.
+pub(crate) fn per_part(capacity: usize, parts: usize) -> usize {
+    capacity.div_ceil(parts).max(1)
+}
+
+#[cfg(test)]
+mod tests;
