@@ -118,7 +118,9 @@ fn main() {
     let started = SystemTime::now();
     let scenario =
         ticklab::scenario::parse("bench", SCENARIO).expect("the bench scenario is valid");
-    let ModelConfig::Interval(config) = &scenario.model;
+    let ModelConfig::Interval(config) = &scenario.model else {
+        unreachable!("the bench scenario is an interval scenario")
+    };
     let plans = plan_intervals(config, scenario.seed);
     let ticks = ticklab_ticks(&scenario);
     assert_eq!(

@@ -34,4 +34,5 @@ pub mod interval;
 pub mod output;
 pub mod run;
 pub mod scenario;
+pub mod timer;
 pub mod trace;

@@ -88,6 +88,9 @@ pub fn run_scenario<S: TraceSink>(
 ) -> Result<RunReport, RunError> {
     let seed = options.seed.unwrap_or(scenario.seed);
     let summary = match &scenario.model {
+        ModelConfig::Timer(config) => {
+            crate::timer::runner::run(scenario, config, seed, options, sink)?
+        }
         ModelConfig::Interval(config) => {
             crate::interval::runner::run(scenario, config, seed, options, sink)?
         }

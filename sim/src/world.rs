@@ -89,6 +89,12 @@ impl<P: Copy> World<P> {
         self.machine.wall_ns(self.now_ns)
     }
 
+    /// What `clock` reads now (monotonic and boottime since the run started, wall since the epoch).
+    #[inline]
+    pub fn read(&self, clock: ClockId) -> i64 {
+        self.machine.clocks().read(clock, self.now_ns)
+    }
+
     /// The deadline "when `Instant::now()` reaches `instant_ns`".
     #[inline]
     pub fn instant_deadline(&self, instant_ns: i64) -> Deadline {

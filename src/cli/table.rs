@@ -6,6 +6,7 @@ use ticklab_models::interval::MissedTick;
 use ticklab_sim::{Compact, FaultKind, Platform};
 
 use super::{Failure, Limits};
+use crate::interval::IntervalConfig;
 use crate::run::{RunOptions, run_scenario};
 use crate::scenario::{ModelConfig, Scenario};
 use crate::trace::NoTrace;
@@ -56,9 +57,20 @@ pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A matrix scenario's interval model; the matrix holds nothing else.
+fn interval_of(scenario: &Scenario) -> Result<&IntervalConfig, Failure> {
+    match &scenario.model {
+        ModelConfig::Interval(config) => Ok(config),
+        _ => Err(Failure::Invalid(format!(
+            "{}: a matrix scenario runs an interval",
+            scenario.source
+        ))),
+    }
+}
+
 /// Reads a matrix scenario's cell from its contents, not its file name.
 fn coordinates(scenario: &Scenario) -> Result<Cell, Failure> {
-    let ModelConfig::Interval(config) = &scenario.model;
+    let config = interval_of(scenario)?;
     // The table labels each row with the platform's own Instant clock.
     if scenario.instant_clock != scenario.platform.instant_clock() {
         return Err(Failure::Invalid(format!(
@@ -84,7 +96,9 @@ fn coordinates(scenario: &Scenario) -> Result<Cell, Failure> {
 /// rather than describing one of them.
 fn caption(scenarios: &[Scenario]) -> String {
     let setup = |scenario: &Scenario| {
-        let ModelConfig::Interval(config) = &scenario.model;
+        let Ok(config) = interval_of(scenario) else {
+            return String::new();
+        };
         let period = match config.period {
             crate::interval::Period::Fixed { period_ns } => Compact(period_ns as i64).to_string(),
             crate::interval::Period::DrawnMs { low_ms, high_ms } => {

@@ -5,7 +5,7 @@ use ticklab_models::interval::MissedTick;
 use ticklab_sim::NS_PER_MS;
 use toml::Spanned;
 
-use crate::scenario::values::{DurationNs, Name, PeriodSpec, PhaseSpec};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, PhaseSpec};
 use crate::scenario::{Located, ScenarioError};
 
 /// At most this many intervals in one scenario: enough for load tests, small enough that
@@ -21,7 +21,7 @@ pub(crate) struct IntervalSpec {
     )]
     kind: String,
     missed_tick: Name<MissedTick>,
-    period: Spanned<PeriodSpec>,
+    period: Spanned<DurationOrRange>,
     count: Option<Spanned<i64>>,
     tick_cost: Option<Spanned<DurationNs>>,
     phase: Option<PhaseSpec>,
@@ -132,16 +132,16 @@ pub(crate) fn validate(
 
 fn validate_period(
     file: &Located<'_>,
-    spec: &Spanned<PeriodSpec>,
+    spec: &Spanned<DurationOrRange>,
 ) -> Result<Period, ScenarioError> {
     let error = |message: &str| file.error(spec.span(), message.to_string());
     match *spec.get_ref() {
-        PeriodSpec::Fixed(DurationNs(0)) => {
+        DurationOrRange::Fixed(DurationNs(0)) => {
             Err(error("an interval's period must be more than zero")
                 .with_hint("tokio panics on a zero period"))
         }
-        PeriodSpec::Fixed(DurationNs(period_ns)) => Ok(Period::Fixed { period_ns }),
-        PeriodSpec::Range(DurationNs(low_ns), DurationNs(high_ns)) => {
+        DurationOrRange::Fixed(DurationNs(period_ns)) => Ok(Period::Fixed { period_ns }),
+        DurationOrRange::Range(DurationNs(low_ns), DurationNs(high_ns)) => {
             if low_ns % NS_PER_MS != 0 || high_ns % NS_PER_MS != 0 || low_ns == 0 {
                 return Err(error(
                     "a period range's ends must be whole milliseconds of at least 1ms",

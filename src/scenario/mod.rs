@@ -29,7 +29,7 @@ const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
 
 /// The model kinds scenario files may name.
-pub const MODEL_KINDS: &[&str] = &["interval"];
+pub const MODEL_KINDS: &[&str] = &["interval", "timer"];
 
 /// A validated scenario, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,12 +51,14 @@ pub struct Scenario {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelConfig {
     Interval(IntervalConfig),
+    Timer(crate::timer::TimerConfig),
 }
 
 impl ModelConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             ModelConfig::Interval(_) => "interval",
+            ModelConfig::Timer(_) => "timer",
         }
     }
 }
@@ -112,6 +114,12 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 ModelConfig::Interval(model),
                 crate::interval::METRICS,
             )
+        }
+        "timer" => {
+            let raw: schema::ScenarioFile<crate::timer::spec::TimerSpec> =
+                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+            let model = crate::timer::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
+            finish(&file, raw, ModelConfig::Timer(model), crate::timer::METRICS)
         }
         other => {
             let hint = match nearest(other, MODEL_KINDS) {

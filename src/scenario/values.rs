@@ -166,40 +166,40 @@ impl Named for ticklab_models::interval::MissedTick {
     const NAMES: &'static [&'static str] = ticklab_models::interval::MissedTick::NAMES;
 }
 
-/// `period = "1s"` or `period = ["10ms", "1s"]`.
+/// One duration, or a range to draw from: `period = "1s"` or `period = ["10ms", "1s"]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PeriodSpec {
+pub enum DurationOrRange {
     Fixed(DurationNs),
     Range(DurationNs, DurationNs),
 }
 
-impl<'de> Deserialize<'de> for PeriodSpec {
+impl<'de> Deserialize<'de> for DurationOrRange {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PeriodVisitor;
-        impl<'de> Visitor<'de> for PeriodVisitor {
-            type Value = PeriodSpec;
+        struct RangeVisitor;
+        impl<'de> Visitor<'de> for RangeVisitor {
+            type Value = DurationOrRange;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a duration such as \"1s\", or a range such as [\"10ms\", \"1s\"]")
             }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<PeriodSpec, E> {
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<DurationOrRange, E> {
                 DurationVisitor::<false>
                     .visit_str(text)
-                    .map(|ns| PeriodSpec::Fixed(DurationNs(ns as u64)))
+                    .map(|ns| DurationOrRange::Fixed(DurationNs(ns as u64)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PeriodSpec, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<DurationOrRange, A::Error> {
                 let low: Option<DurationNs> = seq.next_element()?;
                 let high: Option<DurationNs> = seq.next_element()?;
                 let extra: Option<de::IgnoredAny> = seq.next_element()?;
                 match (low, high, extra) {
-                    (Some(low), Some(high), None) => Ok(PeriodSpec::Range(low, high)),
+                    (Some(low), Some(high), None) => Ok(DurationOrRange::Range(low, high)),
                     _ => Err(de::Error::custom(Problem::new(
-                        "a period range has exactly two ends".to_string(),
-                        "write the shortest and longest period, such as [\"10ms\", \"1s\"]",
+                        "a range has exactly two ends".to_string(),
+                        "write the shortest and the longest, such as [\"10ms\", \"1s\"]",
                     ))),
                 }
             }
         }
-        deserializer.deserialize_any(PeriodVisitor)
+        deserializer.deserialize_any(RangeVisitor)
     }
 }
 

@@ -13,6 +13,10 @@ use super::Summary;
 pub enum Event<'a> {
     Start(&'a StartEvent),
     Tick(TickEvent),
+    Call(CallEvent),
+    Response(ResponseEvent),
+    Fire(FireEvent),
+    TimerRound(RoundEvent),
     FaultBegin(FaultEvent),
     FaultEnd(FaultEvent),
     WallStep(FaultEvent),
@@ -50,6 +54,53 @@ pub struct TickEvent {
     pub wall: Wall,
 }
 
+/// A client started a call and armed its timeout.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CallEvent {
+    pub t_ns: u64,
+    pub client: u32,
+    pub call: u32,
+    /// The timer's id, or 0 if no slot was free.
+    pub timer: u64,
+    /// The timer thread that owns it.
+    pub thread: u32,
+    /// Whether arming it took the lock all schedulers share.
+    pub global_lock: bool,
+    /// Whether it woke the timer thread.
+    pub woke: bool,
+}
+
+/// A call's response arrived and cancelled its timer, or found it already fired.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ResponseEvent {
+    pub t_ns: u64,
+    pub call: u32,
+    /// `cancelled`, `running` or `not-found`, as `unschedule` said.
+    pub outcome: &'static str,
+}
+
+/// A call's timeout fired.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FireEvent {
+    pub t_ns: u64,
+    pub call: u32,
+    pub thread: u32,
+    /// Physical time past the call's real timeout; negative for a timer that fired early.
+    pub lateness_ns: i64,
+}
+
+/// A timer thread woke, ran what was due, and went back to sleep.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RoundEvent {
+    pub t_ns: u64,
+    pub thread: u32,
+    pub fired: u32,
+    /// The deadline it sleeps until, on the design's clock; absent if it sleeps until signalled.
+    pub sleep_until_ns: Option<i64>,
+    /// The design's clock: `wall` (readings are ns since 1970) or `monotonic`.
+    pub clock: &'static str,
+}
+
 /// A fault began, ended, or (for a wall step) happened.
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
@@ -73,10 +124,32 @@ pub struct ResumeEvent {
 }
 
 impl Event<'_> {
+    /// Routine events repeat by the thousand (ticks, calls, fires); text traces may elide them.
+    /// The rest (start, faults, resumes, summary) are always printed.
+    pub fn routine(&self) -> Option<Event<'static>> {
+        match self {
+            Event::Tick(event) => Some(Event::Tick(*event)),
+            Event::Call(event) => Some(Event::Call(*event)),
+            Event::Response(event) => Some(Event::Response(*event)),
+            Event::Fire(event) => Some(Event::Fire(*event)),
+            Event::TimerRound(event) => Some(Event::TimerRound(*event)),
+            Event::Start(_)
+            | Event::FaultBegin(_)
+            | Event::FaultEnd(_)
+            | Event::WallStep(_)
+            | Event::Resume(_) => None,
+            Event::Summary(_) => None,
+        }
+    }
+
     pub fn t_ns(&self) -> u64 {
         match self {
             Event::Start(start) => start.t_ns,
             Event::Tick(tick) => tick.t_ns,
+            Event::Call(call) => call.t_ns,
+            Event::Response(response) => response.t_ns,
+            Event::Fire(fire) => fire.t_ns,
+            Event::TimerRound(round) => round.t_ns,
             Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
                 fault.t_ns
             }

@@ -7,10 +7,14 @@ mod event;
 mod jsonl;
 mod summary;
 mod text;
+mod text_lines;
 
 use std::io;
 
-pub use event::{Event, FaultEvent, ResumeEvent, StartEvent, TickEvent, Wall};
+pub use event::{
+    CallEvent, Event, FaultEvent, FireEvent, ResponseEvent, ResumeEvent, RoundEvent, StartEvent,
+    TickEvent, Wall,
+};
 pub use jsonl::JsonlSink;
 pub use summary::Summary;
 pub use text::TextSink;

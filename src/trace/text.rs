@@ -1,42 +1,67 @@
 //! The text trace: one line per event, like a program's own log, with physical time first.
+//!
+//! Runs of routine events (ticks, calls, fires) can be elided to their first and last few, with
+//! one line saying how many were hidden and where they bunched up; faults, resumes, the header
+//! and the summary are always printed.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
 
-use ticklab_sim::{Compact, Secs};
+use ticklab_sim::Secs;
 
-use super::event::SignedSecs;
-use super::{Event, StartEvent, Summary, TickEvent, TraceSink};
+use super::text_lines::{plural, write_event};
+use super::{Event, TraceSink};
 
-/// Writes text lines to `out`, optionally eliding the middle of long runs of ticks.
+/// Writes text lines to `out`.
 #[derive(Debug)]
 pub struct TextSink<W: Write> {
     out: W,
     elision: Option<Elision>,
 }
 
-/// Keeps the first and last `keep` ticks of each run of ticks between other events, and sums up
-/// the rest in one line that says where the ticks bunched up.
+/// Keeps the first and last `keep` routine events of each run between other events.
 #[derive(Debug)]
 struct Elision {
     keep: usize,
     printed_in_run: usize,
-    /// The latest ticks of the run, not yet printed: `(t_ns, line)`.
-    tail: VecDeque<TickEvent>,
+    /// The latest events of the run, held back until the run ends; hidden ones are never
+    /// formatted.
+    tail: VecDeque<Event<'static>>,
     hidden: u64,
+    /// What the hidden events are called: one kind's plural, or "events" for a mix.
+    hidden_noun: &'static str,
     first_hidden_ns: u64,
     last_hidden_ns: u64,
-    /// Hidden ticks at one physical instant: the current streak and the largest.
+    /// Hidden events at one physical instant: the current streak and the largest.
     streak: (u64, u64),
     peak: (u64, u64),
 }
 
 impl Elision {
-    fn hide(&mut self, t_ns: u64) {
+    fn new(keep: usize) -> Self {
+        Elision {
+            keep,
+            printed_in_run: 0,
+            tail: VecDeque::new(),
+            hidden: 0,
+            hidden_noun: "events",
+            first_hidden_ns: 0,
+            last_hidden_ns: 0,
+            streak: (0, 0),
+            peak: (0, 0),
+        }
+    }
+
+    fn hide(&mut self, event: &Event<'_>) {
+        let t_ns = event.t_ns();
+        let noun = plural(event);
         if self.hidden == 0 {
             self.first_hidden_ns = t_ns;
             self.streak = (t_ns, 0);
             self.peak = (t_ns, 0);
+            self.hidden_noun = noun;
+        } else if self.hidden_noun != noun {
+            self.hidden_noun = "events";
         }
         self.hidden += 1;
         self.last_hidden_ns = t_ns;
@@ -50,15 +75,16 @@ impl Elision {
         }
     }
 
-    /// The summary line for the hidden ticks, if any were hidden.
+    /// The line that stands for the hidden events, if any were hidden.
     fn summary_line(&self) -> Option<String> {
         if self.hidden == 0 {
             return None;
         }
         let mut line = format!(
-            "{:>17}   ... {} more ticks from {} to {}",
+            "{:>17}   ... {} more {} from {} to {}",
             "",
             self.hidden,
+            self.hidden_noun,
             Secs(self.first_hidden_ns),
             Secs(self.last_hidden_ns)
         );
@@ -78,18 +104,9 @@ impl<W: Write> TextSink<W> {
         TextSink { out, elision: None }
     }
 
-    /// Keeps only the first and last `keep` ticks of each run of ticks between other events.
+    /// Keeps only the first and last `keep` routine events of each run between other events.
     pub fn eliding_after(mut self, keep: usize) -> Self {
-        self.elision = Some(Elision {
-            keep,
-            printed_in_run: 0,
-            tail: VecDeque::new(),
-            hidden: 0,
-            first_hidden_ns: 0,
-            last_hidden_ns: 0,
-            streak: (0, 0),
-            peak: (0, 0),
-        });
+        self.elision = Some(Elision::new(keep));
         self
     }
 
@@ -97,167 +114,54 @@ impl<W: Write> TextSink<W> {
         self.out
     }
 
-    /// Prints a tick now, or holds it back for eliding; hidden ticks are never formatted.
-    fn tick(&mut self, tick: &TickEvent) -> io::Result<()> {
+    /// Prints a routine event now, or holds it back for eliding.
+    fn routine(&mut self, event: Event<'static>) -> io::Result<()> {
         let Some(elision) = &mut self.elision else {
-            return write_tick(&mut self.out, tick);
+            return write_event(&mut self.out, &event);
         };
         if elision.printed_in_run < elision.keep {
             elision.printed_in_run += 1;
-            return write_tick(&mut self.out, tick);
+            return write_event(&mut self.out, &event);
         }
-        elision.tail.push_back(*tick);
+        elision.tail.push_back(event);
         if elision.tail.len() > elision.keep
             && let Some(hidden) = elision.tail.pop_front()
         {
-            elision.hide(hidden.t_ns);
+            elision.hide(&hidden);
         }
         Ok(())
     }
 
-    /// Ends a run of ticks: prints the summary of hidden ticks and the held-back tail.
-    fn end_tick_run(&mut self) -> io::Result<()> {
+    /// Ends a run of routine events: prints the line for the hidden ones, then the held-back tail.
+    fn end_run(&mut self) -> io::Result<()> {
         let Some(elision) = &mut self.elision else {
             return Ok(());
         };
         if let Some(line) = elision.summary_line() {
             writeln!(self.out, "{line}")?;
         }
-        for tick in elision.tail.drain(..) {
-            write_tick(&mut self.out, &tick)?;
+        for event in elision.tail.drain(..) {
+            write_event(&mut self.out, &event)?;
         }
         elision.printed_in_run = 0;
         elision.hidden = 0;
-        Ok(())
-    }
-
-    fn start(&mut self, start: &StartEvent) -> io::Result<()> {
-        writeln!(self.out, "# {}", one_line(&start.about))?;
-        writeln!(
-            self.out,
-            "# {} model, {}; seed {}; run for {}; wall clock starts at {}",
-            start.model,
-            start.source,
-            start.seed,
-            Compact(start.run_for_ns as i64),
-            start.wall
-        )?;
-        match start.instant_source {
-            Some(source) => writeln!(
-                self.out,
-                "# platform {}: Instant reads {} ({source})",
-                start.platform, start.instant_clock
-            ),
-            None => writeln!(
-                self.out,
-                "# platform {}: Instant reads {} (overridden by the scenario)",
-                start.platform, start.instant_clock
-            ),
-        }
-    }
-
-    fn summary(&mut self, summary: &Summary) -> io::Result<()> {
-        writeln!(
-            self.out,
-            "--- summary of the {} run at {}",
-            summary.model,
-            Secs(summary.t_ns)
-        )?;
-        for (metric, value) in &summary.values {
-            writeln!(
-                self.out,
-                "{:<28}{}",
-                metric.summary_key,
-                metric.show(*value)
-            )?;
-        }
-        for thread in &summary.threads {
-            writeln!(
-                self.out,
-                "{:<28}busy {}, worst second {} from {}",
-                format!("thread {}", thread.name),
-                Compact(thread.busy_ns as i64),
-                Compact(thread.worst_second_busy_ns as i64),
-                Secs(thread.worst_second_start_ns)
-            )?;
-        }
         Ok(())
     }
 }
 
 impl<W: Write> TraceSink for TextSink<W> {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        let t = Secs(event.t_ns());
-        if let Event::Tick(tick) = event {
-            return self.tick(tick);
-        }
-        self.end_tick_run()?;
-        match event {
-            Event::Start(start) => self.start(start),
-            Event::Tick(_) => unreachable!("ticks are handled above"),
-            Event::FaultBegin(fault) => writeln!(
-                self.out,
-                "{t:>17} begin     {} (fault {})",
-                fault.what, fault.fault
-            ),
-            Event::FaultEnd(fault) => writeln!(
-                self.out,
-                "{t:>17} end       {} (fault {})",
-                fault.what, fault.fault
-            ),
-            Event::WallStep(fault) => writeln!(
-                self.out,
-                "{t:>17} step      {} (fault {}): wall now {}",
-                fault.what, fault.fault, fault.wall
-            ),
-            Event::Resume(resume) => writeln!(
-                self.out,
-                "{t:>17} resume    after {} stopped  wall {}  instant {}",
-                Compact(resume.stopped_ns as i64),
-                resume.wall,
-                SignedSecs(resume.instant_ns)
-            ),
-            Event::Summary(summary) => self.summary(summary),
+        match event.routine() {
+            Some(routine) => self.routine(routine),
+            None => {
+                self.end_run()?;
+                write_event(&mut self.out, event)
+            }
         }
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.end_tick_run()?;
+        self.end_run()?;
         self.out.flush()
-    }
-}
-
-fn write_tick(out: &mut impl Write, tick: &TickEvent) -> io::Result<()> {
-    writeln!(
-        out,
-        "{:>17} tick      i{} #{}  wall {}  instant {}  deadline {}",
-        Secs(tick.t_ns),
-        tick.interval,
-        tick.seq,
-        tick.wall,
-        SignedSecs(tick.instant_ns),
-        SignedSecs(tick.deadline_ns)
-    )
-}
-
-/// Text a scenario wrote, made safe for one trace line: line breaks and tabs become spaces, and
-/// other control characters are escaped, so a header never spills over or drives the terminal.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\n' | '\r' | '\t' => " ".to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_multi_line_about_stays_on_its_header_line() {
-        assert_eq!(one_line("two\nlines\x1b[31m"), "two lines\\u{1b}[31m");
     }
 }

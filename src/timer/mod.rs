@@ -1,0 +1,84 @@
+//! Timer threads under an RPC-style load: clients arm a timeout per call and cancel it when the
+//! response arrives; the design's timer thread(s) run the timeouts that fire.
+
+mod designs;
+pub mod runner;
+pub mod spec;
+mod stats;
+
+pub use spec::{DesignKind, TimerConfig};
+
+use crate::expect::{Metric, Unit};
+
+const fn count(name: &'static str, about: &'static str) -> Metric {
+    Metric {
+        name,
+        summary_key: name,
+        unit: Unit::Count,
+        about,
+    }
+}
+
+/// What a timer run reports, and what `[expect]` can bound.
+pub const METRICS: &[Metric] = &[
+    count("calls", "calls the clients started"),
+    count(
+        "timeouts",
+        "timers that fired: calls whose response came too late",
+    ),
+    count("cancels", "timers a response cancelled in time"),
+    count(
+        "late_responses",
+        "responses that found their timer already fired",
+    ),
+    count("schedule_failures", "calls that found no free timer slot"),
+    count("wakeups", "rounds the timer threads ran"),
+    count(
+        "wakeups_per_second",
+        "rounds per second of the run, all timer threads together",
+    ),
+    count(
+        "global_lock_schedules",
+        "schedules that took the lock every scheduler shares",
+    ),
+    count(
+        "waking_schedules",
+        "schedules that had to wake a timer thread",
+    ),
+    Metric {
+        name: "p50_lateness",
+        summary_key: "p50_lateness_ns",
+        unit: Unit::Duration,
+        about: "median physical time a timer fired after its call's timeout",
+    },
+    Metric {
+        name: "p99_lateness",
+        summary_key: "p99_lateness_ns",
+        unit: Unit::Duration,
+        about: "99th percentile of that lateness",
+    },
+    Metric {
+        name: "max_lateness",
+        summary_key: "max_lateness_ns",
+        unit: Unit::Duration,
+        about: "the latest any timer fired",
+    },
+    count(
+        "early_fires",
+        "timers that fired before their call's timeout had passed",
+    ),
+    count(
+        "lost",
+        "timers more than a second overdue at the end that never fired",
+    ),
+    count(
+        "duplicates",
+        "timers that fired twice, or after their call was cancelled",
+    ),
+    Metric {
+        name: "cpu_busy_in_worst_second",
+        summary_key: "cpu_busy_ns_worst_second",
+        unit: Unit::Duration,
+        about: "most CPU time of any timer thread in one second",
+    },
+];

@@ -1,0 +1,437 @@
+//! Binds a timer design into the world: clients that call at a rate and arm a timeout per call,
+//! responses that cancel it, and timer threads that sleep the way brpc's does.
+//!
+//! A timer thread sleeps like brpc's: a futex wait on its signal count for the time left until its
+//! earliest deadline, measured on `CLOCK_MONOTONIC`, whatever clock the design keeps its
+//! deadlines on. So a wall-clock design notices a wall step only when it next wakes, and a
+//! suspend does not count towards its sleep.
+
+use ticklab_models::timer::{TimerClock, TimerId, Unscheduled};
+use ticklab_sim::{ClockId, Deadline, NS_PER_SEC, SimRng, Step, ThreadId, World};
+
+use super::designs::SimTimers;
+use super::spec::TimerConfig;
+use super::stats::TimerStats;
+use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
+use crate::scenario::Scenario;
+use crate::trace::{CallEvent, Event, FireEvent, ResponseEvent, RoundEvent, Summary, TraceSink};
+
+/// What a wake in the world is for.
+#[derive(Clone, Copy, Debug)]
+enum Wake {
+    /// A client starts its next call.
+    Call { client: u32 },
+    /// A call's response arrives.
+    Response { call: u32 },
+    /// A timer thread wakes; stale if its generation has moved on (it was woken sooner).
+    TimerThread { thread: u32, generation: u32 },
+}
+
+/// One call in flight.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    /// When the timeout is really due, in physical time.
+    timeout_at_ns: u64,
+    timer: Option<TimerId>,
+    fired: bool,
+}
+
+/// Calls in flight, in reusable slots: a call ends when its response arrives.
+#[derive(Debug, Default)]
+struct Calls {
+    slots: Vec<Option<Call>>,
+    free: Vec<u32>,
+}
+
+impl Calls {
+    fn start(&mut self, call: Call) -> u32 {
+        match self.free.pop() {
+            Some(index) => {
+                self.slots[index as usize] = Some(call);
+                index
+            }
+            None => {
+                self.slots.push(Some(call));
+                self.slots.len() as u32 - 1
+            }
+        }
+    }
+
+    fn get_mut(&mut self, index: u32) -> Option<&mut Call> {
+        self.slots.get_mut(index as usize)?.as_mut()
+    }
+
+    fn end(&mut self, index: u32) -> Option<Call> {
+        let call = self.slots.get_mut(index as usize)?.take();
+        self.free.push(index);
+        call
+    }
+
+    fn live(&self) -> impl Iterator<Item = &Call> {
+        self.slots.iter().flatten()
+    }
+}
+
+/// Timers at least this overdue at the end of the run, and never fired, count as lost.
+const LOST_AFTER_NS: u64 = NS_PER_SEC;
+
+fn check_work(
+    scenario: &Scenario,
+    config: &TimerConfig,
+    options: &RunOptions,
+) -> Result<(), RunError> {
+    let calls = u128::from(config.clients)
+        * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
+    // Each call is a start, a response, at most one fire and at most two timer rounds (the one its
+    // wake-up caused and the one its deadline did); clock changes re-time every pending wake.
+    let pending = calls + config.timer_threads as u128 + u128::from(config.clients);
+    let bound = 5 * calls + retiming_edges(scenario) * pending;
+    if bound > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: bound,
+            max_events: options.max_events,
+            why: format!("{calls} calls from {} clients", config.clients),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn run<S: TraceSink>(
+    scenario: &Scenario,
+    config: &TimerConfig,
+    seed: u64,
+    options: &RunOptions,
+    sink: &mut S,
+) -> Result<Summary, RunError> {
+    check_work(scenario, config, options)?;
+    let mut run = TimerRun::new(scenario, config, seed, sink);
+    run.sink
+        .record(&Event::Start(&start_event(scenario, seed)))?;
+    loop {
+        match run.world.next_step() {
+            Step::Wake {
+                payload: Wake::Call { client },
+                ..
+            } => run.call(client)?,
+            Step::Wake {
+                payload: Wake::Response { call },
+                ..
+            } => run.response(call)?,
+            Step::Wake {
+                payload: Wake::TimerThread { thread, generation },
+                ..
+            } => {
+                run.timer_thread(thread as usize, generation)?;
+            }
+            Step::Fault { edge, effect } => record_fault(&run.world, &edge, &effect, run.sink)?,
+            Step::End => break,
+        }
+    }
+    let end_ns = run.world.end_ns();
+    let lost = run
+        .calls
+        .live()
+        .filter(|call| {
+            call.timer.is_some() && !call.fired && call.timeout_at_ns + LOST_AFTER_NS <= end_ns
+        })
+        .count() as u64;
+    let threads = run.world.finish_threads();
+    let summary = run.stats.into_summary(end_ns, lost, threads);
+    run.sink.record(&Event::Summary(&summary))?;
+    run.sink.finish()?;
+    Ok(summary)
+}
+
+struct TimerRun<'a, S> {
+    world: World<Wake>,
+    timers: SimTimers,
+    config: &'a TimerConfig,
+    /// Each timer thread's CPU, and the generation of its one valid wake.
+    threads: Vec<(ThreadId, u32)>,
+    calls: Calls,
+    latency: SimRng,
+    fires_so_far: u64,
+    stats: TimerStats,
+    wants_events: bool,
+    sink: &'a mut S,
+}
+
+impl<'a, S: TraceSink> TimerRun<'a, S> {
+    fn new(scenario: &Scenario, config: &'a TimerConfig, seed: u64, sink: &'a mut S) -> Self {
+        let mut world = World::new(world_config(scenario));
+        let timers = SimTimers::new(config);
+        let threads: Vec<(ThreadId, u32)> = (0..timers.timer_threads())
+            .map(|thread| (world.add_thread(format!("timer-{thread}")), 0))
+            .collect();
+        let mut phases = SimRng::for_purpose(seed, "timer-client-phases");
+        for client in 0..config.clients {
+            let phase_ns = phases.in_range(0, config.call_interval_ns - 1);
+            world.wake_at(physical(phase_ns), Wake::Call { client });
+        }
+        for thread in 0..threads.len() as u32 {
+            world.wake_at(
+                physical(0),
+                Wake::TimerThread {
+                    thread,
+                    generation: 0,
+                },
+            );
+        }
+        TimerRun {
+            world,
+            timers,
+            config,
+            threads,
+            calls: Calls::default(),
+            latency: SimRng::for_purpose(seed, "timer-latency"),
+            fires_so_far: 0,
+            stats: TimerStats::new(),
+            wants_events: sink.wants_events(),
+            sink,
+        }
+    }
+
+    /// What the design's clock reads now.
+    fn design_now(&self) -> i64 {
+        match self.timers.clock() {
+            TimerClock::Wall => self.world.wall_ns(),
+            TimerClock::Monotonic => self.world.read(ClockId::Monotonic),
+        }
+    }
+
+    fn call(&mut self, client: u32) -> Result<(), RunError> {
+        let now_ns = self.world.now_ns();
+        self.world.wake_at(
+            physical(now_ns + self.config.call_interval_ns),
+            Wake::Call { client },
+        );
+        self.stats.calls += 1;
+        let call = self.calls.start(Call {
+            timeout_at_ns: now_ns + self.config.timeout_ns,
+            timer: None,
+            fired: false,
+        });
+        let deadline_ns = self
+            .design_now()
+            .saturating_add(self.config.timeout_ns as i64);
+        let mut event = CallEvent {
+            t_ns: now_ns,
+            client,
+            call,
+            timer: 0,
+            thread: 0,
+            global_lock: false,
+            woke: false,
+        };
+        match self.timers.schedule(deadline_ns, call, u64::from(client)) {
+            Ok(scheduled) => {
+                self.calls.get_mut(call).expect("just started").timer = Some(scheduled.id);
+                self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);
+                self.stats.waking_schedules += u64::from(scheduled.wake);
+                if scheduled.wake {
+                    self.wake_timer_thread(scheduled.thread);
+                }
+                event = CallEvent {
+                    timer: scheduled.id.raw(),
+                    thread: scheduled.thread as u32,
+                    global_lock: scheduled.took_global_lock,
+                    woke: scheduled.wake,
+                    ..event
+                };
+            }
+            Err(_) => self.stats.schedule_failures += 1,
+        }
+        let latency_ns = self.draw_latency();
+        self.world
+            .wake_at(physical(now_ns + latency_ns), Wake::Response { call });
+        if self.wants_events {
+            self.sink.record(&Event::Call(event))?;
+        }
+        Ok(())
+    }
+
+    fn draw_latency(&mut self) -> u64 {
+        let config = self.config;
+        if config.slow_responses_ppm > 0
+            && self.latency.in_range(0, 999_999) < u64::from(config.slow_responses_ppm)
+        {
+            return config.slow_latency_ns;
+        }
+        self.latency
+            .in_range(config.latency_ns.0, config.latency_ns.1)
+    }
+
+    fn response(&mut self, index: u32) -> Result<(), RunError> {
+        let call = self.calls.end(index).expect("a response ends a live call");
+        let outcome = match call.timer {
+            Some(id) => self.timers.unschedule(id),
+            None => Unscheduled::NotFound,
+        };
+        match outcome {
+            Unscheduled::Cancelled => self.stats.cancels += 1,
+            Unscheduled::NotFound | Unscheduled::Running => self.stats.late_responses += 1,
+        }
+        if self.wants_events {
+            let outcome = match outcome {
+                Unscheduled::Cancelled => "cancelled",
+                Unscheduled::Running => "running",
+                Unscheduled::NotFound => "not-found",
+            };
+            self.sink.record(&Event::Response(ResponseEvent {
+                t_ns: self.world.now_ns(),
+                call: index,
+                outcome,
+            }))?;
+        }
+        Ok(())
+    }
+
+    /// Wakes timer thread `thread` now, as a futex wake would; any timed wake it had is void.
+    fn wake_timer_thread(&mut self, thread: usize) {
+        let (cpu, generation) = &mut self.threads[thread];
+        *generation += 1;
+        let at_ns = self
+            .world
+            .thread(*cpu)
+            .busy_until_ns()
+            .max(self.world.now_ns());
+        let wake = Wake::TimerThread {
+            thread: thread as u32,
+            generation: *generation,
+        };
+        self.world.wake_at(physical(at_ns), wake);
+    }
+
+    fn timer_thread(&mut self, thread: usize, generation: u32) -> Result<(), RunError> {
+        let (cpu, current) = self.threads[thread];
+        if generation != current {
+            return Ok(());
+        }
+        let now_ns = self.world.now_ns();
+        let busy_until_ns = self.world.thread(cpu).busy_until_ns();
+        if busy_until_ns > now_ns {
+            self.world.wake_at(
+                physical(busy_until_ns),
+                Wake::TimerThread {
+                    thread: thread as u32,
+                    generation,
+                },
+            );
+            return Ok(());
+        }
+        self.stats.wakeups += 1;
+        let design_start_ns = self.design_now();
+        let (fired, spent_ns, sleep) = self.run_round(thread, design_start_ns);
+        for &(call, id, offset_ns) in &fired {
+            self.on_fire(call, id, thread, now_ns + offset_ns)?;
+        }
+        if spent_ns > 0 {
+            self.world.run_on(cpu, spent_ns);
+        }
+        if self.wants_events {
+            let clock = self.timers.clock().name();
+            let round = RoundEvent {
+                t_ns: now_ns,
+                thread: thread as u32,
+                fired: fired.len() as u32,
+                sleep_until_ns: sleep.until_ns,
+                clock,
+            };
+            self.sink.record(&Event::TimerRound(round))?;
+        }
+        if sleep.stopped {
+            return Ok(());
+        }
+        self.threads[thread].1 += 1;
+        let generation = self.threads[thread].1;
+        let wake = Wake::TimerThread {
+            thread: thread as u32,
+            generation,
+        };
+        if self.timers.signals(thread) != sleep.seen_signals {
+            // Signalled during the round: the futex wait returns at once.
+            self.world.wake_at(physical(now_ns + spent_ns), wake);
+        } else if let Some(until_ns) = sleep.until_ns {
+            // brpc sleeps for the time left on its own clock, measured on CLOCK_MONOTONIC.
+            let left_ns = until_ns
+                .saturating_sub(design_start_ns + spent_ns as i64)
+                .max(0);
+            let overshoot_ns = self.config.sleep_overshoot_ns as i64;
+            let monotonic_ns =
+                self.world.read(ClockId::Monotonic) + spent_ns as i64 + left_ns + overshoot_ns;
+            self.world.wake_at(
+                Deadline {
+                    clock: ClockId::Monotonic,
+                    at_ns: monotonic_ns,
+                },
+                wake,
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs one round of the design; returns what fired (call, timer, offset into the round) and
+    /// the CPU time the callbacks took.
+    fn run_round(
+        &mut self,
+        thread: usize,
+        design_start_ns: i64,
+    ) -> (Vec<(u32, TimerId, u64)>, u64, ticklab_models::timer::Sleep) {
+        let config = self.config;
+        let mut fires_so_far = self.fires_so_far;
+        let mut spent_ns = 0u64;
+        let mut fired = Vec::new();
+        let sleep = self
+            .timers
+            .run_round(thread, design_start_ns, &mut |id, call| {
+                fired.push((call, id, spent_ns));
+                fires_so_far += 1;
+                spent_ns += match config.slow_callback {
+                    Some((every, cost_ns)) if fires_so_far.is_multiple_of(every) => cost_ns,
+                    _ => config.callback_cost_ns,
+                };
+                design_start_ns + spent_ns as i64
+            });
+        self.fires_so_far = fires_so_far;
+        (fired, spent_ns, sleep)
+    }
+
+    fn on_fire(
+        &mut self,
+        index: u32,
+        id: TimerId,
+        thread: usize,
+        at_ns: u64,
+    ) -> Result<(), RunError> {
+        let Some(call) = self
+            .calls
+            .get_mut(index)
+            .filter(|call| call.timer == Some(id) && !call.fired)
+        else {
+            // The call ended (its timer was cancelled) or already fired.
+            self.stats.duplicates += 1;
+            return Ok(());
+        };
+        call.fired = true;
+        let lateness_ns = at_ns as i64 - call.timeout_at_ns as i64;
+        self.stats.on_fire(lateness_ns);
+        if self.wants_events {
+            let fire = FireEvent {
+                t_ns: at_ns,
+                call: index,
+                thread: thread as u32,
+                lateness_ns,
+            };
+            self.sink.record(&Event::Fire(fire))?;
+        }
+        Ok(())
+    }
+}
+
+/// A moment in physical time, as a deadline: boottime reads physical time since the start.
+fn physical(at_ns: u64) -> Deadline {
+    Deadline {
+        clock: ClockId::Boottime,
+        at_ns: at_ns as i64,
+    }
+}

@@ -1,0 +1,329 @@
+//! The `[model]` table of a timer scenario: an RPC-style load on one timer design.
+
+use serde::Deserialize;
+use ticklab_models::timer::TimerClock;
+use toml::Spanned;
+
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
+use crate::scenario::{Located, ScenarioError};
+
+/// The timer designs a scenario can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DesignKind {
+    GlobalHeap,
+    Bucketed,
+    Hashed,
+}
+
+impl DesignKind {
+    pub fn name(self) -> &'static str {
+        <Self as Named>::NAMES[self as usize]
+    }
+}
+
+impl Named for DesignKind {
+    const ALL: &'static [Self] = &[
+        DesignKind::GlobalHeap,
+        DesignKind::Bucketed,
+        DesignKind::Hashed,
+    ];
+    const NAMES: &'static [&'static str] = &["global-heap", "bucketed", "hashed"];
+}
+
+impl Named for TimerClock {
+    const ALL: &'static [Self] = &TimerClock::ALL;
+    const NAMES: &'static [&'static str] = TimerClock::NAMES;
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model] table")]
+pub(crate) struct TimerSpec {
+    #[allow(
+        dead_code,
+        reason = "read by the model probe; listed so the key is accepted"
+    )]
+    kind: String,
+    design: Name<DesignKind>,
+    clock: Name<TimerClock>,
+    buckets: Option<Spanned<i64>>,
+    timer_threads: Option<Spanned<i64>>,
+    capacity: Option<Spanned<i64>>,
+    clients: Spanned<i64>,
+    call_interval: Spanned<DurationNs>,
+    timeout: Spanned<DurationNs>,
+    latency: Spanned<DurationOrRange>,
+    slow_responses: Option<Spanned<f64>>,
+    slow_latency: Option<Spanned<DurationNs>>,
+    callback_cost: Option<Spanned<DurationNs>>,
+    slow_callback_every: Option<Spanned<i64>>,
+    slow_callback_cost: Option<Spanned<DurationNs>>,
+    sleep_overshoot: Option<DurationNs>,
+}
+
+/// A validated timer model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerConfig {
+    pub design: DesignKind,
+    pub clock: TimerClock,
+    /// Buckets of the bucketed design (brpc's default is 13).
+    pub buckets: usize,
+    /// Timer threads of the hashed design.
+    pub timer_threads: usize,
+    /// Timer slots; a schedule that finds none free fails, as brpc's does when allocation fails.
+    pub capacity: usize,
+    pub clients: u32,
+    /// Each client starts a call this often.
+    pub call_interval_ns: u64,
+    /// Each call arms a timer this far ahead.
+    pub timeout_ns: u64,
+    /// Response latencies are drawn uniformly from this range.
+    pub latency_ns: (u64, u64),
+    /// A fraction (parts per million) of responses instead take `slow_latency_ns`.
+    pub slow_responses_ppm: u32,
+    pub slow_latency_ns: u64,
+    /// CPU time of a timer's callback on its timer thread.
+    pub callback_cost_ns: u64,
+    /// Every `n`th callback takes `cost` instead.
+    pub slow_callback: Option<(u64, u64)>,
+    /// How late a timed sleep ends: timer slack and wake-up latency (about 60 µs for a condvar
+    /// or futex timeout on Linux, semantics.md §7).
+    pub sleep_overshoot_ns: u64,
+}
+
+pub const DEFAULT_BUCKETS: usize = 13;
+pub const DEFAULT_TIMER_THREADS: usize = 4;
+pub const DEFAULT_CAPACITY: usize = 1 << 20;
+
+/// Reads an optional count within `range`, or its default.
+fn count(
+    file: &Located<'_>,
+    value: &Option<Spanned<i64>>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+    default: i64,
+    hint: &str,
+) -> Result<i64, ScenarioError> {
+    match value {
+        None => Ok(default),
+        Some(value) if range.contains(value.get_ref()) => Ok(*value.get_ref()),
+        Some(value) => Err(file
+            .error(
+                value.span(),
+                format!(
+                    "`{key}` must be between {} and {}",
+                    range.start(),
+                    range.end()
+                ),
+            )
+            .with_hint(hint.to_string())),
+    }
+}
+
+fn positive(
+    file: &Located<'_>,
+    value: &Spanned<DurationNs>,
+    key: &str,
+    hint: &str,
+) -> Result<u64, ScenarioError> {
+    match value.get_ref().0 {
+        0 => Err(file
+            .error(value.span(), format!("`{key}` must be more than zero"))
+            .with_hint(hint.to_string())),
+        ns => Ok(ns),
+    }
+}
+
+/// A key that only one design reads.
+fn only_for(
+    file: &Located<'_>,
+    value: &Option<Spanned<i64>>,
+    key: &str,
+    design: DesignKind,
+    wanted: DesignKind,
+) -> Result<(), ScenarioError> {
+    match value {
+        Some(value) if design != wanted => Err(file
+            .error(
+                value.span(),
+                format!("`{key}` applies to the {} design only", wanted.name()),
+            )
+            .with_hint(format!(
+                "remove `{key}`, or set design = \"{}\"",
+                wanted.name()
+            ))),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn validate(
+    file: &Located<'_>,
+    spec: &TimerSpec,
+    run_for_ns: u64,
+) -> Result<TimerConfig, ScenarioError> {
+    let design = spec.design.0;
+    only_for(file, &spec.buckets, "buckets", design, DesignKind::Bucketed)?;
+    only_for(
+        file,
+        &spec.timer_threads,
+        "timer_threads",
+        design,
+        DesignKind::Hashed,
+    )?;
+    let buckets = count(
+        file,
+        &spec.buckets,
+        "buckets",
+        1..=1024,
+        DEFAULT_BUCKETS as i64,
+        "brpc allows 1 to 1024 buckets",
+    )?;
+    let timer_threads = count(
+        file,
+        &spec.timer_threads,
+        "timer_threads",
+        1..=64,
+        DEFAULT_TIMER_THREADS as i64,
+        "each thread is one heap",
+    )?;
+    let capacity = count(
+        file,
+        &spec.capacity,
+        "capacity",
+        1..=1 << 24,
+        DEFAULT_CAPACITY as i64,
+        "the most timers that may be scheduled, cancelled but not yet freed, at once",
+    )?;
+    let clients = count(
+        file,
+        &Some(spec.clients.clone()),
+        "clients",
+        1..=100_000,
+        1,
+        "each client is a calling thread",
+    )?;
+    let call_interval_ns = positive(
+        file,
+        &spec.call_interval,
+        "call_interval",
+        "each client starts a call this often, such as \"10ms\"",
+    )?;
+    let timeout_ns = positive(
+        file,
+        &spec.timeout,
+        "timeout",
+        "each call's timeout, such as \"100ms\"",
+    )?;
+    let latency_ns = match *spec.latency.get_ref() {
+        DurationOrRange::Fixed(latency) => (latency.0, latency.0),
+        DurationOrRange::Range(low, high) if low <= high => (low.0, high.0),
+        DurationOrRange::Range(..) => {
+            return Err(file
+                .error(
+                    spec.latency.span(),
+                    "a latency range must go from the shorter latency to the longer one",
+                )
+                .with_hint("write the shorter latency first, such as [\"1ms\", \"20ms\"]"));
+        }
+    };
+    let (slow_responses_ppm, slow_latency_ns) = slow_responses(file, spec)?;
+    let callback_cost_ns = at_most_run(file, &spec.callback_cost, "callback_cost", run_for_ns)?;
+    let slow_callback = match (&spec.slow_callback_every, &spec.slow_callback_cost) {
+        (None, None) => None,
+        (Some(every), Some(cost)) => {
+            let every = count(
+                file,
+                &Some(every.clone()),
+                "slow_callback_every",
+                1..=i64::MAX,
+                1,
+                "every nth callback is slow",
+            )?;
+            let cost = at_most_run(file, &Some(cost.clone()), "slow_callback_cost", run_for_ns)?;
+            Some((every as u64, cost))
+        }
+        (every, cost) => {
+            let span = value_span(every, cost).unwrap_or(0..0);
+            return Err(file
+                .error(
+                    span,
+                    "`slow_callback_every` and `slow_callback_cost` go together",
+                )
+                .with_hint(
+                    "such as slow_callback_every = 1000 and slow_callback_cost = \"200ms\"",
+                ));
+        }
+    };
+    Ok(TimerConfig {
+        design,
+        clock: spec.clock.0,
+        buckets: buckets as usize,
+        timer_threads: timer_threads as usize,
+        capacity: capacity as usize,
+        clients: clients as u32,
+        call_interval_ns,
+        timeout_ns,
+        latency_ns,
+        slow_responses_ppm,
+        slow_latency_ns,
+        callback_cost_ns,
+        slow_callback,
+        sleep_overshoot_ns: spec.sleep_overshoot.map_or(0, |overshoot| overshoot.0),
+    })
+}
+
+fn value_span(
+    every: &Option<Spanned<i64>>,
+    cost: &Option<Spanned<DurationNs>>,
+) -> Option<std::ops::Range<usize>> {
+    every
+        .as_ref()
+        .map(Spanned::span)
+        .or_else(|| cost.as_ref().map(Spanned::span))
+}
+
+fn at_most_run(
+    file: &Located<'_>,
+    value: &Option<Spanned<DurationNs>>,
+    key: &str,
+    run_for_ns: u64,
+) -> Result<u64, ScenarioError> {
+    match value {
+        None => Ok(0),
+        Some(value) if value.get_ref().0 <= run_for_ns => Ok(value.get_ref().0),
+        Some(value) => Err(file
+            .error(
+                value.span(),
+                format!("`{key}` is longer than the whole run"),
+            )
+            .with_hint(format!(
+                "`{key}` is the CPU time of one callback, such as \"2us\""
+            ))),
+    }
+}
+
+fn slow_responses(file: &Located<'_>, spec: &TimerSpec) -> Result<(u32, u64), ScenarioError> {
+    let fraction = match &spec.slow_responses {
+        None => 0.0,
+        Some(fraction) if (0.0..=1.0).contains(fraction.get_ref()) => *fraction.get_ref(),
+        Some(fraction) => {
+            return Err(file
+                .error(
+                    fraction.span(),
+                    "`slow_responses` is a fraction between 0 and 1",
+                )
+                .with_hint("such as slow_responses = 0.01 for one call in a hundred"));
+        }
+    };
+    match (&spec.slow_latency, fraction > 0.0) {
+        (Some(latency), _) => Ok(((fraction * 1e6).round() as u32, latency.get_ref().0)),
+        (None, false) => Ok((0, 0)),
+        (None, true) => Err(file
+            .error(
+                spec.slow_responses.as_ref().map_or(0..0, Spanned::span),
+                "slow responses need a `slow_latency`",
+            )
+            .with_hint(
+                "such as slow_latency = \"300ms\", longer than the timeout so the timers fire",
+            )),
+    }
+}

@@ -1,0 +1,94 @@
+//! Streaming statistics of a timer run.
+
+use hdrhistogram::Histogram;
+use ticklab_sim::{NS_PER_SEC, ThreadCpu};
+
+use super::METRICS;
+use crate::trace::Summary;
+
+#[derive(Debug)]
+pub(crate) struct TimerStats {
+    pub(crate) calls: u64,
+    pub(crate) timeouts: u64,
+    pub(crate) cancels: u64,
+    pub(crate) late_responses: u64,
+    pub(crate) schedule_failures: u64,
+    pub(crate) wakeups: u64,
+    pub(crate) global_lock_schedules: u64,
+    pub(crate) waking_schedules: u64,
+    pub(crate) early_fires: u64,
+    pub(crate) duplicates: u64,
+    /// Lateness of on-time and late fires, in ns, to three significant digits.
+    lateness: Histogram<u64>,
+}
+
+impl TimerStats {
+    pub(crate) fn new() -> Self {
+        TimerStats {
+            calls: 0,
+            timeouts: 0,
+            cancels: 0,
+            late_responses: 0,
+            schedule_failures: 0,
+            wakeups: 0,
+            global_lock_schedules: 0,
+            waking_schedules: 0,
+            early_fires: 0,
+            duplicates: 0,
+            lateness: Histogram::new(3).expect("three significant digits is a valid precision"),
+        }
+    }
+
+    pub(crate) fn on_fire(&mut self, lateness_ns: i64) {
+        self.timeouts += 1;
+        if lateness_ns < 0 {
+            self.early_fires += 1;
+        } else {
+            // The histogram resizes itself to fit any lateness.
+            self.lateness
+                .record(lateness_ns as u64)
+                .expect("an auto-resizing histogram takes any u64");
+        }
+    }
+
+    pub(crate) fn into_summary(self, end_ns: u64, lost: u64, threads: Vec<ThreadCpu>) -> Summary {
+        let cpu_worst_ns = threads
+            .iter()
+            .map(|thread| thread.worst_second_busy_ns)
+            .max()
+            .unwrap_or(0);
+        let seconds = (end_ns / NS_PER_SEC).max(1);
+        let quantile = |q: f64| {
+            if self.lateness.is_empty() {
+                0
+            } else {
+                self.lateness.value_at_quantile(q)
+            }
+        };
+        let values = [
+            self.calls,
+            self.timeouts,
+            self.cancels,
+            self.late_responses,
+            self.schedule_failures,
+            self.wakeups,
+            self.wakeups / seconds,
+            self.global_lock_schedules,
+            self.waking_schedules,
+            quantile(0.5),
+            quantile(0.99),
+            self.lateness.max(),
+            self.early_fires,
+            lost,
+            self.duplicates,
+            cpu_worst_ns,
+        ];
+        debug_assert_eq!(values.len(), METRICS.len());
+        Summary {
+            t_ns: end_ns,
+            model: "timer",
+            values: METRICS.iter().copied().zip(values).collect(),
+            threads,
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! How each event reads as a line of text: physical time first, then what happened, like a
+//! program's own log.
+
+use std::io::{self, Write};
+
+use ticklab_sim::{Compact, Secs};
+
+use super::event::SignedSecs;
+use super::{Event, StartEvent, Summary, Wall};
+
+pub(super) fn write_start(out: &mut impl Write, start: &StartEvent) -> io::Result<()> {
+    writeln!(out, "# {}", one_line(&start.about))?;
+    writeln!(
+        out,
+        "# {} model, {}; seed {}; run for {}; wall clock starts at {}",
+        start.model,
+        start.source,
+        start.seed,
+        Compact(start.run_for_ns as i64),
+        start.wall
+    )?;
+    match start.instant_source {
+        Some(source) => writeln!(
+            out,
+            "# platform {}: Instant reads {} ({source})",
+            start.platform, start.instant_clock
+        ),
+        None => writeln!(
+            out,
+            "# platform {}: Instant reads {} (overridden by the scenario)",
+            start.platform, start.instant_clock
+        ),
+    }
+}
+
+pub(super) fn write_summary(out: &mut impl Write, summary: &Summary) -> io::Result<()> {
+    writeln!(
+        out,
+        "--- summary of the {} run at {}",
+        summary.model,
+        Secs(summary.t_ns)
+    )?;
+    for (metric, value) in &summary.values {
+        writeln!(out, "{:<28}{}", metric.summary_key, metric.show(*value))?;
+    }
+    for thread in &summary.threads {
+        writeln!(
+            out,
+            "{:<28}busy {}, worst second {} from {}",
+            format!("thread {}", thread.name),
+            Compact(thread.busy_ns as i64),
+            Compact(thread.worst_second_busy_ns as i64),
+            Secs(thread.worst_second_start_ns)
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes one event as its line (or, for the start and the summary, its lines).
+pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result<()> {
+    let t = Secs(event.t_ns());
+    match event {
+        Event::Start(start) => write_start(out, start),
+        Event::Summary(summary) => write_summary(out, summary),
+        Event::Tick(tick) => writeln!(
+            out,
+            "{t:>17} tick      i{} #{}  wall {}  instant {}  deadline {}",
+            tick.interval,
+            tick.seq,
+            tick.wall,
+            SignedSecs(tick.instant_ns),
+            SignedSecs(tick.deadline_ns)
+        ),
+        Event::Call(call) => {
+            let lock = if call.global_lock {
+                "  global lock"
+            } else {
+                ""
+            };
+            let woke = if call.woke { "  woke thread" } else { "" };
+            match call.timer {
+                0 => writeln!(
+                    out,
+                    "{t:>17} call      c{} #{}  no timer slot free",
+                    call.client, call.call
+                ),
+                timer => writeln!(
+                    out,
+                    "{t:>17} call      c{} #{}  timer {:#x} on thread {}{lock}{woke}",
+                    call.client, call.call, timer, call.thread
+                ),
+            }
+        }
+        Event::Response(response) => {
+            writeln!(
+                out,
+                "{t:>17} response  #{}  {}",
+                response.call, response.outcome
+            )
+        }
+        Event::Fire(fire) => {
+            let how = if fire.lateness_ns < 0 {
+                "early by"
+            } else {
+                "late by"
+            };
+            let by = Compact(fire.lateness_ns.saturating_abs());
+            writeln!(
+                out,
+                "{t:>17} fire      #{}  on thread {}  {how} {by}",
+                fire.call, fire.thread
+            )
+        }
+        Event::TimerRound(round) => match round.sleep_until_ns {
+            Some(until) if round.clock == "wall" => writeln!(
+                out,
+                "{t:>17} round     thread {}  fired {}  sleeps until wall {}",
+                round.thread,
+                round.fired,
+                Wall(until)
+            ),
+            Some(until) => writeln!(
+                out,
+                "{t:>17} round     thread {}  fired {}  sleeps until monotonic {}",
+                round.thread,
+                round.fired,
+                SignedSecs(until)
+            ),
+            None => writeln!(
+                out,
+                "{t:>17} round     thread {}  fired {}  sleeps until signalled",
+                round.thread, round.fired
+            ),
+        },
+        Event::FaultBegin(fault) => writeln!(
+            out,
+            "{t:>17} begin     {} (fault {})",
+            fault.what, fault.fault
+        ),
+        Event::FaultEnd(fault) => writeln!(
+            out,
+            "{t:>17} end       {} (fault {})",
+            fault.what, fault.fault
+        ),
+        Event::WallStep(fault) => writeln!(
+            out,
+            "{t:>17} step      {} (fault {}): wall now {}",
+            fault.what, fault.fault, fault.wall
+        ),
+        Event::Resume(resume) => writeln!(
+            out,
+            "{t:>17} resume    after {} stopped  wall {}  instant {}",
+            Compact(resume.stopped_ns as i64),
+            resume.wall,
+            SignedSecs(resume.instant_ns)
+        ),
+    }
+}
+
+/// The noun for a run of routine events of one kind, for elision summaries.
+pub(super) fn plural(event: &Event<'_>) -> &'static str {
+    match event {
+        Event::Tick(_) => "ticks",
+        Event::Call(_) => "calls",
+        Event::Response(_) => "responses",
+        Event::Fire(_) => "fires",
+        Event::TimerRound(_) => "timer rounds",
+        _ => "events",
+    }
+}
+
+/// Text a scenario wrote, made safe for one trace line: line breaks and tabs become spaces, and
+/// other control characters are escaped, so a header never spills over or drives the terminal.
+pub(super) fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => " ".to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_line_about_stays_on_its_header_line() {
+        assert_eq!(one_line("two\nlines\x1b[31m"), "two lines\\u{1b}[31m");
+    }
+}
