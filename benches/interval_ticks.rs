@@ -5,12 +5,15 @@
 //!
 //! Run with `cargo bench --bench interval_ticks`.
 
+mod common;
+
 use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, SystemTime};
+
+use common::{mean_ns, output_directory};
 
 use criterion::{Criterion, Throughput};
 use ticklab::interval::runner::{IntervalPlan, plan_intervals};
@@ -90,30 +93,6 @@ fn heap_ticks(plans: &[IntervalPlan]) -> u64 {
     ticks
 }
 
-fn output_directory() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("criterion")
-}
-
-/// Mean ns per iteration of one benchmark, if this run measured it.
-fn mean_ns(id: &str, since: SystemTime) -> Option<f64> {
-    let path = output_directory()
-        .join(GROUP)
-        .join(id)
-        .join("new/estimates.json");
-    let fresh = std::fs::metadata(&path)
-        .and_then(|meta| meta.modified())
-        .is_ok_and(|modified| modified >= since);
-    if !fresh {
-        return None;
-    }
-    let estimates: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    estimates["mean"]["point_estimate"].as_f64()
-}
-
 fn main() {
     let started = SystemTime::now();
     let scenario =
@@ -152,9 +131,9 @@ fn main() {
     criterion.final_summary();
 
     println!("\n{ticks} ticks per iteration; ticks/s from this run's means:");
-    let tokio = mean_ns("tokio_paused", started);
+    let tokio = mean_ns(GROUP, "tokio_paused", started);
     for id in ["ticklab", "tokio_paused", "binary_heap"] {
-        let Some(mean) = mean_ns(id, started) else {
+        let Some(mean) = mean_ns(GROUP, id, started) else {
             continue;
         };
         let rate = ticks as f64 / (mean / 1e9);

@@ -5,6 +5,7 @@ mod designs;
 pub mod runner;
 pub mod spec;
 mod stats;
+pub mod threads;
 
 pub use spec::{DesignKind, TimerConfig};
 
