@@ -278,6 +278,11 @@ mod global_heap {
     fn an_earlier_timer_wakes_a_thread_sleeping_for_a_later_one() {
         with_timer_threads(global_heap, earlier_timer_wakes_the_sleeper);
     }
+
+    #[test]
+    fn a_cancelled_far_timer_never_runs_and_is_freed() {
+        with_timer_threads(global_heap, cancelled_far_timer_never_runs);
+    }
 }
 
 mod hashed {
@@ -289,8 +294,18 @@ mod hashed {
     }
 
     #[test]
+    fn a_cancel_racing_the_run_agrees_with_what_happened() {
+        with_timer_threads(hashed, cancel_racing_the_run);
+    }
+
+    #[test]
     fn an_earlier_timer_wakes_a_thread_sleeping_for_a_later_one() {
         with_timer_threads(hashed, earlier_timer_wakes_the_sleeper);
+    }
+
+    #[test]
+    fn a_cancelled_far_timer_never_runs_and_is_freed() {
+        with_timer_threads(hashed, cancelled_far_timer_never_runs);
     }
 }
 
