@@ -16,6 +16,7 @@
 //! assert_eq!((burst, once), (400, 1));
 //! ```
 
+pub mod executor;
 pub mod interval;
 pub mod sync;
 pub mod timer;

@@ -36,6 +36,7 @@
 //! same steps, byte for byte. Randomness comes from [`SimRng`], seeded and split by purpose.
 
 mod clock;
+mod cores;
 mod cpu;
 mod fault;
 mod heap;
@@ -47,6 +48,7 @@ mod time;
 mod world;
 
 pub use clock::{ClockId, Clocks};
+pub use cores::{CoreTime, Cores, DEFAULT_SLICE_NS, SliceEnd};
 pub use cpu::{SimThread, ThreadCpu, ThreadId};
 pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, Machine};

@@ -58,6 +58,7 @@ pub trait Atomic64: Send + Sync {
     fn load(&self, order: Ordering) -> u64;
     fn store(&self, value: u64, order: Ordering);
     fn fetch_add(&self, value: u64, order: Ordering) -> u64;
+    fn swap(&self, value: u64, order: Ordering) -> u64;
     fn compare_exchange(
         &self,
         current: u64,
@@ -96,6 +97,10 @@ macro_rules! backend {
 
             fn fetch_add(&self, value: u64, order: std::sync::atomic::Ordering) -> u64 {
                 <$atomic>::fetch_add(self, value, order)
+            }
+
+            fn swap(&self, value: u64, order: std::sync::atomic::Ordering) -> u64 {
+                <$atomic>::swap(self, value, order)
             }
 
             fn compare_exchange(

@@ -1,0 +1,316 @@
+//! One runtime's scheduling decisions, as tokio's multi-thread scheduler makes them: where a woken
+//! task goes, which task a worker runs next, when it polls the driver, and whom a wake notifies.
+//!
+//! The core is sans-time: a driver (the simulator, or a test) tells it what happened and asks what
+//! to do next. The queues it uses are the real concurrent ones ([`LocalQueue`], [`Inject`],
+//! [`LifoSlot`]), so the code the simulator runs is the code shuttle and loom check.
+//!
+//! What tokio does that this leaves out: the cap of about half the workers searching at once (a
+//! search takes no time here, so it never overlaps another), and the global queue interval's
+//! self-tuning (#5720); the interval stays at its configured value, 61 by default, as before 1.29.
+
+use crate::sync::Primitives;
+
+use super::{Inject, LifoSlot, LocalQueue, TaskId};
+
+/// tokio's knobs, with its defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchedulerConfig {
+    pub workers: usize,
+    /// `false` is tokio's unstable `disable_lifo_slot`.
+    pub lifo_slot: bool,
+    /// The inject queue is checked first every this many ticks.
+    pub global_queue_interval: u32,
+    /// The driver is polled, without blocking, every this many ticks.
+    pub event_interval: u32,
+    /// Polls from the LIFO slot after one task's poll, before it is bypassed (#5712).
+    pub max_lifo_polls_per_tick: u32,
+}
+
+impl SchedulerConfig {
+    pub const TOKIO_GLOBAL_QUEUE_INTERVAL: u32 = 61;
+    pub const TOKIO_EVENT_INTERVAL: u32 = 61;
+    pub const TOKIO_MAX_LIFO_POLLS_PER_TICK: u32 = 3;
+
+    /// tokio's defaults for `workers` workers.
+    pub fn tokio(workers: usize) -> Self {
+        SchedulerConfig {
+            workers: workers.max(1),
+            lifo_slot: true,
+            global_queue_interval: Self::TOKIO_GLOBAL_QUEUE_INTERVAL,
+            event_interval: Self::TOKIO_EVENT_INTERVAL,
+            max_lifo_polls_per_tick: Self::TOKIO_MAX_LIFO_POLLS_PER_TICK,
+        }
+    }
+}
+
+/// Where a scheduled task went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Into the worker's LIFO slot; `displaced` says whether an occupant moved to its queue.
+    Lifo {
+        displaced: bool,
+    },
+    /// To the back of the worker's local queue; `overflowed` tasks moved on to the inject queue.
+    LocalQueue {
+        overflowed: usize,
+    },
+    Inject,
+}
+
+/// Where a worker found the task it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Lifo,
+    LocalQueue,
+    Inject,
+    Stolen { victim: usize },
+}
+
+/// How a worker with nothing to do waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Park {
+    /// It took the driver, and blocks in it until an event, a timer or a notification.
+    OnDriver,
+    /// Another worker holds the driver; it sleeps until notified.
+    Asleep,
+}
+
+/// What only the worker itself touches (tokio's `Core`).
+#[derive(Clone, Copy, Debug)]
+struct WorkerCore {
+    tick: u32,
+    lifo_enabled: bool,
+    lifo_polls: u32,
+    parked: bool,
+}
+
+/// One runtime: its workers' queues and slots, its inject queue, and who holds its driver.
+#[derive(Debug)]
+pub struct Scheduler<S: Primitives> {
+    config: SchedulerConfig,
+    inject: Inject<S>,
+    locals: Vec<LocalQueue<S>>,
+    lifos: Vec<LifoSlot<S>>,
+    cores: Vec<WorkerCore>,
+    /// Parked workers, most recently parked last: tokio notifies the last sleeper first.
+    sleepers: Vec<usize>,
+    driver_holder: Option<usize>,
+}
+
+impl<S: Primitives> Scheduler<S> {
+    pub fn new(config: SchedulerConfig) -> Self {
+        let workers = config.workers.max(1);
+        Scheduler {
+            config,
+            inject: Inject::new(),
+            locals: (0..workers).map(|_| LocalQueue::new()).collect(),
+            lifos: (0..workers).map(|_| LifoSlot::new()).collect(),
+            cores: vec![
+                WorkerCore {
+                    tick: 0,
+                    lifo_enabled: config.lifo_slot,
+                    lifo_polls: 0,
+                    parked: false,
+                };
+                workers
+            ],
+            sleepers: Vec::new(),
+            driver_holder: None,
+        }
+    }
+
+    pub fn config(&self) -> &SchedulerConfig {
+        &self.config
+    }
+
+    pub fn workers(&self) -> usize {
+        self.cores.len()
+    }
+
+    /// Schedules a woken or spawned task. `from` is the worker of this runtime whose thread did
+    /// it, if any; a wake from anywhere else (another runtime, the blocking pool, the network)
+    /// goes to the inject queue. Returns where it went and which parked worker to notify.
+    pub fn schedule(
+        &mut self,
+        task: TaskId,
+        from: Option<usize>,
+        yielded: bool,
+    ) -> (Placement, Option<usize>) {
+        let Some(worker) = from else {
+            self.inject.push(task);
+            return (Placement::Inject, self.worker_to_notify());
+        };
+        let lifo = self.cores[worker].lifo_enabled && !yielded;
+        let (placement, notify) = if lifo {
+            let displaced = self.lifos[worker].put(task);
+            if let Some(previous) = displaced {
+                self.locals[worker].push_back_or_overflow(previous, &self.inject);
+            }
+            // Filling an empty slot notifies nobody: the worker will run it next.
+            (
+                Placement::Lifo {
+                    displaced: displaced.is_some(),
+                },
+                displaced.is_some(),
+            )
+        } else {
+            let overflowed = self.locals[worker].push_back_or_overflow(task, &self.inject);
+            (Placement::LocalQueue { overflowed }, true)
+        };
+        // A parked worker's wakes come from its driver poll; it notifies others afterwards.
+        let notify = notify && !self.cores[worker].parked;
+        (
+            placement,
+            if notify {
+                self.worker_to_notify()
+            } else {
+                None
+            },
+        )
+    }
+
+    /// Starts a worker's next scheduler tick. Returns whether maintenance is due: a poll of the
+    /// driver without blocking.
+    pub fn tick(&mut self, worker: usize) -> bool {
+        let core = &mut self.cores[worker];
+        core.tick = core.tick.wrapping_add(1);
+        core.tick.is_multiple_of(self.config.event_interval.max(1))
+    }
+
+    /// The task `worker` runs next, and where it came from: the inject queue first on every
+    /// `global_queue_interval`th tick, otherwise its LIFO slot, its queue, a batch from the inject
+    /// queue, and last a steal from a victim picked by `random_start` (`0..workers`).
+    pub fn next_task(&mut self, worker: usize, random_start: usize) -> Option<(TaskId, Source)> {
+        let core = &mut self.cores[worker];
+        core.lifo_enabled = self.config.lifo_slot;
+        core.lifo_polls = 0;
+        if core
+            .tick
+            .is_multiple_of(self.config.global_queue_interval.max(1))
+        {
+            if let Some(task) = self.inject.pop() {
+                return Some((task, Source::Inject));
+            }
+            return self.next_local_task(worker);
+        }
+        self.next_local_task(worker)
+            .or_else(|| self.pull_from_inject(worker))
+            .or_else(|| self.steal(worker, random_start))
+    }
+
+    /// After a task's poll: the task to poll next from the LIFO slot, within the poll budget and
+    /// the cap of LIFO polls per tick. Past the cap the slot is bypassed until the next tick, and
+    /// without budget its task goes to the back of the queue.
+    pub fn next_lifo_task(&mut self, worker: usize, budget_left: bool) -> Option<TaskId> {
+        let task = self.lifos[worker].take()?;
+        if !budget_left {
+            self.locals[worker].push_back_or_overflow(task, &self.inject);
+            return None;
+        }
+        let core = &mut self.cores[worker];
+        core.lifo_polls += 1;
+        if core.lifo_polls >= self.config.max_lifo_polls_per_tick {
+            core.lifo_enabled = false;
+        }
+        Some(task)
+    }
+
+    /// `worker` found nothing to do. It takes the driver if nobody holds it.
+    pub fn park(&mut self, worker: usize) -> Park {
+        self.cores[worker].parked = true;
+        self.sleepers.retain(|&sleeper| sleeper != worker);
+        self.sleepers.push(worker);
+        match self.driver_holder {
+            None => {
+                self.driver_holder = Some(worker);
+                Park::OnDriver
+            }
+            Some(holder) if holder == worker => Park::OnDriver,
+            Some(_) => Park::Asleep,
+        }
+    }
+
+    /// `worker` runs again: notified, or its driver returned. It gives the driver back.
+    pub fn unpark(&mut self, worker: usize) {
+        self.cores[worker].parked = false;
+        self.sleepers.retain(|&sleeper| sleeper != worker);
+        if self.driver_holder == Some(worker) {
+            self.driver_holder = None;
+        }
+    }
+
+    /// Whether `worker` is parked.
+    pub fn is_parked(&self, worker: usize) -> bool {
+        self.cores[worker].parked
+    }
+
+    /// The worker blocking in the driver, if any.
+    pub fn driver_holder(&self) -> Option<usize> {
+        self.driver_holder
+    }
+
+    /// After a driver poll that woke tasks onto `worker`: whether it has more than it can run
+    /// alone, so another worker should be notified (tokio's `should_notify_others`).
+    pub fn should_notify_others(&self, worker: usize) -> bool {
+        usize::from(!self.lifos[worker].is_empty()) + self.locals[worker].len() > 1
+    }
+
+    /// The parked worker a notification wakes: the last to park.
+    pub fn worker_to_notify(&self) -> Option<usize> {
+        self.sleepers.last().copied()
+    }
+
+    /// `block_in_place` on `worker`: its LIFO task moves to its queue, where others can steal it
+    /// (#6596). Returns whether a task moved.
+    pub fn hand_off_lifo(&mut self, worker: usize) -> bool {
+        self.lifos[worker].hand_off(&self.locals[worker], &self.inject)
+    }
+
+    /// Tasks waiting in `worker`'s queue and slot.
+    pub fn queued(&self, worker: usize) -> usize {
+        self.locals[worker].len() + usize::from(!self.lifos[worker].is_empty())
+    }
+
+    pub fn injected(&self) -> usize {
+        self.inject.len()
+    }
+
+    fn next_local_task(&mut self, worker: usize) -> Option<(TaskId, Source)> {
+        if let Some(task) = self.lifos[worker].take() {
+            return Some((task, Source::Lifo));
+        }
+        self.locals[worker]
+            .pop()
+            .map(|task| (task, Source::LocalQueue))
+    }
+
+    /// An empty worker pulls `min(len / workers + 1, 128)` tasks from the inject queue.
+    fn pull_from_inject(&mut self, worker: usize) -> Option<(TaskId, Source)> {
+        if self.inject.is_empty() {
+            return None;
+        }
+        let batch = (self.inject.len() / self.workers() + 1).min(super::LOCAL_QUEUE_CAPACITY / 2);
+        let mut tasks = self.inject.pop_batch(batch).into_iter();
+        let first = tasks.next()?;
+        for task in tasks {
+            self.locals[worker].push_back_or_overflow(task, &self.inject);
+        }
+        Some((first, Source::Inject))
+    }
+
+    /// Steals from each other worker in turn from `random_start`, then tries the inject queue.
+    fn steal(&mut self, worker: usize, random_start: usize) -> Option<(TaskId, Source)> {
+        let workers = self.workers();
+        for offset in 0..workers {
+            let victim = (random_start + offset) % workers;
+            if victim == worker {
+                continue;
+            }
+            if let Some(task) = self.locals[victim].steal_into(&self.locals[worker]) {
+                return Some((task, Source::Stolen { victim }));
+            }
+        }
+        self.inject.pop().map(|task| (task, Source::Inject))
+    }
+}

@@ -1,0 +1,325 @@
+//! A machine's cores, shared by the threads that want CPU.
+//!
+//! A thread asks for a stretch of CPU work. While there are free cores it runs at once; beyond
+//! that, runnable threads wait in FIFO order and the running ones are preempted at the end of each
+//! time slice, round-robin, as a fair-share kernel scheduler does. The default slice is 3 ms:
+//! Linux EEVDF's base slice (0.75 ms × (1 + log2 cores), capped at 8 cores) on a machine of 8 or
+//! more cores.
+//!
+//! The component is sans-time like the models: it is told `now` and hands back the slice ends
+//! the caller must wake it for. Every slice end carries a generation, so one that a preemption or
+//! a freeze made stale is recognised and ignored.
+
+use std::collections::VecDeque;
+
+use crate::cpu::ThreadId;
+use crate::time::NS_PER_MS;
+
+pub const DEFAULT_SLICE_NS: u64 = 3 * NS_PER_MS;
+
+/// A moment the caller must report back with [`Cores::slice_ended`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceEnd {
+    pub thread: ThreadId,
+    pub at_ns: u64,
+    generation: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    Waiting { since_ns: u64 },
+    Running { since_ns: u64 },
+}
+
+/// Where one thread's time went, in physical ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CoreTime {
+    /// On a core, doing its work.
+    pub running_ns: u64,
+    /// Runnable, but every core was taken.
+    pub waiting_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    state: State,
+    remaining_ns: u64,
+    generation: u32,
+    time: CoreTime,
+}
+
+/// The cores of one machine and the threads that run on them.
+#[derive(Clone, Debug)]
+pub struct Cores {
+    count: usize,
+    slice_ns: u64,
+    running: usize,
+    waiting: VecDeque<ThreadId>,
+    threads: Vec<Thread>,
+    frozen: bool,
+}
+
+impl Cores {
+    /// `count` cores (at least one) with round-robin slices of `slice_ns` (at least 1 ns).
+    pub fn new(count: usize, slice_ns: u64) -> Self {
+        Cores {
+            count: count.max(1),
+            slice_ns: slice_ns.max(1),
+            running: 0,
+            waiting: VecDeque::new(),
+            threads: Vec::new(),
+            frozen: false,
+        }
+    }
+
+    pub fn add_thread(&mut self) -> ThreadId {
+        self.threads.push(Thread {
+            state: State::Idle,
+            remaining_ns: 0,
+            generation: 0,
+            time: CoreTime::default(),
+        });
+        ThreadId(self.threads.len() as u32 - 1)
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Whether `thread` has work it has not finished.
+    pub fn is_busy(&self, thread: ThreadId) -> bool {
+        self.thread(thread).state != State::Idle
+    }
+
+    pub fn time(&self, thread: ThreadId) -> CoreTime {
+        self.thread(thread).time
+    }
+
+    /// `thread`, idle until now, wants `work_ns` of CPU. Slice ends to wake for go to `wakes`.
+    ///
+    /// # Panics
+    /// If the thread is already busy: a thread does one stretch of work at a time.
+    pub fn run(&mut self, thread: ThreadId, work_ns: u64, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        let state = &mut self.threads[thread.0 as usize];
+        assert_eq!(state.state, State::Idle, "{thread:?} is already busy");
+        state.remaining_ns = work_ns;
+        state.state = State::Waiting { since_ns: now_ns };
+        self.waiting.push_back(thread);
+        self.dispatch(now_ns, wakes);
+    }
+
+    /// A slice end came due. Returns the thread if it finished its work; `None` if the slice end
+    /// was stale or the thread goes on (preempted, or into its next slice).
+    pub fn slice_ended(
+        &mut self,
+        end: SliceEnd,
+        now_ns: u64,
+        wakes: &mut Vec<SliceEnd>,
+    ) -> Option<ThreadId> {
+        let thread = &mut self.threads[end.thread.0 as usize];
+        let State::Running { since_ns } = thread.state else {
+            return None;
+        };
+        if thread.generation != end.generation || self.frozen {
+            return None;
+        }
+        let ran_ns = now_ns - since_ns;
+        thread.time.running_ns += ran_ns;
+        thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
+        if thread.remaining_ns == 0 {
+            thread.state = State::Idle;
+            self.running -= 1;
+            self.dispatch(now_ns, wakes);
+            return Some(end.thread);
+        }
+        if self.waiting.is_empty() {
+            wakes.push(self.start_slice(end.thread, now_ns));
+        } else {
+            self.threads[end.thread.0 as usize].state = State::Waiting { since_ns: now_ns };
+            self.waiting.push_back(end.thread);
+            self.running -= 1;
+            self.dispatch(now_ns, wakes);
+        }
+        None
+    }
+
+    /// Nothing runs from `now_ns` (a system or process suspend): running threads keep the work
+    /// they have left, and their pending slice ends become stale.
+    pub fn freeze(&mut self, now_ns: u64) {
+        if self.frozen {
+            return;
+        }
+        self.frozen = true;
+        for thread in &mut self.threads {
+            match thread.state {
+                State::Running { since_ns } => {
+                    let ran_ns = now_ns - since_ns;
+                    thread.time.running_ns += ran_ns;
+                    thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
+                    thread.generation = thread.generation.wrapping_add(1);
+                }
+                State::Waiting { since_ns } => thread.time.waiting_ns += now_ns - since_ns,
+                State::Idle => {}
+            }
+        }
+    }
+
+    /// Threads run again from `now_ns`; the ones that were running get new slices.
+    pub fn thaw(&mut self, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        if !self.frozen {
+            return;
+        }
+        self.frozen = false;
+        for index in 0..self.threads.len() {
+            match self.threads[index].state {
+                State::Running { .. } => {
+                    wakes.push(self.start_slice(ThreadId(index as u32), now_ns));
+                }
+                State::Waiting { .. } => {
+                    self.threads[index].state = State::Waiting { since_ns: now_ns };
+                }
+                State::Idle => {}
+            }
+        }
+        // Work asked for while frozen waited for this moment.
+        self.dispatch(now_ns, wakes);
+    }
+
+    /// Charges every thread's time up to `end_ns` and returns it, by thread.
+    pub fn finish(&mut self, end_ns: u64) -> Vec<CoreTime> {
+        self.freeze(end_ns);
+        self.threads.iter().map(|thread| thread.time).collect()
+    }
+
+    fn thread(&self, thread: ThreadId) -> &Thread {
+        &self.threads[thread.0 as usize]
+    }
+
+    fn dispatch(&mut self, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        if self.frozen {
+            return;
+        }
+        while self.running < self.count {
+            let Some(next) = self.waiting.pop_front() else {
+                return;
+            };
+            let thread = &mut self.threads[next.0 as usize];
+            if let State::Waiting { since_ns } = thread.state {
+                thread.time.waiting_ns += now_ns - since_ns;
+            }
+            self.running += 1;
+            wakes.push(self.start_slice(next, now_ns));
+        }
+    }
+
+    fn start_slice(&mut self, id: ThreadId, now_ns: u64) -> SliceEnd {
+        let slice_ns = self.slice_ns;
+        let thread = &mut self.threads[id.0 as usize];
+        thread.state = State::Running { since_ns: now_ns };
+        thread.generation = thread.generation.wrapping_add(1);
+        SliceEnd {
+            thread: id,
+            at_ns: now_ns + thread.remaining_ns.min(slice_ns),
+            generation: thread.generation,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = NS_PER_MS;
+
+    /// Drives `cores` to completion from `wakes`, returning each thread's finish time.
+    fn run_out(cores: &mut Cores, mut wakes: Vec<SliceEnd>) -> Vec<(ThreadId, u64)> {
+        let mut finished = Vec::new();
+        while let Some(index) = (0..wakes.len()).min_by_key(|&i| (wakes[i].at_ns, wakes[i].thread))
+        {
+            let end = wakes.swap_remove(index);
+            if let Some(thread) = cores.slice_ended(end, end.at_ns, &mut wakes) {
+                finished.push((thread, end.at_ns));
+            }
+        }
+        finished
+    }
+
+    #[test]
+    fn threads_within_the_core_count_run_at_once() {
+        let mut cores = Cores::new(2, 3 * MS);
+        let (a, b) = (cores.add_thread(), cores.add_thread());
+        let mut wakes = Vec::new();
+        cores.run(a, 10 * MS, 0, &mut wakes);
+        cores.run(b, 4 * MS, 0, &mut wakes);
+        assert_eq!(run_out(&mut cores, wakes), [(b, 4 * MS), (a, 10 * MS)]);
+        assert_eq!(
+            cores.time(a),
+            CoreTime {
+                running_ns: 10 * MS,
+                waiting_ns: 0
+            }
+        );
+    }
+
+    #[test]
+    fn more_threads_than_cores_share_them_by_slices() {
+        let mut cores = Cores::new(1, 3 * MS);
+        let (a, b) = (cores.add_thread(), cores.add_thread());
+        let mut wakes = Vec::new();
+        cores.run(a, 6 * MS, 0, &mut wakes);
+        cores.run(b, 6 * MS, 0, &mut wakes);
+        // a 0-3, b 3-6, a 6-9, b 9-12.
+        assert_eq!(run_out(&mut cores, wakes), [(a, 9 * MS), (b, 12 * MS)]);
+        assert_eq!(
+            cores.time(a),
+            CoreTime {
+                running_ns: 6 * MS,
+                waiting_ns: 3 * MS
+            }
+        );
+        assert_eq!(
+            cores.time(b),
+            CoreTime {
+                running_ns: 6 * MS,
+                waiting_ns: 6 * MS
+            }
+        );
+    }
+
+    #[test]
+    fn a_lone_thread_is_not_preempted() {
+        let mut cores = Cores::new(1, MS);
+        let a = cores.add_thread();
+        let mut wakes = Vec::new();
+        cores.run(a, 10 * MS, 0, &mut wakes);
+        assert_eq!(run_out(&mut cores, wakes), [(a, 10 * MS)]);
+        assert_eq!(cores.time(a).waiting_ns, 0);
+    }
+
+    #[test]
+    fn a_freeze_pauses_work_and_a_thaw_resumes_it() {
+        let mut cores = Cores::new(1, 100 * MS);
+        let a = cores.add_thread();
+        let mut wakes = Vec::new();
+        cores.run(a, 10 * MS, 0, &mut wakes);
+        let stale = wakes.pop().unwrap();
+        cores.freeze(4 * MS);
+        assert_eq!(cores.slice_ended(stale, stale.at_ns, &mut wakes), None);
+        cores.thaw(50 * MS, &mut wakes);
+        assert_eq!(run_out(&mut cores, wakes), [(a, 56 * MS)]);
+        assert_eq!(cores.time(a).running_ns, 10 * MS);
+    }
+
+    #[test]
+    fn an_idle_thread_can_run_again() {
+        let mut cores = Cores::new(1, MS);
+        let a = cores.add_thread();
+        let mut wakes = Vec::new();
+        cores.run(a, MS, 0, &mut wakes);
+        assert_eq!(run_out(&mut cores, std::mem::take(&mut wakes)), [(a, MS)]);
+        assert!(!cores.is_busy(a));
+        cores.run(a, 2 * MS, 5 * MS, &mut wakes);
+        assert_eq!(run_out(&mut cores, wakes), [(a, 7 * MS)]);
+    }
+}
