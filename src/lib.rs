@@ -29,6 +29,7 @@
 
 mod builtin;
 pub mod cli;
+pub mod executor;
 pub mod expect;
 pub mod interval;
 pub mod output;

@@ -1,0 +1,4 @@
+//! A tokio-like work-stealing executor bound into the world: runtimes whose workers share the
+//! machine's cores, tasks declared as steps, connection pools owned by a runtime's driver.
+
+pub mod spec;

@@ -1,0 +1,487 @@
+//! The `[model]` table of an executor scenario: runtimes, connection pools and task groups whose
+//! tasks are sequences of steps.
+
+use serde::Deserialize;
+use ticklab_models::executor::SchedulerConfig;
+use toml::Spanned;
+
+use crate::scenario::values::{DurationNs, DurationOrRange};
+use crate::scenario::{Located, ScenarioError};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model] table")]
+pub(crate) struct ExecutorSpec {
+    #[allow(
+        dead_code,
+        reason = "read by the model probe; listed so the key is accepted"
+    )]
+    kind: String,
+    cores: Spanned<i64>,
+    time_slice: Option<Spanned<DurationNs>>,
+    starvation_threshold: Option<Spanned<DurationNs>>,
+    #[serde(default)]
+    runtime: Vec<RuntimeSpec>,
+    #[serde(default)]
+    pool: Vec<PoolSpec>,
+    #[serde(default)]
+    task: Vec<TaskSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.runtime]] table")]
+struct RuntimeSpec {
+    name: Spanned<String>,
+    workers: Spanned<i64>,
+    lifo_slot: Option<bool>,
+    global_queue_interval: Option<Spanned<i64>>,
+    event_interval: Option<Spanned<i64>>,
+    blocking_threads: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.pool]] table")]
+struct PoolSpec {
+    name: Spanned<String>,
+    idle: Spanned<i64>,
+    shared: Option<bool>,
+    connect: Option<DurationNs>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.task]] table")]
+struct TaskSpec {
+    name: Spanned<String>,
+    runtime: Spanned<String>,
+    count: Option<Spanned<i64>>,
+    start: Option<DurationNs>,
+    every: Option<Spanned<DurationNs>>,
+    arrival: Option<Spanned<String>>,
+    steps: Spanned<Vec<Spanned<StepSpec>>>,
+}
+
+/// One step as written: exactly one of the kind keys, plus `latency` for `io`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a step such as { cpu = \"300ms\" }")]
+struct StepSpec {
+    cpu: Option<DurationNs>,
+    #[serde(rename = "yield")]
+    yield_now: Option<bool>,
+    sleep: Option<DurationNs>,
+    io: Option<String>,
+    latency: Option<DurationOrRange>,
+    spawn: Option<String>,
+    spawn_blocking: Option<DurationNs>,
+    block_in_place: Option<DurationNs>,
+}
+
+/// A validated executor model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorConfig {
+    pub cores: usize,
+    pub time_slice_ns: u64,
+    /// A runnable task that waits longer than this to be polled is reported as starving.
+    pub starvation_threshold_ns: u64,
+    pub runtimes: Vec<RuntimeConfig>,
+    pub pools: Vec<PoolConfig>,
+    pub groups: Vec<GroupConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeConfig {
+    pub name: String,
+    pub scheduler: SchedulerConfig,
+    pub blocking_threads: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolConfig {
+    pub name: String,
+    /// Idle connections kept for reuse; 0 opens a connection per request.
+    pub idle: usize,
+    /// One pool for every runtime, as one HTTP client shared by both; otherwise one per runtime.
+    pub shared: bool,
+    pub connect_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Every instance starts at `start`.
+    AtOnce,
+    /// One instance every period from `start`.
+    Every { period_ns: u64 },
+    /// Exponential gaps with this mean, from the seeded RNG.
+    Poisson { mean_ns: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupConfig {
+    pub name: String,
+    /// Index into `ExecutorConfig::runtimes`.
+    pub runtime: usize,
+    /// Instances that arrive on their own; 0 for a group only `spawn` steps start.
+    pub count: u32,
+    pub start_ns: u64,
+    pub arrival: Arrival,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Busy on the worker, without yielding.
+    Cpu {
+        ns: u64,
+    },
+    /// Back of the queue, as `tokio::task::yield_now`.
+    Yield,
+    Sleep {
+        ns: u64,
+    },
+    /// A request over a connection from `pool`, answered after a latency drawn from the range.
+    Io {
+        pool: usize,
+        latency_ns: (u64, u64),
+    },
+    /// Starts one task of `group` on the current runtime.
+    Spawn {
+        group: usize,
+    },
+    /// CPU work on the runtime's blocking pool, awaited.
+    SpawnBlocking {
+        ns: u64,
+    },
+    /// CPU work on the worker's own thread after handing its core to another thread.
+    BlockInPlace {
+        ns: u64,
+    },
+}
+
+pub const DEFAULT_STARVATION_THRESHOLD_NS: u64 = 100_000_000;
+pub const DEFAULT_BLOCKING_THREADS: i64 = 512;
+const STEP_KINDS: &str =
+    "`cpu`, `yield`, `sleep`, `io`, `spawn`, `spawn_blocking` or `block_in_place`";
+
+fn whole(
+    file: &Located<'_>,
+    value: &Spanned<i64>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+    hint: &str,
+) -> Result<i64, ScenarioError> {
+    if range.contains(value.get_ref()) {
+        return Ok(*value.get_ref());
+    }
+    Err(file
+        .error(
+            value.span(),
+            format!(
+                "`{key}` must be between {} and {}",
+                range.start(),
+                range.end()
+            ),
+        )
+        .with_hint(hint.to_string()))
+}
+
+fn optional_whole(
+    file: &Located<'_>,
+    value: &Option<Spanned<i64>>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+    default: i64,
+    hint: &str,
+) -> Result<i64, ScenarioError> {
+    value
+        .as_ref()
+        .map_or(Ok(default), |value| whole(file, value, key, range, hint))
+}
+
+/// Finds `name` among `names`, or says which names exist.
+fn resolve(
+    file: &Located<'_>,
+    span: std::ops::Range<usize>,
+    name: &str,
+    what: &str,
+    names: &[&str],
+) -> Result<usize, ScenarioError> {
+    names
+        .iter()
+        .position(|known| *known == name)
+        .ok_or_else(|| {
+            let hint = match names {
+                [] => format!("declare a [[model.{what}]] table first"),
+                _ => format!(
+                    "the {what}s are {}",
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            file.error(span, format!("no {what} is named `{name}`"))
+                .with_hint(hint)
+        })
+}
+
+fn unique_names<'a>(
+    file: &Located<'_>,
+    names: impl Iterator<Item = &'a Spanned<String>>,
+    what: &str,
+) -> Result<Vec<&'a str>, ScenarioError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for name in names {
+        if name.get_ref().is_empty() || seen.contains(&name.get_ref().as_str()) {
+            return Err(file
+                .error(
+                    name.span(),
+                    format!("every {what} needs its own, non-empty name"),
+                )
+                .with_hint(format!("rename this {what}")));
+        }
+        seen.push(name.get_ref());
+    }
+    Ok(seen)
+}
+
+pub(crate) fn validate(
+    file: &Located<'_>,
+    spec: &ExecutorSpec,
+) -> Result<ExecutorConfig, ScenarioError> {
+    let cores = whole(
+        file,
+        &spec.cores,
+        "cores",
+        1..=1024,
+        "the machine's CPU cores, such as 8",
+    )?;
+    let runtime_names = unique_names(file, spec.runtime.iter().map(|r| &r.name), "runtime")?;
+    let pool_names = unique_names(file, spec.pool.iter().map(|p| &p.name), "pool")?;
+    let group_names = unique_names(file, spec.task.iter().map(|t| &t.name), "task")?;
+    let runtimes = spec
+        .runtime
+        .iter()
+        .map(|runtime| validate_runtime(file, runtime))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pools = spec
+        .pool
+        .iter()
+        .map(|pool| {
+            let idle = whole(
+                file,
+                &pool.idle,
+                "idle",
+                0..=100_000,
+                "idle connections kept; 0 disables reuse",
+            )?;
+            Ok(PoolConfig {
+                name: pool.name.get_ref().clone(),
+                idle: idle as usize,
+                shared: pool.shared.unwrap_or(true),
+                connect_ns: pool.connect.map_or(0, |connect| connect.0),
+            })
+        })
+        .collect::<Result<Vec<_>, ScenarioError>>()?;
+    let mut groups = Vec::with_capacity(spec.task.len());
+    for task in &spec.task {
+        let runtime = resolve(
+            file,
+            task.runtime.span(),
+            task.runtime.get_ref(),
+            "runtime",
+            &runtime_names,
+        )?;
+        let count = optional_whole(
+            file,
+            &task.count,
+            "count",
+            0..=10_000_000,
+            0,
+            "instances of the group that arrive",
+        )?;
+        let arrival = arrival(file, task)?;
+        let steps = task
+            .steps
+            .get_ref()
+            .iter()
+            .map(|step| validate_step(file, step, &pool_names, &group_names))
+            .collect::<Result<Vec<_>, _>>()?;
+        if steps.is_empty() {
+            return Err(file
+                .error(task.steps.span(), "a task needs at least one step")
+                .with_hint(format!(
+                    "such as steps = [{{ cpu = \"1ms\" }}]; the kinds are {STEP_KINDS}"
+                )));
+        }
+        groups.push(GroupConfig {
+            name: task.name.get_ref().clone(),
+            runtime,
+            count: count as u32,
+            start_ns: task.start.map_or(0, |start| start.0),
+            arrival,
+            steps,
+        });
+    }
+    Ok(ExecutorConfig {
+        cores: cores as usize,
+        time_slice_ns: spec
+            .time_slice
+            .as_ref()
+            .map_or(ticklab_sim::DEFAULT_SLICE_NS, |slice| slice.get_ref().0)
+            .max(1),
+        starvation_threshold_ns: spec
+            .starvation_threshold
+            .as_ref()
+            .map_or(DEFAULT_STARVATION_THRESHOLD_NS, |threshold| {
+                threshold.get_ref().0
+            }),
+        runtimes,
+        pools,
+        groups,
+    })
+}
+
+fn validate_runtime(
+    file: &Located<'_>,
+    runtime: &RuntimeSpec,
+) -> Result<RuntimeConfig, ScenarioError> {
+    let workers = whole(
+        file,
+        &runtime.workers,
+        "workers",
+        1..=1024,
+        "worker threads, such as 4",
+    )?;
+    let interval_hint = "ticks between checks, 61 by default as in tokio";
+    let global_queue_interval = optional_whole(
+        file,
+        &runtime.global_queue_interval,
+        "global_queue_interval",
+        1..=1_000_000,
+        i64::from(SchedulerConfig::TOKIO_GLOBAL_QUEUE_INTERVAL),
+        interval_hint,
+    )?;
+    let event_interval = optional_whole(
+        file,
+        &runtime.event_interval,
+        "event_interval",
+        1..=1_000_000,
+        i64::from(SchedulerConfig::TOKIO_EVENT_INTERVAL),
+        interval_hint,
+    )?;
+    let blocking_threads = optional_whole(
+        file,
+        &runtime.blocking_threads,
+        "blocking_threads",
+        1..=100_000,
+        DEFAULT_BLOCKING_THREADS,
+        "the blocking pool's most threads, 512 by default as in tokio",
+    )?;
+    Ok(RuntimeConfig {
+        name: runtime.name.get_ref().clone(),
+        scheduler: SchedulerConfig {
+            lifo_slot: runtime.lifo_slot.unwrap_or(true),
+            global_queue_interval: global_queue_interval as u32,
+            event_interval: event_interval as u32,
+            ..SchedulerConfig::tokio(workers as usize)
+        },
+        blocking_threads: blocking_threads as usize,
+    })
+}
+
+fn arrival(file: &Located<'_>, task: &TaskSpec) -> Result<Arrival, ScenarioError> {
+    let kind = task
+        .arrival
+        .as_ref()
+        .map(|kind| (kind.get_ref().as_str(), kind.span()));
+    match (kind, &task.every) {
+        (None | Some(("periodic", _)), None) => Ok(Arrival::AtOnce),
+        (None | Some(("periodic", _)), Some(every)) if every.get_ref().0 > 0 => Ok(Arrival::Every { period_ns: every.get_ref().0 }),
+        (Some(("poisson", _)), Some(every)) if every.get_ref().0 > 0 => Ok(Arrival::Poisson { mean_ns: every.get_ref().0 }),
+        (Some(("poisson", span)), None) => Err(file
+            .error(span, "poisson arrivals need `every`, the mean gap")
+            .with_hint("such as every = \"20ms\"")),
+        (Some((other, span)), _) if other != "periodic" && other != "poisson" => Err(file
+            .error(span, format!("unknown arrival `{other}`"))
+            .with_hint("write `periodic` or `poisson`")),
+        (_, Some(every)) => Err(file
+            .error(every.span(), "`every` must be more than zero")
+            .with_hint("the gap between arrivals, such as \"20ms\"; leave it out to start every task at once")),
+        _ => unreachable!("every combination of arrival and every is matched above"),
+    }
+}
+
+fn validate_step(
+    file: &Located<'_>,
+    step: &Spanned<StepSpec>,
+    pools: &[&str],
+    groups: &[&str],
+) -> Result<Step, ScenarioError> {
+    let raw = step.get_ref();
+    let span = step.span();
+    let kinds = [
+        raw.cpu.is_some(),
+        raw.yield_now.is_some(),
+        raw.sleep.is_some(),
+        raw.io.is_some(),
+        raw.spawn.is_some(),
+        raw.spawn_blocking.is_some(),
+        raw.block_in_place.is_some(),
+    ];
+    if kinds.iter().filter(|&&kind| kind).count() != 1 {
+        return Err(file
+            .error(span, "a step needs exactly one kind")
+            .with_hint(format!(
+                "write one of {STEP_KINDS}, such as {{ cpu = \"300ms\" }}"
+            )));
+    }
+    if raw.latency.is_some() && raw.io.is_none() {
+        return Err(file
+            .error(span, "only an `io` step has a `latency`")
+            .with_hint("move `latency` to an `io` step"));
+    }
+    let step = if let Some(cpu) = raw.cpu {
+        Step::Cpu { ns: cpu.0 }
+    } else if let Some(yield_now) = raw.yield_now {
+        if !yield_now {
+            return Err(file
+                .error(span, "`yield = false` does nothing")
+                .with_hint("write { yield = true }, or remove the step"));
+        }
+        Step::Yield
+    } else if let Some(sleep) = raw.sleep {
+        Step::Sleep { ns: sleep.0 }
+    } else if let Some(pool) = &raw.io {
+        let latency_ns = match raw.latency {
+            None => {
+                return Err(file
+                    .error(span, "an `io` step needs a `latency`")
+                    .with_hint("such as { io = \"http\", latency = \"50ms\" } or latency = [\"40ms\", \"60ms\"]"));
+            }
+            Some(DurationOrRange::Fixed(latency)) => (latency.0, latency.0),
+            Some(DurationOrRange::Range(low, high)) if low <= high => (low.0, high.0),
+            Some(DurationOrRange::Range(..)) => {
+                return Err(file
+                    .error(
+                        span,
+                        "a latency range must go from the shorter latency to the longer one",
+                    )
+                    .with_hint("write the shorter latency first, such as [\"40ms\", \"60ms\"]"));
+            }
+        };
+        Step::Io {
+            pool: resolve(file, span.clone(), pool, "pool", pools)?,
+            latency_ns,
+        }
+    } else if let Some(group) = &raw.spawn {
+        Step::Spawn {
+            group: resolve(file, span.clone(), group, "task", groups)?,
+        }
+    } else if let Some(blocking) = raw.spawn_blocking {
+        Step::SpawnBlocking { ns: blocking.0 }
+    } else {
+        Step::BlockInPlace {
+            ns: raw.block_in_place.map_or(0, |ns| ns.0),
+        }
+    };
+    Ok(step)
+}
