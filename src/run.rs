@@ -36,6 +36,8 @@ pub enum RunError {
         events_bound: u128,
         max_events: u64,
         why: String,
+        /// The scenario keys that would bring the work down, as the model names them.
+        fewer_by: &'static str,
     },
     /// Writing the trace failed.
     Io(io::Error),
@@ -48,10 +50,11 @@ impl fmt::Display for RunError {
                 events_bound,
                 max_events,
                 why,
+                fewer_by,
             } => write!(
                 f,
                 "this run could handle up to {events_bound} events ({why}), more than the limit of {max_events}\n  \
-                 hint: lengthen the period, shorten `run_for` or the faults, or raise the limit with --max-events"
+                 hint: {fewer_by}, shorten `run_for` or the faults, or raise the limit with --max-events"
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
         }

@@ -191,7 +191,38 @@ duration = "365d"
         .stderr(predicate::str::contains(
             "this run could handle up to 34560000000000003 events",
         ))
-        .stderr(predicate::str::contains("--max-events"));
+        .stderr(predicate::str::contains("--max-events"))
+        .stderr(predicate::str::contains(
+            "hint: lengthen the period or lower `count`",
+        ));
+}
+
+#[test]
+fn an_rpc_load_too_large_to_simulate_is_refused_with_the_keys_to_change() {
+    let (_folder, path) = temp_scenario(
+        r#"
+about = "A hundred thousand clients calling every nanosecond for 100 days"
+platform = "linux"
+run_for = "100d"
+[model]
+kind = "timer"
+design = "bucketed"
+clock = "wall"
+clients = 100000
+call_interval = "1ns"
+timeout = "100ms"
+latency = "1ms"
+"#,
+    );
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("calls from 100000 clients"))
+        .stderr(predicate::str::contains(
+            "hint: lengthen `call_interval` or lower `clients`",
+        ));
 }
 
 #[test]

@@ -88,6 +88,7 @@ fn check_work(
                 ticklab_sim::Compact(shortest as i64),
                 ticklab_sim::Compact(advance_ns.min(i64::MAX as u128) as i64)
             ),
+            fewer_by: "lengthen the period or lower `count`",
         });
     }
     Ok(())

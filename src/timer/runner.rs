@@ -91,6 +91,7 @@ fn check_work(
             events_bound: bound,
             max_events: options.max_events,
             why: format!("{calls} calls from {} clients", config.clients),
+            fewer_by: "lengthen `call_interval` or lower `clients`",
         });
     }
     Ok(())
