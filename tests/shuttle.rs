@@ -129,6 +129,25 @@ fn drain_inject(inject: &Global) -> Vec<TaskId> {
     std::iter::from_fn(|| inject.pop()).collect()
 }
 
+/// Ends a local-queue check: the owner drains its queue (in push order), the thieves hand in
+/// what they took, the inject queue is drained, and every task must have been taken once.
+fn assert_owner_thieves_and_inject_took_each_once<P: StealProtocol>(
+    tasks: u32,
+    owner: &Queue<P>,
+    mut popped: Vec<TaskId>,
+    thieves: Vec<thread::JoinHandle<Vec<TaskId>>>,
+    inject: &Global,
+) {
+    popped.extend(drain(owner));
+    assert_ascending("the owner", &popped);
+    let mut taken = popped;
+    for thief in thieves {
+        taken.extend(thief.join().unwrap());
+    }
+    taken.extend(drain_inject(inject));
+    assert_each_taken_once(tasks, taken);
+}
+
 /// The owner pushes 8 tasks and pops after every other push; each of `THIEVES` thieves steals
 /// twice from the owner and, if there is another thief, once from it, then drains its own queue.
 fn owner_and_thieves<P: StealProtocol, const THIEVES: usize>() {
@@ -168,14 +187,7 @@ fn owner_and_thieves<P: StealProtocol, const THIEVES: usize>() {
         }
         checked_len(&owner);
     }
-    popped.extend(drain(&owner));
-    assert_ascending("the owner", &popped);
-
-    let mut taken = popped;
-    for handle in handles {
-        taken.extend(handle.join().unwrap());
-    }
-    assert_each_taken_once(TASKS, taken);
+    assert_owner_thieves_and_inject_took_each_once(TASKS, &owner, popped, handles, &inject);
 }
 
 /// `THIEVES` thieves steal from a full queue while the owner pops and pushes four times, then
@@ -211,15 +223,7 @@ fn steal_from_a_full_queue<P: StealProtocol, const THIEVES: usize>() {
         owner.push_back_or_overflow(TaskId(task), &inject);
         checked_len(&owner);
     }
-    popped.extend(drain(&owner));
-    assert_ascending("the owner", &popped);
-
-    let mut taken = popped;
-    for thief in thieves {
-        taken.extend(thief.join().unwrap());
-    }
-    taken.extend(drain_inject(&inject));
-    assert_each_taken_once(TASKS, taken);
+    assert_owner_thieves_and_inject_took_each_once(TASKS, &owner, popped, thieves, &inject);
 }
 
 /// The owner pushes three times its capacity, popping after every fourth push, while two
@@ -265,15 +269,7 @@ fn overflow_while_stealing<P: StealProtocol>() {
         checked_len(&owner);
     }
     pushed_all.store(true, SeqCst);
-    popped.extend(drain(&owner));
-    assert_ascending("the owner", &popped);
-
-    let mut taken = popped;
-    for thief in thieves {
-        taken.extend(thief.join().unwrap());
-    }
-    taken.extend(drain_inject(&inject));
-    assert_each_taken_once(TASKS, taken);
+    assert_owner_thieves_and_inject_took_each_once(TASKS, &owner, popped, thieves, &inject);
 }
 
 /// Two producers push 6 tasks each, singly and in a batch; two consumers pop singly and in

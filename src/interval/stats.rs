@@ -86,12 +86,6 @@ impl IntervalStats {
             self.longest_gap_ns,
             self.resumes,
         ];
-        debug_assert_eq!(values.len(), METRICS.len());
-        Summary {
-            t_ns: end_ns,
-            model: "interval",
-            values: METRICS.iter().copied().zip(values).collect(),
-            threads,
-        }
+        Summary::new("interval", end_ns, METRICS, &values, threads)
     }
 }

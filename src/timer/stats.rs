@@ -83,12 +83,6 @@ impl TimerStats {
             self.duplicates,
             cpu_worst_ns,
         ];
-        debug_assert_eq!(values.len(), METRICS.len());
-        Summary {
-            t_ns: end_ns,
-            model: "timer",
-            values: METRICS.iter().copied().zip(values).collect(),
-            threads,
-        }
+        Summary::new("timer", end_ns, METRICS, &values, threads)
     }
 }

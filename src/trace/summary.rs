@@ -16,6 +16,27 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// A model's summary at `t_ns`: `values` in the order of its `metrics`.
+    pub fn new(
+        model: &'static str,
+        t_ns: u64,
+        metrics: &[Metric],
+        values: &[u64],
+        threads: Vec<ThreadCpu>,
+    ) -> Self {
+        assert_eq!(values.len(), metrics.len(), "one value per {model} metric");
+        Summary {
+            t_ns,
+            model,
+            values: metrics
+                .iter()
+                .copied()
+                .zip(values.iter().copied())
+                .collect(),
+            threads,
+        }
+    }
+
     /// The value of the metric called `name`.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.values
