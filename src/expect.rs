@@ -3,10 +3,13 @@
 //! Each model publishes its metrics (name, unit, meaning). An expectation names one with a prefix:
 //! `max_ticks_after_resume = 3` is an upper bound, `min_…` a lower bound, and the bare name an
 //! exact value.
+//!
+//! Models with named parts (an executor's task groups) also take a sub-table per part, such as
+//! `[expect.flush]` with `max_p99_latency = "80ms"`, bounding that part's own metrics.
 
 use std::fmt;
 
-use ticklab_sim::Compact;
+use ticklab_sim::Approx;
 
 use crate::scenario::{ExpectTable, Located, ScenarioError, values::parse_duration_ns};
 
@@ -33,7 +36,7 @@ impl Metric {
     pub fn show(&self, value: u64) -> String {
         match self.unit {
             Unit::Count => value.to_string(),
-            Unit::Duration => Compact(value as i64).to_string(),
+            Unit::Duration => Approx(value).to_string(),
         }
     }
 }
@@ -49,6 +52,8 @@ pub enum Bound {
 pub struct Expectation {
     /// The key as written, such as `max_ticks_after_resume`.
     pub key: String,
+    /// The named part the metric belongs to; `None` for the whole run.
+    pub group: Option<String>,
     pub metric: Metric,
     pub bound: Bound,
     pub value: u64,
@@ -61,6 +66,9 @@ impl fmt::Display for Expectation {
             Bound::AtLeast => ">=",
             Bound::Exactly => "==",
         };
+        if let Some(group) = &self.group {
+            write!(f, "{group}: ")?;
+        }
         write!(
             f,
             "{} {op} {}",
@@ -105,27 +113,111 @@ impl Expectation {
     }
 }
 
-/// Validates an `[expect]` table against `metrics`, keeping the file's order.
+/// What a model lets `[expect]` bound.
+#[derive(Clone, Copy, Debug)]
+pub struct ExpectSchema<'a> {
+    pub metrics: &'a [Metric],
+    /// Names of the model's parts that take a sub-table, and the metrics each part has.
+    pub groups: &'a [String],
+    pub group_metrics: &'a [Metric],
+}
+
+impl<'a> ExpectSchema<'a> {
+    /// A model without named parts.
+    pub fn flat(metrics: &'a [Metric]) -> Self {
+        ExpectSchema {
+            metrics,
+            groups: &[],
+            group_metrics: &[],
+        }
+    }
+}
+
+/// Validates an `[expect]` table against `schema`, keeping the file's order.
 pub(crate) fn parse_expectations(
     file: &Located<'_>,
     table: &ExpectTable,
-    metrics: &[Metric],
+    schema: ExpectSchema<'_>,
 ) -> Result<Vec<Expectation>, ScenarioError> {
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(key, _)| key.span().start);
-    entries
-        .into_iter()
-        .map(|(key, value)| parse_one(file, key, value, metrics))
+    let mut expectations = Vec::new();
+    for (key, value) in entries {
+        match value.get_ref() {
+            toml::Value::Table(group_table) => {
+                expectations.extend(parse_group(file, key, value, group_table, schema)?);
+            }
+            raw => expectations.push(parse_one(
+                file,
+                key.get_ref(),
+                key.span(),
+                raw,
+                value.span(),
+                None,
+                schema.metrics,
+            )?),
+        }
+    }
+    Ok(expectations)
+}
+
+/// A sub-table such as `[expect.flush]`. TOML keeps no positions inside it, so its errors point
+/// at the whole sub-table.
+fn parse_group(
+    file: &Located<'_>,
+    key: &toml::Spanned<String>,
+    value: &toml::Spanned<toml::Value>,
+    table: &toml::Table,
+    schema: ExpectSchema<'_>,
+) -> Result<Vec<Expectation>, ScenarioError> {
+    let group = key.get_ref();
+    if !schema.groups.contains(group) {
+        let hint = if schema.groups.is_empty() {
+            "this model has no task groups; its expectations are plain keys such as max_<metric> = 3"
+                .to_string()
+        } else {
+            let names: Vec<&str> = schema.groups.iter().map(String::as_str).collect();
+            match crate::scenario::nearest(group, &names) {
+                Some(best) => format!("did you mean `{best}`? Task groups: {}", names.join(", ")),
+                None => format!("task groups: {}", names.join(", ")),
+            }
+        };
+        return Err(file
+            .error(
+                key.span(),
+                format!("`{group}` in [expect] is not a task group"),
+            )
+            .with_hint(hint));
+    }
+    table
+        .iter()
+        .map(|(name, raw)| {
+            parse_one(
+                file,
+                name,
+                value.span(),
+                raw,
+                value.span(),
+                Some(group),
+                schema.group_metrics,
+            )
+        })
         .collect()
 }
 
 fn parse_one(
     file: &Located<'_>,
-    key: &toml::Spanned<String>,
-    value: &toml::Spanned<toml::Value>,
+    written: &str,
+    key_span: std::ops::Range<usize>,
+    value: &toml::Value,
+    value_span: std::ops::Range<usize>,
+    group: Option<&str>,
     metrics: &[Metric],
 ) -> Result<Expectation, ScenarioError> {
-    let written = key.get_ref().as_str();
+    let table = match group {
+        Some(group) => format!("[expect.{group}]"),
+        None => "[expect]".to_string(),
+    };
     let (bound, name) = match (written.strip_prefix("max_"), written.strip_prefix("min_")) {
         (Some(name), _) => (Bound::AtMost, name),
         (_, Some(name)) => (Bound::AtLeast, name),
@@ -147,18 +239,20 @@ fn parse_one(
                 .to_string(),
         };
         let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
+        let whose = if group.is_some() {
+            "a task group"
+        } else {
+            "this model"
+        };
         return Err(file
-            .error(key.span(), format!("unknown key `{written}` in [expect]"))
-            .with_hint(format!(
-                "{hint} Metrics of this model: {}",
-                names.join(", ")
-            )));
+            .error(key_span, format!("unknown key `{written}` in {table}"))
+            .with_hint(format!("{hint} Metrics of {whose}: {}", names.join(", "))));
     };
     let example = match metric.unit {
         Unit::Count => format!("for example {written} = 3"),
         Unit::Duration => format!("for example {written} = \"500ms\""),
     };
-    let parsed = match (metric.unit, value.get_ref()) {
+    let parsed = match (metric.unit, value) {
         (Unit::Count, toml::Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
         (Unit::Count, _) => Err((
             format!("`{written}` takes a whole number of zero or more"),
@@ -175,9 +269,10 @@ fn parse_one(
         (Unit::Duration, _) => Err((format!("`{written}` takes a duration"), example)),
     };
     let value =
-        parsed.map_err(|(message, hint)| file.error(value.span(), message).with_hint(hint))?;
+        parsed.map_err(|(message, hint)| file.error(value_span, message).with_hint(hint))?;
     Ok(Expectation {
         key: written.to_string(),
+        group: group.map(str::to_string),
         metric: *metric,
         bound,
         value,

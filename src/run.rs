@@ -97,13 +97,16 @@ pub fn run_scenario<S: TraceSink>(
         ModelConfig::Interval(config) => {
             crate::interval::runner::run(scenario, config, seed, options, sink)?
         }
+        ModelConfig::Executor(config) => {
+            crate::executor::runner::run(scenario, config, seed, options, sink)?
+        }
     };
     let outcomes = scenario
         .expectations
         .iter()
         .map(|expectation| {
             let actual = summary
-                .get(expectation.metric.name)
+                .lookup(expectation.group.as_deref(), expectation.metric.name)
                 .expect("expectations name the model's own metrics");
             expectation.check(actual)
         })

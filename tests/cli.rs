@@ -226,6 +226,44 @@ latency = "1ms"
 }
 
 #[test]
+fn an_executor_load_too_large_to_simulate_is_refused_with_the_keys_to_change() {
+    let (_folder, path) = temp_scenario(
+        r#"
+about = "Ten million tasks, each spawning two more"
+platform = "linux"
+run_for = "10s"
+[model]
+kind = "executor"
+cores = 4
+[[model.runtime]]
+name = "rt"
+workers = 2
+[[model.task]]
+name = "work"
+runtime = "rt"
+count = 10000000
+every = "1ns"
+steps = [{ cpu = "1s" }, { spawn = "child" }, { spawn = "child" }]
+[[model.task]]
+name = "child"
+runtime = "rt"
+steps = [{ yield = true }]
+"#,
+    );
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "(30000000 tasks, spawned ones included)",
+        ))
+        .stderr(predicate::str::contains(
+            "hint: lower the task groups' `count` or their `cpu` times, or lengthen `time_slice`",
+        ));
+}
+
+#[test]
 fn max_events_sets_the_limit_both_ways() {
     let (_folder, path) = temp_scenario(SHORT_SLEEP);
     let path = path.to_str().unwrap();

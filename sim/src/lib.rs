@@ -55,5 +55,5 @@ pub use machine::{EdgeEffect, Machine};
 pub use platform::Platform;
 pub use queue::Deadline;
 pub use rng::SimRng;
-pub use time::{Compact, NS_PER_MS, NS_PER_SEC, NS_PER_US, Secs};
+pub use time::{Approx, Compact, NS_PER_MS, NS_PER_SEC, NS_PER_US, Secs};
 pub use world::{Step, World, WorldConfig};

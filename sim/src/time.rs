@@ -61,6 +61,36 @@ impl fmt::Display for Compact {
     }
 }
 
+/// A measured duration for people to read: at most three decimals in the largest unit that fits
+/// (`1.442s`, `354.094ms`, `12.5us`), rounded half up; exact values such as `250ms` read as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Approx(pub u64);
+
+impl fmt::Display for Approx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0;
+        if ns == 0 {
+            return write!(f, "0s");
+        }
+        if ns < NS_PER_US {
+            return write!(f, "{ns}ns");
+        }
+        let rounded =
+            |unit_ns: u64| (u128::from(ns) * 1000 + u128::from(unit_ns) / 2) / u128::from(unit_ns);
+        // The largest unit the value is at least one of once rounded, so 999.9999ms reads 1s.
+        let (thousandths, name) = [(NS_PER_SEC, "s"), (NS_PER_MS, "ms"), (NS_PER_US, "us")]
+            .into_iter()
+            .map(|(unit_ns, name)| (rounded(unit_ns), name))
+            .find(|&(thousandths, _)| thousandths >= 1000)
+            .expect("anything from 1us up is at least one microsecond");
+        let whole = thousandths / 1000;
+        let fraction = format!("{:03}", thousandths % 1000);
+        let fraction = fraction.trim_end_matches('0');
+        let dot = if fraction.is_empty() { "" } else { "." };
+        write!(f, "{whole}{dot}{fraction}{name}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +109,16 @@ mod tests {
         assert_eq!(Compact(250 * NS_PER_MS as i64).to_string(), "250ms");
         assert_eq!(Compact(0).to_string(), "0s");
         assert_eq!(Compact(1_500).to_string(), "1500ns");
+    }
+
+    #[test]
+    fn approximate_durations_keep_three_decimals_of_their_largest_unit() {
+        assert_eq!(Approx(354_093_494).to_string(), "354.093ms");
+        assert_eq!(Approx(1_441_791_999).to_string(), "1.442s");
+        assert_eq!(Approx(250 * NS_PER_MS).to_string(), "250ms");
+        assert_eq!(Approx(12_500).to_string(), "12.5us");
+        assert_eq!(Approx(999).to_string(), "999ns");
+        assert_eq!(Approx(0).to_string(), "0s");
+        assert_eq!(Approx(999_999_999).to_string(), "1s");
     }
 }

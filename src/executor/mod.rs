@@ -3,4 +3,127 @@
 
 pub mod arrivals;
 pub mod pool;
+pub mod runner;
 pub mod spec;
+mod stats;
+mod tasks;
+mod work;
+
+pub use spec::ExecutorConfig;
+
+use crate::expect::{Metric, Unit};
+
+const fn count(name: &'static str, about: &'static str) -> Metric {
+    Metric {
+        name,
+        summary_key: name,
+        unit: Unit::Count,
+        about,
+    }
+}
+
+const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
+    Metric {
+        name,
+        summary_key,
+        unit: Unit::Duration,
+        about,
+    }
+}
+
+/// What an executor run reports for the whole process, and what `[expect]` can bound.
+pub const METRICS: &[Metric] = &[
+    count(
+        "tasks_started",
+        "task instances that arrived or were spawned",
+    ),
+    count("tasks_finished", "task instances that ran their last step"),
+    count(
+        "tasks_unfinished",
+        "task instances still pending at the end",
+    ),
+    count("polls", "task polls on every worker"),
+    count("steals", "tasks workers took from another worker's queue"),
+    count("lifo_hits", "tasks run from a worker's LIFO slot"),
+    count("driver_polls", "times a worker polled its runtime's driver"),
+    count(
+        "starvation_events",
+        "times a runnable task waited longer than `starvation_threshold`",
+    ),
+    duration(
+        "max_runnable_wait",
+        "max_runnable_wait_ns",
+        "the longest any task waited between its wake and its poll",
+    ),
+    count("io_calls", "io steps that completed"),
+    count(
+        "cross_runtime_io_calls",
+        "io steps served by a connection another runtime owns",
+    ),
+    count("connections_opened", "connections the pools opened"),
+    duration(
+        "max_send_wait",
+        "max_send_wait_ns",
+        "the longest an io request waited for its connection task to send it",
+    ),
+    duration(
+        "max_driver_wait",
+        "max_driver_wait_ns",
+        "the longest a reply waited for the owning runtime to poll its driver",
+    ),
+];
+
+/// What an executor run reports per task group; `[expect.<group>]` can bound these.
+pub const GROUP_METRICS: &[Metric] = &[
+    count(
+        "started",
+        "instances of the group that arrived or were spawned",
+    ),
+    count("finished", "instances that ran their last step"),
+    duration(
+        "p50_latency",
+        "p50_latency_ns",
+        "median time from an instance's arrival to its last step",
+    ),
+    duration(
+        "p99_latency",
+        "p99_latency_ns",
+        "99th percentile of that latency",
+    ),
+    duration(
+        "max_latency",
+        "max_latency_ns",
+        "the slowest finished instance",
+    ),
+    count("io_calls", "the group's io steps that completed"),
+    duration(
+        "p50_io_latency",
+        "p50_io_latency_ns",
+        "median time from an io step's start to its task running again",
+    ),
+    duration(
+        "p99_io_latency",
+        "p99_io_latency_ns",
+        "99th percentile of that io latency",
+    ),
+    duration("max_io_latency", "max_io_latency_ns", "the slowest io step"),
+];
+
+/// What an executor run reports per worker, in the summary only.
+pub const WORKER_METRICS: &[Metric] = &[
+    duration("busy", "busy_ns", "time running task steps on a core"),
+    duration(
+        "idle",
+        "idle_ns",
+        "time neither busy nor parked: between polls, waiting for a core, or suspended",
+    ),
+    duration(
+        "parked",
+        "parked_ns",
+        "time parked, on the driver or asleep",
+    ),
+    count("polls", "tasks polled"),
+    count("steals", "tasks taken from other workers"),
+    count("lifo_hits", "tasks run from the LIFO slot"),
+    count("driver_polls", "driver polls"),
+];

@@ -141,7 +141,8 @@ pub enum Step {
         pool: usize,
         latency_ns: (u64, u64),
     },
-    /// Starts one task of `group` on the current runtime.
+    /// Starts one task of `group` on that group's runtime: onto the spawning worker when it is
+    /// the same runtime (its LIFO slot, as `tokio::spawn`), else through the other's inject queue.
     Spawn {
         group: usize,
     },
@@ -321,6 +322,15 @@ pub(crate) fn validate(
             steps,
         });
     }
+    if runtimes.is_empty() {
+        return Err(file
+            .error(
+                spec.cores.span(),
+                "an executor scenario needs at least one [[model.runtime]]",
+            )
+            .with_hint("such as [[model.runtime]] with name = \"main\" and workers = 4"));
+    }
+    reject_spawn_cycles(file, spec, &groups)?;
     Ok(ExecutorConfig {
         cores: cores as usize,
         time_slice_ns: spec
@@ -338,6 +348,72 @@ pub(crate) fn validate(
         pools,
         groups,
     })
+}
+
+/// A group that spawns itself, directly or through others, would start tasks without end.
+fn reject_spawn_cycles(
+    file: &Located<'_>,
+    spec: &ExecutorSpec,
+    groups: &[GroupConfig],
+) -> Result<(), ScenarioError> {
+    // Depth-first search with three colours: 0 unvisited, 1 on the current path, 2 done.
+    fn visit(
+        group: usize,
+        groups: &[GroupConfig],
+        colour: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> bool {
+        colour[group] = 1;
+        path.push(group);
+        for step in &groups[group].steps {
+            if let Step::Spawn { group: child } = *step {
+                if colour[child] == 1 {
+                    path.push(child);
+                    return true;
+                }
+                if colour[child] == 0 && visit(child, groups, colour, path) {
+                    return true;
+                }
+            }
+        }
+        path.pop();
+        colour[group] = 2;
+        false
+    }
+    let mut colour = vec![0u8; groups.len()];
+    for start in 0..groups.len() {
+        let mut path = Vec::new();
+        if colour[start] == 0 && visit(start, groups, &mut colour, &mut path) {
+            let last = *path.last().expect("a cycle has a group");
+            let first = path
+                .iter()
+                .position(|&g| g == last)
+                .expect("the cycle closes");
+            let cycle: Vec<&str> = path[first..]
+                .iter()
+                .map(|&g| groups[g].name.as_str())
+                .collect();
+            let spawner = path[path.len() - 2];
+            let span = spec.task[spawner]
+                .steps
+                .get_ref()
+                .iter()
+                .find(|step| step.get_ref().spawn.as_deref() == Some(groups[last].name.as_str()))
+                .map_or(spec.task[spawner].name.span(), |step| step.span());
+            return Err(file
+                .error(
+                    span,
+                    format!(
+                        "spawns form a cycle ({}), which would start tasks without end",
+                        cycle.join(" -> ")
+                    ),
+                )
+                .with_hint(
+                    "give the repeating work its own group with a `count` and an `every` instead",
+                ));
+        }
+    }
+    Ok(())
 }
 
 fn validate_runtime(

@@ -20,7 +20,7 @@ pub use error::ScenarioError;
 pub use explain::nearest;
 pub(crate) use schema::ExpectTable;
 
-use crate::expect::{Expectation, parse_expectations};
+use crate::expect::{ExpectSchema, Expectation, parse_expectations};
 use crate::interval::{IntervalConfig, spec::IntervalSpec};
 
 /// The longest run ticklab accepts; physical time and wall readings stay far from overflow.
@@ -29,7 +29,7 @@ const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
 
 /// The model kinds scenario files may name.
-pub const MODEL_KINDS: &[&str] = &["interval", "timer"];
+pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor"];
 
 /// A validated scenario, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +52,7 @@ pub struct Scenario {
 pub enum ModelConfig {
     Interval(IntervalConfig),
     Timer(crate::timer::TimerConfig),
+    Executor(crate::executor::ExecutorConfig),
 }
 
 impl ModelConfig {
@@ -59,6 +60,7 @@ impl ModelConfig {
         match self {
             ModelConfig::Interval(_) => "interval",
             ModelConfig::Timer(_) => "timer",
+            ModelConfig::Executor(_) => "executor",
         }
     }
 }
@@ -112,14 +114,31 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 &file,
                 raw,
                 ModelConfig::Interval(model),
-                crate::interval::METRICS,
+                ExpectSchema::flat(crate::interval::METRICS),
             )
         }
         "timer" => {
             let raw: schema::ScenarioFile<crate::timer::spec::TimerSpec> =
                 toml::from_str(text).map_err(|e| file.toml_error(&e))?;
             let model = crate::timer::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
-            finish(&file, raw, ModelConfig::Timer(model), crate::timer::METRICS)
+            finish(
+                &file,
+                raw,
+                ModelConfig::Timer(model),
+                ExpectSchema::flat(crate::timer::METRICS),
+            )
+        }
+        "executor" => {
+            let raw: schema::ScenarioFile<crate::executor::spec::ExecutorSpec> =
+                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+            let model = crate::executor::spec::validate(&file, &raw.model)?;
+            let groups: Vec<String> = model.groups.iter().map(|g| g.name.clone()).collect();
+            let expect = ExpectSchema {
+                metrics: crate::executor::METRICS,
+                groups: &groups,
+                group_metrics: crate::executor::GROUP_METRICS,
+            };
+            finish(&file, raw, ModelConfig::Executor(model), expect)
         }
         other => {
             let hint = match nearest(other, MODEL_KINDS) {
@@ -138,7 +157,7 @@ fn finish<M>(
     file: &Located<'_>,
     raw: schema::ScenarioFile<M>,
     model: ModelConfig,
-    metrics: &[crate::expect::Metric],
+    expect: ExpectSchema<'_>,
 ) -> Result<Scenario, ScenarioError> {
     let run_for_ns = raw.run_for.get_ref().0;
     if run_for_ns == 0 || run_for_ns > MAX_RUN_FOR_NS {
@@ -169,7 +188,7 @@ fn finish<M>(
     faults::check_wall_stays_in_range(file, &raw.faults, &faults, wall_start_ns, &raw.run_for)?;
     let expectations = match &raw.expect {
         None => Vec::new(),
-        Some(table) => parse_expectations(file, table, metrics)?,
+        Some(table) => parse_expectations(file, table, expect)?,
     };
     let platform = raw.platform.0;
     Ok(Scenario {

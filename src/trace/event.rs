@@ -2,6 +2,7 @@
 //! `"event": "<kind>"`.
 
 use std::fmt;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use serde::{Serialize, Serializer};
@@ -17,6 +18,13 @@ pub enum Event<'a> {
     Response(ResponseEvent),
     Fire(FireEvent),
     TimerRound(RoundEvent),
+    Poll(PollEvent),
+    Spawn(SpawnEvent),
+    TaskDone(TaskDoneEvent),
+    Io(IoEvent),
+    Park(ParkEvent),
+    DriverPoll(DriverPollEvent),
+    Starvation(StarvationEvent),
     FaultBegin(FaultEvent),
     FaultEnd(FaultEvent),
     WallStep(FaultEvent),
@@ -101,6 +109,94 @@ pub struct RoundEvent {
     pub clock: &'static str,
 }
 
+/// A worker polled a task.
+#[derive(Clone, Debug, Serialize)]
+pub struct PollEvent {
+    pub t_ns: u64,
+    /// The worker, as `<runtime>-<index>`.
+    pub worker: Arc<str>,
+    /// The task, as `<group>#<instance>` or `conn<id>` for a connection task.
+    pub task: Arc<str>,
+    /// Where the worker found it: `lifo`, `local`, `inject` or `stolen`.
+    pub source: &'static str,
+    /// For a stolen task, the worker it came from.
+    pub victim: Option<Arc<str>>,
+    /// Time between its wake and this poll.
+    pub waited_ns: u64,
+}
+
+/// A task spawned another.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpawnEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub spawned: Arc<str>,
+    /// Where the new task was queued, such as `the LIFO slot of rt-0`.
+    pub queued: Arc<str>,
+}
+
+/// A task ran its last step.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskDoneEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    /// From its arrival or spawn.
+    pub latency_ns: u64,
+}
+
+/// An io step completed: its task runs again. The phases add up to `latency_ns`.
+#[derive(Clone, Debug, Serialize)]
+pub struct IoEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub connection: u32,
+    /// The runtime whose driver and workers serve the connection.
+    pub owner: Arc<str>,
+    /// Whether the connection came idle from the pool rather than newly opened.
+    pub reused: bool,
+    /// Until the connection task was polled and sent the request.
+    pub send_wait_ns: u64,
+    /// The request's latency on the network, plus the connect time of a new connection.
+    pub network_ns: u64,
+    /// From the reply's arrival until a worker of the owner polled its driver.
+    pub driver_wait_ns: u64,
+    /// From then until the requesting task was polled again.
+    pub resume_wait_ns: u64,
+    pub latency_ns: u64,
+}
+
+/// A worker found nothing to do and parked.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParkEvent {
+    pub t_ns: u64,
+    pub worker: Arc<str>,
+    /// Whether it blocks in the driver (it took it) or sleeps until notified.
+    pub on_driver: bool,
+}
+
+/// A worker polled its runtime's driver and it woke tasks.
+#[derive(Clone, Debug, Serialize)]
+pub struct DriverPollEvent {
+    pub t_ns: u64,
+    pub worker: Arc<str>,
+    pub woke: u32,
+    /// `park` when the worker was parking or parked on the driver, `maintenance` for the poll
+    /// every `event_interval` ticks.
+    pub when: &'static str,
+}
+
+/// A runnable task waited longer than the scenario's `starvation_threshold`.
+#[derive(Clone, Debug, Serialize)]
+pub struct StarvationEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub waited_ns: u64,
+    /// Where it was queued when woken, such as `the LIFO slot of cpu-0`.
+    pub queued: Arc<str>,
+    /// The worker that finally polled it; absent if it was still waiting when the run ended.
+    pub polled_by: Option<Arc<str>>,
+}
+
 /// A fault began, ended, or (for a wall step) happened.
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
@@ -133,7 +229,14 @@ impl Event<'_> {
             Event::Response(event) => Some(Event::Response(*event)),
             Event::Fire(event) => Some(Event::Fire(*event)),
             Event::TimerRound(event) => Some(Event::TimerRound(*event)),
-            Event::Start(_)
+            Event::Poll(event) => Some(Event::Poll(event.clone())),
+            Event::Spawn(event) => Some(Event::Spawn(event.clone())),
+            Event::TaskDone(event) => Some(Event::TaskDone(event.clone())),
+            Event::Io(event) => Some(Event::Io(event.clone())),
+            Event::Park(event) => Some(Event::Park(event.clone())),
+            Event::DriverPoll(event) => Some(Event::DriverPoll(event.clone())),
+            Event::Starvation(_)
+            | Event::Start(_)
             | Event::FaultBegin(_)
             | Event::FaultEnd(_)
             | Event::WallStep(_)
@@ -150,6 +253,13 @@ impl Event<'_> {
             Event::Response(response) => response.t_ns,
             Event::Fire(fire) => fire.t_ns,
             Event::TimerRound(round) => round.t_ns,
+            Event::Poll(poll) => poll.t_ns,
+            Event::Spawn(spawn) => spawn.t_ns,
+            Event::TaskDone(done) => done.t_ns,
+            Event::Io(io) => io.t_ns,
+            Event::Park(park) => park.t_ns,
+            Event::DriverPoll(poll) => poll.t_ns,
+            Event::Starvation(starvation) => starvation.t_ns,
             Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
                 fault.t_ns
             }

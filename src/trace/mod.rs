@@ -12,11 +12,12 @@ mod text_lines;
 use std::io;
 
 pub use event::{
-    CallEvent, Event, FaultEvent, FireEvent, ResponseEvent, ResumeEvent, RoundEvent, StartEvent,
+    CallEvent, DriverPollEvent, Event, FaultEvent, FireEvent, IoEvent, ParkEvent, PollEvent,
+    ResponseEvent, ResumeEvent, RoundEvent, SpawnEvent, StartEvent, StarvationEvent, TaskDoneEvent,
     TickEvent, Wall,
 };
 pub use jsonl::JsonlSink;
-pub use summary::Summary;
+pub use summary::{Section, Summary};
 pub use text::TextSink;
 
 /// Where a run's events go.

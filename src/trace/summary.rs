@@ -13,6 +13,51 @@ pub struct Summary {
     pub model: &'static str,
     pub values: Vec<(Metric, u64)>,
     pub threads: Vec<ThreadCpu>,
+    /// Metrics per named part of the model (an executor's task groups), which `[expect]` can
+    /// bound in a sub-table named after the part.
+    pub groups: Vec<Section>,
+    /// Metrics per worker, reported but not expectable: worker numbering is an implementation
+    /// detail a scenario should not pin.
+    pub workers: Vec<Section>,
+}
+
+/// One named part's metrics, in the order the model lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    pub values: Vec<(Metric, u64)>,
+}
+
+impl Section {
+    pub fn new(name: impl Into<String>, metrics: &[Metric], values: &[u64]) -> Self {
+        assert_eq!(values.len(), metrics.len(), "one value per metric");
+        Section {
+            name: name.into(),
+            values: metrics
+                .iter()
+                .copied()
+                .zip(values.iter().copied())
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.values
+            .iter()
+            .find(|(metric, _)| metric.name == name)
+            .map(|(_, value)| *value)
+    }
+}
+
+impl Serialize for Section {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &self.name)?;
+        for (metric, value) in &self.values {
+            map.serialize_entry(metric.summary_key, value)?;
+        }
+        map.end()
+    }
 }
 
 impl Summary {
@@ -28,12 +73,22 @@ impl Summary {
         Summary {
             t_ns,
             model,
-            values: metrics
-                .iter()
-                .copied()
-                .zip(values.iter().copied())
-                .collect(),
+            values: Section::new(model, metrics, values).values,
             threads,
+            groups: Vec::new(),
+            workers: Vec::new(),
+        }
+    }
+
+    /// The value of `name` in `group`'s section, or in the whole run's metrics without a group.
+    pub fn lookup(&self, group: Option<&str>, name: &str) -> Option<u64> {
+        match group {
+            None => self.get(name),
+            Some(group) => self
+                .groups
+                .iter()
+                .find(|section| section.name == group)?
+                .get(name),
         }
     }
 
@@ -56,6 +111,12 @@ impl Serialize for Summary {
         }
         let threads: Vec<_> = self.threads.iter().map(ThreadRecord::from).collect();
         map.serialize_entry("threads", &threads)?;
+        if !self.groups.is_empty() {
+            map.serialize_entry("groups", &self.groups)?;
+        }
+        if !self.workers.is_empty() {
+            map.serialize_entry("workers", &self.workers)?;
+        }
         map.end()
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use ticklab_sim::{Compact, Secs};
+use ticklab_sim::{Approx, Compact, Secs};
 
 use super::event::SignedSecs;
 use super::{Event, StartEvent, Summary, Wall};
@@ -52,6 +52,21 @@ pub(super) fn write_summary(out: &mut impl Write, summary: &Summary) -> io::Resu
             Compact(thread.worst_second_busy_ns as i64),
             Secs(thread.worst_second_start_ns)
         )?;
+    }
+    for (kind, sections) in [("group", &summary.groups), ("worker", &summary.workers)] {
+        for section in sections {
+            let values: Vec<String> = section
+                .values
+                .iter()
+                .map(|(metric, value)| format!("{} {}", metric.name, metric.show(*value)))
+                .collect();
+            writeln!(
+                out,
+                "{:<28}{}",
+                format!("{kind} {}", section.name),
+                values.join(", ")
+            )?;
+        }
     }
     Ok(())
 }
@@ -132,6 +147,74 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
                 round.thread, round.fired
             ),
         },
+        Event::Poll(poll) => {
+            let from = match &poll.victim {
+                Some(victim) => format!("stolen from {victim}"),
+                None => format!("from {}", poll.source),
+            };
+            writeln!(
+                out,
+                "{t:>17} poll      {} runs {} {from}, waited {}",
+                poll.worker,
+                poll.task,
+                Approx(poll.waited_ns)
+            )
+        }
+        Event::Spawn(spawn) => writeln!(
+            out,
+            "{t:>17} spawn     {} spawns {} into {}",
+            spawn.task, spawn.spawned, spawn.queued
+        ),
+        Event::TaskDone(done) => writeln!(
+            out,
+            "{t:>17} done      {} after {}",
+            done.task,
+            Approx(done.latency_ns)
+        ),
+        Event::Io(io) => writeln!(
+            out,
+            "{t:>17} io        {} took {} on {} conn{} of {}: send wait {}, network {}, driver wait {}, resume wait {}",
+            io.task,
+            Approx(io.latency_ns),
+            if io.reused { "reused" } else { "new" },
+            io.connection,
+            io.owner,
+            Approx(io.send_wait_ns),
+            Approx(io.network_ns),
+            Approx(io.driver_wait_ns),
+            Approx(io.resume_wait_ns)
+        ),
+        Event::Park(park) => writeln!(
+            out,
+            "{t:>17} park      {} {}",
+            park.worker,
+            if park.on_driver {
+                "on the driver"
+            } else {
+                "asleep"
+            }
+        ),
+        Event::DriverPoll(poll) => writeln!(
+            out,
+            "{t:>17} driver    {} woke {} ({})",
+            poll.worker, poll.woke, poll.when
+        ),
+        Event::Starvation(starved) => match &starved.polled_by {
+            Some(worker) => writeln!(
+                out,
+                "{t:>17} STARVED   {} waited {} in {} before {worker} polled it",
+                starved.task,
+                Approx(starved.waited_ns),
+                starved.queued
+            ),
+            None => writeln!(
+                out,
+                "{t:>17} STARVED   {} still waiting after {} in {}",
+                starved.task,
+                Approx(starved.waited_ns),
+                starved.queued
+            ),
+        },
         Event::FaultBegin(fault) => writeln!(
             out,
             "{t:>17} begin     {} (fault {})",
@@ -165,6 +248,12 @@ pub(super) fn plural(event: &Event<'_>) -> &'static str {
         Event::Response(_) => "responses",
         Event::Fire(_) => "fires",
         Event::TimerRound(_) => "timer rounds",
+        Event::Poll(_) => "polls",
+        Event::Spawn(_) => "spawns",
+        Event::TaskDone(_) => "finished tasks",
+        Event::Io(_) => "io calls",
+        Event::Park(_) => "parks",
+        Event::DriverPoll(_) => "driver polls",
         _ => "events",
     }
 }

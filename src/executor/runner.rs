@@ -1,0 +1,1001 @@
+//! Binds the executor model into the world.
+//!
+//! Every worker and blocking thread is a thread on the machine's [`Cores`]: a `cpu` step asks its
+//! thread for CPU time, and the step goes on when the cores have given it all. Everything else a
+//! task does (queueing, waking, polling the driver) takes no time. The scheduling decisions are
+//! the [`Scheduler`]'s, made on the same concurrent queues the shuttle and loom checks exercise.
+//!
+//! An `io` step hands its request to the connection's own task, which runs on the runtime that
+//! opened the connection. That task sends the request when polled; the reply reaches the owning
+//! runtime's driver, is noticed when one of its workers polls the driver, and the connection task
+//! then wakes the requester. A runtime whose workers are all busy therefore delays both the send
+//! and the notice, whichever runtime asked.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::Arc;
+
+use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
+use ticklab_models::sync::StdPrimitives;
+use ticklab_sim::{ClockId, Cores, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
+
+use super::arrivals::Arrivals;
+use super::pool::{Checkout, ConnectionId, Pools};
+use super::spec::{ExecutorConfig, Step};
+use super::stats::ExecutorStats;
+use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
+use super::work::check_work;
+use crate::run::{RunError, RunOptions, record_fault, start_event, world_config};
+use crate::scenario::Scenario;
+use crate::trace::{
+    DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent, Summary,
+    TaskDoneEvent, TraceSink,
+};
+
+/// tokio's cooperative budget: a worker's polls from one scheduler tick, LIFO chain included,
+/// may consume this many resource operations. Each poll here consumes one.
+const COOP_BUDGET: u32 = 128;
+
+/// What a wake in the world is for.
+#[derive(Clone, Copy, Debug)]
+enum Wake {
+    /// The next instance of a group arrives.
+    Arrival { group: u32 },
+    /// A time slice on the cores ended.
+    Slice(SliceEnd),
+    /// A request's reply reached its connection's socket.
+    Reply { connection: u32 },
+    /// A worker goes on: looks for its next task, or (parked on the driver) its timed block
+    /// ended. Stale if its generation has moved on.
+    Worker {
+        runtime: u32,
+        worker: u32,
+        generation: u32,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WorkerState {
+    /// A `Worker` wake is pending; it will look for its next task.
+    Ready,
+    /// Its thread is running a `cpu` step of `task`; the poll goes on when the step is done.
+    Polling {
+        task: TaskId,
+        budget: u32,
+    },
+    Parked {
+        on_driver: bool,
+    },
+}
+
+#[derive(Debug)]
+struct Worker {
+    thread: ThreadId,
+    state: WorkerState,
+    generation: u32,
+    parked_since_ns: u64,
+    /// Its thread's running time when the current `cpu` step started.
+    cpu_mark_ns: u64,
+    name: Arc<str>,
+}
+
+/// Who a thread on the cores works for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ThreadOwner {
+    Worker {
+        runtime: usize,
+        worker: usize,
+    },
+    /// A blocking-pool thread running `task`'s `spawn_blocking` closure.
+    Blocking {
+        runtime: usize,
+        task: TaskId,
+    },
+    /// A former worker thread running `task`'s `block_in_place` section, its core handed on.
+    InPlace {
+        runtime: usize,
+        task: TaskId,
+    },
+    /// An idle blocking-pool thread.
+    Spare,
+}
+
+#[derive(Debug)]
+struct Runtime {
+    scheduler: Scheduler<StdPrimitives>,
+    driver: Driver,
+    workers: Vec<Worker>,
+    /// Blocking-pool threads with nothing to do, and how many the pool has started.
+    idle_threads: Vec<ThreadId>,
+    blocking_started: usize,
+    blocking_limit: usize,
+    /// `spawn_blocking` work waiting for a thread, once the pool is at its limit.
+    blocking_queue: VecDeque<(TaskId, u64)>,
+    name: Arc<str>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ConnectionSlot {
+    task: TaskId,
+    state: ConnectionState,
+}
+
+pub(crate) fn run<S: TraceSink>(
+    scenario: &Scenario,
+    config: &ExecutorConfig,
+    seed: u64,
+    options: &RunOptions,
+    sink: &mut S,
+) -> Result<Summary, RunError> {
+    check_work(scenario, config, options)?;
+    let mut run = ExecutorRun::new(scenario, config, seed, sink);
+    run.sink
+        .record(&Event::Start(&start_event(scenario, seed)))?;
+    loop {
+        match run.world.next_step() {
+            WorldStep::Wake { payload, .. } => run.wake(payload)?,
+            WorldStep::Fault { edge, effect } => {
+                record_fault(&run.world, &edge, &effect, run.sink)?;
+                let now_ns = run.world.now_ns();
+                if effect.stopped {
+                    run.cores.freeze(now_ns);
+                }
+                if effect.resumed_after_ns.is_some() {
+                    run.cores.thaw(now_ns, &mut run.slice_ends);
+                    run.file_slice_ends();
+                }
+            }
+            WorldStep::End => break,
+        }
+    }
+    let summary = run.finish()?;
+    run.sink.record(&Event::Summary(&summary))?;
+    run.sink.finish()?;
+    Ok(summary)
+}
+
+struct ExecutorRun<'a, S> {
+    world: World<Wake>,
+    config: &'a ExecutorConfig,
+    cores: Cores,
+    owners: Vec<ThreadOwner>,
+    runtimes: Vec<Runtime>,
+    tasks: Tasks,
+    pools: Pools,
+    connections: Vec<ConnectionSlot>,
+    requests: Vec<Request>,
+    arrivals: Vec<Arrivals>,
+    steal_start: SimRng,
+    latency: SimRng,
+    /// Slice ends the cores asked for, not yet filed with the world.
+    slice_ends: Vec<SliceEnd>,
+    stats: ExecutorStats,
+    wants_events: bool,
+    sink: &'a mut S,
+}
+
+impl<'a, S: TraceSink> ExecutorRun<'a, S> {
+    fn new(scenario: &Scenario, config: &'a ExecutorConfig, seed: u64, sink: &'a mut S) -> Self {
+        let mut world = World::new(world_config(scenario));
+        let mut cores = Cores::new(config.cores, config.time_slice_ns);
+        let mut owners = Vec::new();
+        let mut runtimes = Vec::with_capacity(config.runtimes.len());
+        for (index, runtime) in config.runtimes.iter().enumerate() {
+            let workers = (0..runtime.scheduler.workers)
+                .map(|worker| {
+                    let thread = cores.add_thread();
+                    owners.push(ThreadOwner::Worker {
+                        runtime: index,
+                        worker,
+                    });
+                    world.wake_at(
+                        physical(0),
+                        Wake::Worker {
+                            runtime: index as u32,
+                            worker: worker as u32,
+                            generation: 0,
+                        },
+                    );
+                    Worker {
+                        thread,
+                        state: WorkerState::Ready,
+                        generation: 0,
+                        parked_since_ns: 0,
+                        cpu_mark_ns: 0,
+                        name: format!("{}-{worker}", runtime.name).into(),
+                    }
+                })
+                .collect();
+            runtimes.push(Runtime {
+                scheduler: Scheduler::new(runtime.scheduler),
+                driver: Driver::new(),
+                workers,
+                idle_threads: Vec::new(),
+                blocking_started: 0,
+                blocking_limit: runtime.blocking_threads,
+                blocking_queue: VecDeque::new(),
+                name: runtime.name.as_str().into(),
+            });
+        }
+        let mut arrivals = Vec::with_capacity(config.groups.len());
+        for (index, group) in config.groups.iter().enumerate() {
+            let mut group_arrivals = Arrivals::new(group, seed);
+            if let Some(at_ns) = group_arrivals.next_ns() {
+                world.wake_at(
+                    physical(at_ns),
+                    Wake::Arrival {
+                        group: index as u32,
+                    },
+                );
+            }
+            arrivals.push(group_arrivals);
+        }
+        let group_names: Vec<String> = config.groups.iter().map(|g| g.name.clone()).collect();
+        let workers: Vec<usize> = runtimes.iter().map(|r| r.workers.len()).collect();
+        ExecutorRun {
+            world,
+            config,
+            cores,
+            owners,
+            runtimes,
+            tasks: Tasks::default(),
+            pools: Pools::new(&config.pools, config.runtimes.len()),
+            connections: Vec::new(),
+            requests: Vec::new(),
+            arrivals,
+            steal_start: SimRng::for_purpose(seed, "executor-steal-start"),
+            latency: SimRng::for_purpose(seed, "executor-io-latency"),
+            slice_ends: Vec::new(),
+            stats: ExecutorStats::new(&group_names, &workers),
+            wants_events: sink.wants_events(),
+            sink,
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.world.now_ns()
+    }
+
+    fn wake(&mut self, wake: Wake) -> io::Result<()> {
+        match wake {
+            Wake::Arrival { group } => self.arrival(group as usize),
+            Wake::Slice(end) => {
+                let now_ns = self.now_ns();
+                let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
+                self.file_slice_ends();
+                match finished {
+                    Some(thread) => self.thread_finished(thread),
+                    None => Ok(()),
+                }
+            }
+            Wake::Reply { connection } => self.reply(ConnectionId(connection)),
+            Wake::Worker {
+                runtime,
+                worker,
+                generation,
+            } => {
+                let (runtime, worker) = (runtime as usize, worker as usize);
+                let current = &self.runtimes[runtime].workers[worker];
+                if current.generation != generation {
+                    return Ok(());
+                }
+                match current.state {
+                    WorkerState::Ready => self.find_work(runtime, worker),
+                    WorkerState::Parked { on_driver: true } => {
+                        // Its timed block in the driver ended: a timer is due.
+                        self.unpark(runtime, worker)?;
+                        self.find_work(runtime, worker)
+                    }
+                    WorkerState::Parked { on_driver: false } | WorkerState::Polling { .. } => {
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+
+    fn file_slice_ends(&mut self) {
+        for end in self.slice_ends.drain(..) {
+            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
+        }
+    }
+
+    fn arrival(&mut self, group: usize) -> io::Result<()> {
+        if let Some(at_ns) = self.arrivals[group].next_ns() {
+            self.world.wake_at(
+                physical(at_ns),
+                Wake::Arrival {
+                    group: group as u32,
+                },
+            );
+        }
+        let task = self.start_instance(group);
+        // From outside the runtime: the inject queue.
+        self.wake_task(task, None, false)
+    }
+
+    fn start_instance(&mut self, group: usize) -> TaskId {
+        let stats = &mut self.stats.groups[group];
+        stats.started += 1;
+        let kind = TaskKind::Group {
+            group,
+            instance: stats.started as u32,
+        };
+        let runtime = self.config.groups[group].runtime;
+        self.tasks.add(kind, runtime, self.world.now_ns())
+    }
+
+    /// Schedules a woken task on its runtime. `from` is the worker whose thread wakes it, if
+    /// any: a wake from a worker of the task's own runtime stays on that worker.
+    fn wake_task(
+        &mut self,
+        task: TaskId,
+        from: Option<(usize, usize)>,
+        yielded: bool,
+    ) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let state = self.tasks.get_mut(task);
+        if state.finished || state.runnable.is_some() {
+            // Already queued: a second wake coalesces with the first, as tokio's task state does.
+            return Ok(());
+        }
+        let runtime = state.runtime;
+        let local = from.filter(|(from_runtime, _)| *from_runtime == runtime);
+        let (placement, notify) = self.runtimes[runtime].scheduler.schedule(
+            task,
+            local.map(|(_, worker)| worker),
+            yielded,
+        );
+        let queued = match (placement, local) {
+            (Placement::Lifo { .. }, Some((_, worker))) => Queued::Lifo { worker },
+            (Placement::LocalQueue { .. }, Some((_, worker))) => Queued::Local { worker },
+            _ => Queued::Inject,
+        };
+        self.tasks.get_mut(task).runnable = Some((now_ns, queued));
+        match notify {
+            Some(worker) => self.notify(runtime, worker),
+            None => Ok(()),
+        }
+    }
+
+    /// Wakes a parked worker of `runtime` so it looks for work.
+    fn notify(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+        if !matches!(
+            self.runtimes[runtime].workers[worker].state,
+            WorkerState::Parked { .. }
+        ) {
+            return Ok(());
+        }
+        self.unpark(runtime, worker)?;
+        self.schedule_worker(runtime, worker);
+        Ok(())
+    }
+
+    /// Files a wake for `worker` to look for work now; any other pending wake of it is void.
+    fn schedule_worker(&mut self, runtime: usize, worker: usize) {
+        let state = &mut self.runtimes[runtime].workers[worker];
+        state.state = WorkerState::Ready;
+        state.generation = state.generation.wrapping_add(1);
+        let wake = Wake::Worker {
+            runtime: runtime as u32,
+            worker: worker as u32,
+            generation: state.generation,
+        };
+        let now_ns = self.world.now_ns();
+        self.world.wake_at(physical(now_ns), wake);
+    }
+
+    /// A parked worker runs again. One parked on the driver first polls it, as the driver's
+    /// park returns only after dispatching what woke it; the tasks it wakes stay on this worker,
+    /// and others are notified only if it has more than it can run alone.
+    fn unpark(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+        let WorkerState::Parked { on_driver } = self.runtimes[runtime].workers[worker].state else {
+            return Ok(());
+        };
+        let woke = if on_driver {
+            self.poll_driver(runtime, worker, "park")?
+        } else {
+            0
+        };
+        let now_ns = self.now_ns();
+        let rt = &mut self.runtimes[runtime];
+        rt.scheduler.unpark(worker);
+        let state = &mut rt.workers[worker];
+        state.state = WorkerState::Ready;
+        self.stats.worker(runtime, worker).parked_ns += now_ns - state.parked_since_ns;
+        if woke > 0
+            && rt.scheduler.should_notify_others(worker)
+            && let Some(other) = rt.scheduler.worker_to_notify()
+        {
+            return self.notify(runtime, other);
+        }
+        Ok(())
+    }
+
+    /// Polls `runtime`'s driver from `worker`: ready I/O and expired timers wake their tasks.
+    fn poll_driver(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        when: &'static str,
+    ) -> io::Result<u32> {
+        let now_ns = self.now_ns();
+        let instant_ns = self.world.instant_ns();
+        let woken = self.runtimes[runtime].driver.poll(instant_ns);
+        self.stats.worker(runtime, worker).driver_polls += 1;
+        for &task in &woken {
+            if let TaskKind::Connection { connection } = self.tasks.get(task).kind
+                && let ConnectionState::Replied { request } =
+                    self.connections[connection.0 as usize].state
+            {
+                self.requests[request].noticed_ns = now_ns;
+            }
+            self.wake_task(task, Some((runtime, worker)), false)?;
+        }
+        if self.wants_events && !woken.is_empty() {
+            let event = DriverPollEvent {
+                t_ns: now_ns,
+                worker: self.runtimes[runtime].workers[worker].name.clone(),
+                woke: woken.len() as u32,
+                when,
+            };
+            self.sink.record(&Event::DriverPoll(event))?;
+        }
+        Ok(woken.len() as u32)
+    }
+
+    /// One scheduler tick of a free worker: maintenance when due, then its next task, or park.
+    fn find_work(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+        let rt = &mut self.runtimes[runtime];
+        if rt.scheduler.tick(worker) && rt.scheduler.driver_holder().is_none() {
+            let woke = self.poll_driver(runtime, worker, "maintenance")?;
+            let scheduler = &self.runtimes[runtime].scheduler;
+            if woke > 0
+                && scheduler.should_notify_others(worker)
+                && let Some(other) = scheduler.worker_to_notify()
+            {
+                self.notify(runtime, other)?;
+            }
+        }
+        let workers = self.runtimes[runtime].workers.len() as u64;
+        let start = self.steal_start.in_range(0, workers - 1) as usize;
+        match self.runtimes[runtime].scheduler.next_task(worker, start) {
+            Some((task, source)) => self.poll(runtime, worker, task, source, COOP_BUDGET),
+            None => self.park(runtime, worker),
+        }
+    }
+
+    fn park(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let on_driver = self.runtimes[runtime].scheduler.park(worker) == Park::OnDriver;
+        {
+            let state = &mut self.runtimes[runtime].workers[worker];
+            state.state = WorkerState::Parked { on_driver };
+            state.parked_since_ns = now_ns;
+        }
+        if on_driver {
+            // The driver is polled on the way in: events that came meanwhile end the park at once.
+            let woke = self.poll_driver(runtime, worker, "park")?;
+            if woke > 0 {
+                let rt = &mut self.runtimes[runtime];
+                rt.scheduler.unpark(worker);
+                let notify = rt
+                    .scheduler
+                    .should_notify_others(worker)
+                    .then(|| rt.scheduler.worker_to_notify())
+                    .flatten();
+                self.schedule_worker(runtime, worker);
+                if let Some(other) = notify {
+                    self.notify(runtime, other)?;
+                }
+                return Ok(());
+            }
+            self.arm_driver_timeout(runtime);
+        }
+        if self.wants_events {
+            let event = ParkEvent {
+                t_ns: now_ns,
+                worker: self.runtimes[runtime].workers[worker].name.clone(),
+                on_driver,
+            };
+            self.sink.record(&Event::Park(event))?;
+        }
+        Ok(())
+    }
+
+    /// The worker parked on `runtime`'s driver blocks until its earliest timer, on `Instant`.
+    fn arm_driver_timeout(&mut self, runtime: usize) {
+        let rt = &mut self.runtimes[runtime];
+        let (Some(holder), Some(deadline_ns)) =
+            (rt.scheduler.driver_holder(), rt.driver.next_deadline_ns())
+        else {
+            return;
+        };
+        let state = &mut rt.workers[holder];
+        if state.state != (WorkerState::Parked { on_driver: true }) {
+            return;
+        }
+        state.generation = state.generation.wrapping_add(1);
+        let wake = Wake::Worker {
+            runtime: runtime as u32,
+            worker: holder as u32,
+            generation: state.generation,
+        };
+        let deadline = self.world.instant_deadline(deadline_ns);
+        self.world.wake_at(deadline, wake);
+    }
+
+    /// `worker` polls `task`, found at `source`.
+    fn poll(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+        source: Source,
+        budget: u32,
+    ) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let stats = self.stats.worker(runtime, worker);
+        stats.polls += 1;
+        match source {
+            Source::Lifo => stats.lifo_hits += 1,
+            Source::Stolen { .. } => stats.steals += 1,
+            Source::LocalQueue | Source::Inject => {}
+        }
+        let (since_ns, queued) = self
+            .tasks
+            .get_mut(task)
+            .runnable
+            .take()
+            .unwrap_or((now_ns, Queued::Inject));
+        let waited_ns = now_ns - since_ns;
+        self.note_wait(task, waited_ns, queued, Some((runtime, worker)))?;
+        if self.wants_events {
+            let rt = &self.runtimes[runtime];
+            let (source_name, victim) = match source {
+                Source::Lifo => ("lifo", None),
+                Source::LocalQueue => ("local", None),
+                Source::Inject => ("inject", None),
+                Source::Stolen { victim } => ("stolen", Some(rt.workers[victim].name.clone())),
+            };
+            let event = PollEvent {
+                t_ns: now_ns,
+                worker: rt.workers[worker].name.clone(),
+                task: self.label(task),
+                source: source_name,
+                victim,
+                waited_ns,
+            };
+            self.sink.record(&Event::Poll(event))?;
+        }
+        if let Some(request) = self.tasks.get_mut(task).request.take() {
+            self.io_done(task, request)?;
+        }
+        self.continue_task(runtime, worker, task, budget.saturating_sub(1))
+    }
+
+    /// Counts a runnable wait, and reports it if it passed the starvation threshold.
+    fn note_wait(
+        &mut self,
+        task: TaskId,
+        waited_ns: u64,
+        queued: Queued,
+        polled_by: Option<(usize, usize)>,
+    ) -> io::Result<()> {
+        self.stats.max_runnable_wait_ns = self.stats.max_runnable_wait_ns.max(waited_ns);
+        if waited_ns <= self.config.starvation_threshold_ns {
+            return Ok(());
+        }
+        self.stats.starvation_events += 1;
+        if self.wants_events {
+            let event = StarvationEvent {
+                t_ns: self.now_ns(),
+                task: self.label(task),
+                waited_ns,
+                queued: self.describe(task, queued),
+                polled_by: polled_by.map(|(r, w)| self.runtimes[r].workers[w].name.clone()),
+            };
+            self.sink.record(&Event::Starvation(event))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `task`'s steps on `worker` until it suspends, finishes, or starts a `cpu` step.
+    fn continue_task(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+        budget: u32,
+    ) -> io::Result<()> {
+        let TaskKind::Group { group, .. } = self.tasks.get(task).kind else {
+            self.run_connection(runtime, worker, task)?;
+            return self.after_poll(runtime, worker, budget);
+        };
+        loop {
+            let state = self.tasks.get_mut(task);
+            let Some(&step) = self.config.groups[group].steps.get(state.step) else {
+                self.task_done(task, group)?;
+                return self.after_poll(runtime, worker, budget);
+            };
+            state.step += 1;
+            match step {
+                Step::Cpu { ns: 0 } => {}
+                Step::Cpu { ns } => {
+                    let now_ns = self.now_ns();
+                    let state = &mut self.runtimes[runtime].workers[worker];
+                    state.state = WorkerState::Polling { task, budget };
+                    state.cpu_mark_ns = self.cores.time(state.thread).running_ns;
+                    self.cores
+                        .run(state.thread, ns, now_ns, &mut self.slice_ends);
+                    self.file_slice_ends();
+                    return Ok(());
+                }
+                Step::Yield => {
+                    self.wake_task(task, Some((runtime, worker)), true)?;
+                    return self.after_poll(runtime, worker, budget);
+                }
+                Step::Sleep { ns } => {
+                    let deadline_ns = self.world.instant_ns().saturating_add(ns as i64);
+                    self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
+                    // A new earliest timer shortens the parked driver holder's block.
+                    self.arm_driver_timeout(runtime);
+                    return self.after_poll(runtime, worker, budget);
+                }
+                Step::Io { pool, latency_ns } => {
+                    self.start_io(runtime, worker, task, pool, latency_ns)?;
+                    return self.after_poll(runtime, worker, budget);
+                }
+                Step::Spawn { group: child } => {
+                    let spawned = self.start_instance(child);
+                    self.wake_task(spawned, Some((runtime, worker)), false)?;
+                    if self.wants_events {
+                        let queued = self.tasks.get(spawned).runnable.map(|(_, queued)| queued);
+                        let event = SpawnEvent {
+                            t_ns: self.now_ns(),
+                            task: self.label(task),
+                            spawned: self.label(spawned),
+                            queued: self.describe(spawned, queued.unwrap_or(Queued::Inject)),
+                        };
+                        self.sink.record(&Event::Spawn(event))?;
+                    }
+                }
+                Step::SpawnBlocking { ns } => {
+                    self.spawn_blocking(runtime, task, ns);
+                    return self.after_poll(runtime, worker, budget);
+                }
+                Step::BlockInPlace { ns } => {
+                    return self.block_in_place(runtime, worker, task, ns);
+                }
+            }
+        }
+    }
+
+    /// After a poll: the worker polls its LIFO slot's task within the budget and the cap, or
+    /// goes back to its scheduler loop.
+    fn after_poll(&mut self, runtime: usize, worker: usize, budget: u32) -> io::Result<()> {
+        let next = self.runtimes[runtime]
+            .scheduler
+            .next_lifo_task(worker, budget > 0);
+        match next {
+            Some(task) => self.poll(runtime, worker, task, Source::Lifo, budget),
+            None => {
+                self.schedule_worker(runtime, worker);
+                Ok(())
+            }
+        }
+    }
+
+    fn task_done(&mut self, task: TaskId, group: usize) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let state = self.tasks.get_mut(task);
+        state.finished = true;
+        let latency_ns = now_ns - state.started_ns;
+        self.stats.groups[group].finish(latency_ns);
+        if self.wants_events {
+            let event = TaskDoneEvent {
+                t_ns: now_ns,
+                task: self.label(task),
+                latency_ns,
+            };
+            self.sink.record(&Event::TaskDone(event))?;
+        }
+        Ok(())
+    }
+
+    /// An `io` step: check a connection out of the pool and hand the request to its task.
+    fn start_io(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+        pool: usize,
+        latency_ns: (u64, u64),
+    ) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let checkout = self.pools.check_out(pool, runtime);
+        let connection = checkout.connection();
+        let mut network_ns = self.latency.in_range(latency_ns.0, latency_ns.1);
+        if let Checkout::Opened(_) = checkout {
+            // The opener's runtime owns the socket and runs its task.
+            let conn_task = self
+                .tasks
+                .add(TaskKind::Connection { connection }, runtime, now_ns);
+            self.connections.push(ConnectionSlot {
+                task: conn_task,
+                state: ConnectionState::Idle,
+            });
+            network_ns += self.pools.connect_ns(pool);
+        }
+        if self.pools.connection(connection).owner != runtime {
+            self.stats.cross_runtime_io_calls += 1;
+        }
+        self.requests.push(Request {
+            requester: task,
+            connection,
+            reused: matches!(checkout, Checkout::Reused(_)),
+            started_ns: now_ns,
+            network_ns,
+            sent_ns: now_ns,
+            replied_ns: now_ns,
+            noticed_ns: now_ns,
+        });
+        let request = self.requests.len() - 1;
+        self.tasks.get_mut(task).request = Some(request);
+        let slot = &mut self.connections[connection.0 as usize];
+        slot.state = ConnectionState::ToSend { request };
+        let conn_task = slot.task;
+        // Handing the request over (a channel send) wakes the connection task.
+        self.wake_task(conn_task, Some((runtime, worker)), false)
+    }
+
+    /// A poll of a connection task: it sends a handed-over request, or reads a noticed reply and
+    /// wakes the requester.
+    fn run_connection(&mut self, runtime: usize, worker: usize, task: TaskId) -> io::Result<()> {
+        let TaskKind::Connection { connection } = self.tasks.get(task).kind else {
+            unreachable!("only connection tasks are run as connections");
+        };
+        let now_ns = self.now_ns();
+        let slot = &mut self.connections[connection.0 as usize];
+        match slot.state {
+            ConnectionState::ToSend { request } => {
+                slot.state = ConnectionState::InFlight { request };
+                let request = &mut self.requests[request];
+                request.sent_ns = now_ns;
+                let at_ns = now_ns + request.network_ns;
+                self.world.wake_at(
+                    physical(at_ns),
+                    Wake::Reply {
+                        connection: connection.0,
+                    },
+                );
+                Ok(())
+            }
+            ConnectionState::Replied { request } => {
+                slot.state = ConnectionState::Idle;
+                let requester = self.requests[request].requester;
+                if !self.pools.check_in(connection) {
+                    // Closed rather than kept idle: its task ends.
+                    self.tasks.get_mut(task).finished = true;
+                }
+                self.wake_task(requester, Some((runtime, worker)), false)
+            }
+            ConnectionState::Idle | ConnectionState::InFlight { .. } => Ok(()),
+        }
+    }
+
+    /// A reply reached the socket: the owning runtime's driver has an event, which a parked
+    /// driver holder picks up at once and busy workers only at their next driver poll.
+    fn reply(&mut self, connection: ConnectionId) -> io::Result<()> {
+        let slot = &mut self.connections[connection.0 as usize];
+        let ConnectionState::InFlight { request } = slot.state else {
+            return Ok(());
+        };
+        slot.state = ConnectionState::Replied { request };
+        let conn_task = slot.task;
+        self.requests[request].replied_ns = self.world.now_ns();
+        let owner = self.pools.connection(connection).owner;
+        let rt = &mut self.runtimes[owner];
+        rt.driver.io_ready(conn_task);
+        match rt.scheduler.driver_holder() {
+            Some(holder) => self.notify(owner, holder),
+            None => Ok(()),
+        }
+    }
+
+    /// The requester of `request` runs again: its io step is complete.
+    fn io_done(&mut self, task: TaskId, request: usize) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let request = self.requests[request];
+        let latency_ns = now_ns - request.started_ns;
+        let send_wait_ns = request.sent_ns - request.started_ns;
+        let driver_wait_ns = request.noticed_ns - request.replied_ns;
+        self.stats.max_send_wait_ns = self.stats.max_send_wait_ns.max(send_wait_ns);
+        self.stats.max_driver_wait_ns = self.stats.max_driver_wait_ns.max(driver_wait_ns);
+        if let TaskKind::Group { group, .. } = self.tasks.get(task).kind {
+            self.stats.groups[group].io(latency_ns);
+        }
+        if self.wants_events {
+            let owner = self.pools.connection(request.connection).owner;
+            let event = IoEvent {
+                t_ns: now_ns,
+                task: self.label(task),
+                connection: request.connection.0,
+                owner: self.runtimes[owner].name.clone(),
+                reused: request.reused,
+                send_wait_ns,
+                network_ns: request.replied_ns - request.sent_ns,
+                driver_wait_ns,
+                resume_wait_ns: now_ns - request.noticed_ns,
+                latency_ns,
+            };
+            self.sink.record(&Event::Io(event))?;
+        }
+        Ok(())
+    }
+
+    /// `spawn_blocking`: the work runs on a blocking-pool thread, started if none is idle and
+    /// the pool is below its limit, else queued; the task is woken from outside when it is done.
+    fn spawn_blocking(&mut self, runtime: usize, task: TaskId, ns: u64) {
+        let rt = &mut self.runtimes[runtime];
+        let thread = match rt.idle_threads.pop() {
+            Some(thread) => thread,
+            None if rt.blocking_started < rt.blocking_limit => {
+                rt.blocking_started += 1;
+                self.owners.push(ThreadOwner::Spare);
+                self.cores.add_thread()
+            }
+            None => {
+                rt.blocking_queue.push_back((task, ns));
+                return;
+            }
+        };
+        self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns);
+    }
+
+    fn run_blocking(&mut self, thread: ThreadId, owner: ThreadOwner, ns: u64) {
+        self.owners[thread.0 as usize] = owner;
+        let now_ns = self.world.now_ns();
+        // A zero-length section still finishes through the cores, one event later.
+        self.cores
+            .run(thread, ns.max(1), now_ns, &mut self.slice_ends);
+        self.file_slice_ends();
+    }
+
+    /// `block_in_place`: the LIFO task moves to the stealable queue, the worker's core goes on
+    /// on another thread, and this thread runs the blocking section. The task then resumes
+    /// through the inject queue, as after any wake from outside the runtime.
+    fn block_in_place(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+        ns: u64,
+    ) -> io::Result<()> {
+        let rt = &mut self.runtimes[runtime];
+        rt.scheduler.hand_off_lifo(worker);
+        let replacement = match rt.idle_threads.pop() {
+            Some(thread) => thread,
+            None => {
+                self.owners.push(ThreadOwner::Spare);
+                self.cores.add_thread()
+            }
+        };
+        let old = std::mem::replace(&mut rt.workers[worker].thread, replacement);
+        self.owners[replacement.0 as usize] = ThreadOwner::Worker { runtime, worker };
+        self.run_blocking(old, ThreadOwner::InPlace { runtime, task }, ns);
+        self.schedule_worker(runtime, worker);
+        Ok(())
+    }
+
+    fn thread_finished(&mut self, thread: ThreadId) -> io::Result<()> {
+        match self.owners[thread.0 as usize] {
+            ThreadOwner::Worker { runtime, worker } => {
+                let state = &mut self.runtimes[runtime].workers[worker];
+                let WorkerState::Polling { task, budget } = state.state else {
+                    unreachable!("a worker's thread runs only its polls' cpu steps");
+                };
+                let ran_ns = self.cores.time(thread).running_ns - state.cpu_mark_ns;
+                self.stats.worker(runtime, worker).busy_ns += ran_ns;
+                self.continue_task(runtime, worker, task, budget)
+            }
+            ThreadOwner::Blocking { runtime, task } => {
+                let rt = &mut self.runtimes[runtime];
+                match rt.blocking_queue.pop_front() {
+                    Some((next, ns)) => self.run_blocking(
+                        thread,
+                        ThreadOwner::Blocking {
+                            runtime,
+                            task: next,
+                        },
+                        ns,
+                    ),
+                    None => {
+                        rt.idle_threads.push(thread);
+                        self.owners[thread.0 as usize] = ThreadOwner::Spare;
+                    }
+                }
+                self.wake_task(task, None, false)
+            }
+            ThreadOwner::InPlace { runtime, task } => {
+                self.runtimes[runtime].idle_threads.push(thread);
+                self.owners[thread.0 as usize] = ThreadOwner::Spare;
+                self.wake_task(task, None, false)
+            }
+            ThreadOwner::Spare => unreachable!("an idle thread has no work to finish"),
+        }
+    }
+
+    /// Where a queued task waits, in words.
+    fn describe(&self, task: TaskId, queued: Queued) -> Arc<str> {
+        let rt = &self.runtimes[self.tasks.get(task).runtime];
+        match queued {
+            Queued::Lifo { worker } => format!("the LIFO slot of {}", rt.workers[worker].name),
+            Queued::Local { worker } => format!("the queue of {}", rt.workers[worker].name),
+            Queued::Inject => format!("the inject queue of {}", rt.name),
+        }
+        .into()
+    }
+
+    /// A task's name in traces: `<group>#<instance>`, or `conn<id>`.
+    fn label(&self, task: TaskId) -> Arc<str> {
+        match self.tasks.get(task).kind {
+            TaskKind::Group { group, instance } => {
+                format!("{}#{instance}", self.config.groups[group].name).into()
+            }
+            TaskKind::Connection { connection } => format!("conn{}", connection.0).into(),
+        }
+    }
+
+    /// Charges what is still open at the end, reports tasks still starving, and summarises.
+    fn finish(&mut self) -> io::Result<Summary> {
+        let end_ns = self.world.end_ns();
+        let times = self.cores.finish(end_ns);
+        for runtime in 0..self.runtimes.len() {
+            for worker in 0..self.runtimes[runtime].workers.len() {
+                let state = &self.runtimes[runtime].workers[worker];
+                let (state, thread, mark_ns, since_ns) = (
+                    state.state,
+                    state.thread,
+                    state.cpu_mark_ns,
+                    state.parked_since_ns,
+                );
+                let stats = self.stats.worker(runtime, worker);
+                match state {
+                    WorkerState::Polling { .. } => {
+                        stats.busy_ns += times[thread.0 as usize].running_ns - mark_ns;
+                    }
+                    WorkerState::Parked { .. } => stats.parked_ns += end_ns - since_ns,
+                    WorkerState::Ready => {}
+                }
+            }
+        }
+        let waiting: Vec<(TaskId, u64, Queued)> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(index, task)| {
+                let (since_ns, queued) = task.runnable?;
+                Some((TaskId(index as u32), end_ns - since_ns, queued))
+            })
+            .collect();
+        for (task, waited_ns, queued) in waiting {
+            self.note_wait(task, waited_ns, queued, None)?;
+        }
+        let names: Vec<Vec<String>> = self
+            .runtimes
+            .iter()
+            .map(|rt| rt.workers.iter().map(|w| w.name.to_string()).collect())
+            .collect();
+        let stats = std::mem::replace(&mut self.stats, ExecutorStats::new(&[], &[]));
+        Ok(stats.into_summary(end_ns, &names, self.pools.opened() as u64))
+    }
+}
+
+/// A moment in physical time, as a deadline: boottime reads physical time since the start.
+fn physical(at_ns: u64) -> Deadline {
+    Deadline {
+        clock: ClockId::Boottime,
+        at_ns: at_ns as i64,
+    }
+}

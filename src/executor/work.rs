@@ -1,0 +1,100 @@
+//! How much work an executor scenario asks for, bounded before the run starts.
+
+use super::spec::{Arrival, ExecutorConfig, GroupConfig, Step};
+use crate::run::{RunError, RunOptions, retiming_edges};
+use crate::scenario::Scenario;
+
+/// Arrivals of `group` before the run ends: periodic ones stop at the end, Poisson ones are
+/// bounded by their count alone.
+fn arrivals_within(group: &GroupConfig, run_for_ns: u64) -> u128 {
+    let count = u128::from(group.count);
+    match group.arrival {
+        _ if group.start_ns >= run_for_ns => 0,
+        Arrival::Every { period_ns } => {
+            count.min(u128::from((run_for_ns - group.start_ns) / period_ns) + 1)
+        }
+        Arrival::AtOnce | Arrival::Poisson { .. } => count,
+    }
+}
+
+/// Instances of each group over the run: its own arrivals plus one per `spawn` step of every
+/// instance of a group that spawns it. Spawns form no cycles (the scenario checks), so a pass in
+/// dependency order settles every group.
+fn instances(config: &ExecutorConfig, run_for_ns: u64) -> Vec<u128> {
+    fn settle(
+        group: usize,
+        config: &ExecutorConfig,
+        run_for_ns: u64,
+        memo: &mut [Option<u128>],
+    ) -> u128 {
+        if let Some(known) = memo[group] {
+            return known;
+        }
+        let mut total = arrivals_within(&config.groups[group], run_for_ns);
+        for (spawner, other) in config.groups.iter().enumerate() {
+            let spawns = other
+                .steps
+                .iter()
+                .filter(|step| matches!(step, Step::Spawn { group: child } if *child == group))
+                .count() as u128;
+            if spawns > 0 {
+                let spawners = settle(spawner, config, run_for_ns, memo);
+                total = total.saturating_add(spawns.saturating_mul(spawners));
+            }
+        }
+        memo[group] = Some(total);
+        total
+    }
+    let mut memo = vec![None; config.groups.len()];
+    (0..config.groups.len())
+        .map(|group| settle(group, config, run_for_ns, &mut memo))
+        .collect()
+}
+
+/// Events one instance of a step can cause, at most: the wakes of its task and worker, a slice
+/// end per time slice of CPU work (preemptions included), and for io the connection task's two
+/// polls, the reply and the driver's notice.
+fn step_events(step: &Step, slice_ns: u64) -> u128 {
+    let cpu_events = |ns: u64| u128::from(ns / slice_ns) * 2 + 4;
+    match *step {
+        Step::Cpu { ns } | Step::SpawnBlocking { ns } | Step::BlockInPlace { ns } => {
+            cpu_events(ns) + 4
+        }
+        Step::Io { .. } => 16,
+        Step::Yield | Step::Sleep { .. } | Step::Spawn { .. } => 6,
+    }
+}
+
+pub(crate) fn check_work(
+    scenario: &Scenario,
+    config: &ExecutorConfig,
+    options: &RunOptions,
+) -> Result<(), RunError> {
+    let instances = instances(config, scenario.run_for_ns);
+    let tasks: u128 = instances.iter().sum();
+    let workers: u128 = config
+        .runtimes
+        .iter()
+        .map(|runtime| runtime.scheduler.workers as u128)
+        .sum();
+    let mut bound: u128 = workers * 4;
+    for (group, count) in config.groups.iter().zip(&instances) {
+        let per_instance: u128 = 6 + group
+            .steps
+            .iter()
+            .map(|step| step_events(step, config.time_slice_ns))
+            .sum::<u128>();
+        bound = bound.saturating_add(count.saturating_mul(per_instance));
+    }
+    // A clock change re-times every pending wake: at most one per task and worker.
+    bound = bound.saturating_add(retiming_edges(scenario).saturating_mul(tasks + workers));
+    if bound > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: bound,
+            max_events: options.max_events,
+            why: format!("{tasks} tasks, spawned ones included"),
+            fewer_by: "lower the task groups' `count` or their `cpu` times, or lengthen `time_slice`",
+        });
+    }
+    Ok(())
+}
