@@ -76,6 +76,9 @@ struct Worker {
     parked_since_ns: u64,
     /// Its thread's running time when the current `cpu` step started.
     cpu_mark_ns: u64,
+    /// Tasks that yielded on this worker. tokio defers their wake until the worker finds no
+    /// other work, so every queued, injected or stealable task runs before them.
+    deferred: Vec<TaskId>,
     name: Arc<str>,
 }
 
@@ -202,6 +205,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                         generation: 0,
                         parked_since_ns: 0,
                         cpu_mark_ns: 0,
+                        deferred: Vec::new(),
                         name: format!("{}-{worker}", runtime.name).into(),
                     }
                 })
@@ -461,8 +465,32 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         let start = self.steal_start.in_range(0, workers - 1) as usize;
         match self.runtimes[runtime].scheduler.next_task(worker, start) {
             Some((task, source)) => self.poll(runtime, worker, task, source, COOP_BUDGET),
+            None if !self.runtimes[runtime].workers[worker].deferred.is_empty() => {
+                self.wake_deferred(runtime, worker)
+            }
             None => self.park(runtime, worker),
         }
+    }
+
+    /// Out of other work with yielded tasks held: a zero-timeout park polls the driver if it is
+    /// free, then the yielded tasks go to the back of the worker's queue.
+    fn wake_deferred(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+        if self.runtimes[runtime].scheduler.driver_holder().is_none() {
+            self.poll_driver(runtime, worker, "yield")?;
+        }
+        let deferred = std::mem::take(&mut self.runtimes[runtime].workers[worker].deferred);
+        for task in deferred {
+            let (placement, notify) =
+                self.runtimes[runtime]
+                    .scheduler
+                    .schedule(task, Some(worker), true);
+            debug_assert!(matches!(placement, Placement::LocalQueue { .. }));
+            if let Some(other) = notify {
+                self.notify(runtime, other)?;
+            }
+        }
+        self.schedule_worker(runtime, worker);
+        Ok(())
     }
 
     fn park(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
@@ -632,7 +660,9 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     return Ok(());
                 }
                 Step::Yield => {
-                    self.wake_task(task, Some((runtime, worker)), true)?;
+                    let now_ns = self.now_ns();
+                    self.tasks.get_mut(task).runnable = Some((now_ns, Queued::Deferred { worker }));
+                    self.runtimes[runtime].workers[worker].deferred.push(task);
                     return self.after_poll(runtime, worker, budget);
                 }
                 Step::Sleep { ns } => {
@@ -933,6 +963,9 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             Queued::Lifo { worker } => format!("the LIFO slot of {}", rt.workers[worker].name),
             Queued::Local { worker } => format!("the queue of {}", rt.workers[worker].name),
             Queued::Inject => format!("the inject queue of {}", rt.name),
+            Queued::Deferred { worker } => {
+                format!("the yielded tasks of {}", rt.workers[worker].name)
+            }
         }
         .into()
     }

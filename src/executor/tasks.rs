@@ -17,9 +17,17 @@ pub(crate) enum TaskKind {
 /// Where a woken task was queued, for starvation reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Queued {
-    Lifo { worker: usize },
-    Local { worker: usize },
+    Lifo {
+        worker: usize,
+    },
+    Local {
+        worker: usize,
+    },
     Inject,
+    /// Yielded: held by the worker until it runs out of other work, as tokio defers the wake.
+    Deferred {
+        worker: usize,
+    },
 }
 
 #[derive(Clone, Debug)]

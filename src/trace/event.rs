@@ -181,7 +181,8 @@ pub struct DriverPollEvent {
     pub worker: Arc<str>,
     pub woke: u32,
     /// `park` when the worker was parking or parked on the driver, `maintenance` for the poll
-    /// every `event_interval` ticks.
+    /// every `event_interval` ticks, `yield` for the zero-timeout park before yielded tasks
+    /// are put back in the queue.
     pub when: &'static str,
 }
 
