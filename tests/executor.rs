@@ -292,7 +292,7 @@ fn the_phases_of_every_io_call_add_up_to_its_latency() {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 48,
+        cases: 256,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
             "tests/executor.proptest-regressions",
         ))),
@@ -368,6 +368,18 @@ steps = [{}]
         );
         prop_assert_eq!(summary.get("tasks_unfinished"), Some(0));
         prop_assert!(summary.get("polls").unwrap() >= started);
+        for name in ["parent", "child"] {
+            let metric = |m: &str| group(&summary, name, m);
+            prop_assert!(metric("p50_latency") <= metric("p99_latency"));
+            prop_assert!(metric("p99_latency") <= metric("max_latency"));
+            prop_assert!(metric("p99_io_latency") <= metric("max_io_latency"));
+        }
+        for worker in &summary.workers {
+            let busy = worker.get("busy").unwrap();
+            let parked = worker.get("parked").unwrap();
+            let idle = worker.get("idle").unwrap();
+            prop_assert_eq!(busy + parked + idle, summary.t_ns, "{}", worker.name);
+        }
         for event in io_events(&text, seed) {
             let phase = |key: &str| event[key].as_u64().unwrap();
             prop_assert_eq!(

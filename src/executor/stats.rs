@@ -48,15 +48,18 @@ impl GroupStats {
     }
 
     fn section(&self) -> Section {
+        // A histogram bucket's upper edge can pass the exact maximum; no percentile may.
+        let latency = |q| quantile(&self.latency, q).min(self.max_latency_ns);
+        let io_latency = |q| quantile(&self.io_latency, q).min(self.max_io_latency_ns);
         let values = [
             self.started,
             self.finished,
-            quantile(&self.latency, 0.5),
-            quantile(&self.latency, 0.99),
+            latency(0.5),
+            latency(0.99),
             self.max_latency_ns,
             self.io_latency.len(),
-            quantile(&self.io_latency, 0.5),
-            quantile(&self.io_latency, 0.99),
+            io_latency(0.5),
+            io_latency(0.99),
             self.max_io_latency_ns,
         ];
         Section::new(self.name.clone(), GROUP_METRICS, &values)
