@@ -186,6 +186,75 @@ steps = [{{ cpu = "10ms" }}]
 }
 
 #[test]
+fn a_yielded_task_runs_again_after_the_next_maintenance_not_after_the_whole_backlog() {
+    let groups = r#"
+[[model.task]]
+name = "yielder"
+runtime = "rt"
+count = 1
+steps = [{ cpu = "1ms" }, { yield = true }]
+[[model.task]]
+name = "chunk"
+runtime = "rt"
+count = 300
+start = "1us"
+steps = [{ cpu = "1ms" }]
+"#;
+    let summary = run(&one_runtime(4, 1, "", groups));
+    // Released at the maintenance check of tick 61, into the LIFO slot, and polled next.
+    let latency = group(&summary, "yielder", "max_latency");
+    assert!(
+        (55.0..=65.0).contains(&ms(latency)),
+        "yielder took {} ms",
+        ms(latency)
+    );
+}
+
+#[test]
+fn a_task_goes_on_without_a_core_after_block_in_place() {
+    let groups = r#"
+[[model.task]]
+name = "blocker"
+runtime = "rt"
+count = 1
+steps = [{ block_in_place = "10ms" }, { cpu = "1ms" }]
+[[model.task]]
+name = "hog"
+runtime = "rt"
+count = 1
+start = "5ms"
+steps = [{ cpu = "500ms" }]
+"#;
+    // The hog takes the worker's core on its new thread; the blocker's thread finishes the poll
+    // on its own.
+    let summary = run(&one_runtime(4, 1, "", groups));
+    assert_eq!(group(&summary, "blocker", "max_latency"), 11 * NS_PER_MS);
+}
+
+#[test]
+fn threads_that_take_over_a_core_count_against_the_blocking_pool() {
+    let groups = r#"
+[[model.task]]
+name = "blocker"
+runtime = "rt"
+count = 1
+steps = [{ block_in_place = "100ms" }]
+[[model.task]]
+name = "job"
+runtime = "rt"
+count = 1
+start = "1ms"
+steps = [{ spawn_blocking = "100ms" }]
+"#;
+    // The only pool thread took over the worker's core; the job waits for the blocking section's
+    // thread to return to the pool at 100 ms.
+    let full = run(&one_runtime(4, 1, "blocking_threads = 1", groups));
+    assert_eq!(group(&full, "job", "max_latency"), 199 * NS_PER_MS);
+    let roomy = run(&one_runtime(4, 1, "blocking_threads = 2", groups));
+    assert_eq!(group(&roomy, "job", "max_latency"), 100 * NS_PER_MS);
+}
+
+#[test]
 fn a_system_suspend_stops_cpu_work_until_the_resume() {
     let text = one_runtime(
         4,
@@ -378,7 +447,8 @@ steps = [{}]
             let busy = worker.get("busy").unwrap();
             let parked = worker.get("parked").unwrap();
             let idle = worker.get("idle").unwrap();
-            prop_assert_eq!(busy + parked + idle, summary.t_ns, "{}", worker.name);
+            let waiting = worker.get("waiting_for_core").unwrap();
+            prop_assert_eq!(busy + waiting + parked + idle, summary.t_ns, "{}", worker.name);
         }
         for event in io_events(&text, seed) {
             let phase = |key: &str| event[key].as_u64().unwrap();

@@ -113,9 +113,14 @@ pub const GROUP_METRICS: &[Metric] = &[
 pub const WORKER_METRICS: &[Metric] = &[
     duration("busy", "busy_ns", "time running task steps on a core"),
     duration(
+        "waiting_for_core",
+        "waiting_for_core_ns",
+        "time inside a cpu step but waiting for a core, when threads outnumber cores",
+    ),
+    duration(
         "idle",
         "idle_ns",
-        "time neither busy nor parked: between polls, waiting for a core, or suspended",
+        "time neither busy, waiting for a core, nor parked: suspended, or its thread in block_in_place",
     ),
     duration(
         "parked",

@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
 use ticklab_models::sync::StdPrimitives;
-use ticklab_sim::{ClockId, Cores, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
+use ticklab_sim::{
+    ClockId, CoreTime, Cores, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId, World,
+};
 
 use super::arrivals::Arrivals;
 use super::pool::{Checkout, ConnectionId, Pools};
@@ -66,6 +68,9 @@ enum WorkerState {
     Parked {
         on_driver: bool,
     },
+    /// Its thread went into `block_in_place` and the blocking pool, at its limit, has not yet
+    /// started the thread that takes over its core.
+    AwaitingThread,
 }
 
 #[derive(Debug)]
@@ -74,10 +79,10 @@ struct Worker {
     state: WorkerState,
     generation: u32,
     parked_since_ns: u64,
-    /// Its thread's running time when the current `cpu` step started.
-    cpu_mark_ns: u64,
-    /// Tasks that yielded on this worker. tokio defers their wake until the worker finds no
-    /// other work, so every queued, injected or stealable task runs before them.
+    /// Its thread's core time when the current `cpu` step started.
+    cpu_mark: CoreTime,
+    /// Tasks that yielded on this worker. tokio defers their wake to the worker's next park or
+    /// zero-timeout driver check, so the tasks already queued run before them.
     deferred: Vec<TaskId>,
     name: Arc<str>,
 }
@@ -94,8 +99,15 @@ enum ThreadOwner {
         runtime: usize,
         task: TaskId,
     },
-    /// A former worker thread running `task`'s `block_in_place` section, its core handed on.
+    /// `worker`'s former thread running `task`'s `block_in_place` section, its core handed on.
     InPlace {
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+    },
+    /// A thread that left its worker for `block_in_place` going on with `task`'s poll without a
+    /// core; it returns to the blocking pool when the task next suspends.
+    Coreless {
         runtime: usize,
         task: TaskId,
     },
@@ -103,17 +115,58 @@ enum ThreadOwner {
     Spare,
 }
 
+/// Work waiting for a blocking-pool thread once the pool is at its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PoolJob {
+    /// A `spawn_blocking` closure.
+    Blocking { task: TaskId, ns: u64 },
+    /// The thread that takes over a worker's core after `block_in_place`.
+    Worker { worker: usize },
+}
+
+/// Where a poll runs: on a worker, or on a thread that gave its core away in `block_in_place`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum On {
+    Worker {
+        runtime: usize,
+        worker: usize,
+        budget: u32,
+    },
+    Thread {
+        runtime: usize,
+        thread: ThreadId,
+    },
+}
+
+impl On {
+    /// The worker whose wakes stay local, if any.
+    fn worker(self) -> Option<(usize, usize)> {
+        match self {
+            On::Worker {
+                runtime, worker, ..
+            } => Some((runtime, worker)),
+            On::Thread { .. } => None,
+        }
+    }
+
+    fn runtime(self) -> usize {
+        match self {
+            On::Worker { runtime, .. } | On::Thread { runtime, .. } => runtime,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Runtime {
     scheduler: Scheduler<StdPrimitives>,
     driver: Driver,
     workers: Vec<Worker>,
-    /// Blocking-pool threads with nothing to do, and how many the pool has started.
+    /// Blocking-pool threads with nothing to do, and how many the pool has started beyond the
+    /// workers' own. tokio caps the pool at the workers plus `blocking_threads`.
     idle_threads: Vec<ThreadId>,
     blocking_started: usize,
     blocking_limit: usize,
-    /// `spawn_blocking` work waiting for a thread, once the pool is at its limit.
-    blocking_queue: VecDeque<(TaskId, u64)>,
+    pool_queue: VecDeque<PoolJob>,
     name: Arc<str>,
 }
 
@@ -204,7 +257,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                         state: WorkerState::Ready,
                         generation: 0,
                         parked_since_ns: 0,
-                        cpu_mark_ns: 0,
+                        cpu_mark: CoreTime::default(),
                         deferred: Vec::new(),
                         name: format!("{}-{worker}", runtime.name).into(),
                     }
@@ -217,7 +270,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 idle_threads: Vec::new(),
                 blocking_started: 0,
                 blocking_limit: runtime.blocking_threads,
-                blocking_queue: VecDeque::new(),
+                pool_queue: VecDeque::new(),
                 name: runtime.name.as_str().into(),
             });
         }
@@ -290,9 +343,9 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                         self.unpark(runtime, worker)?;
                         self.find_work(runtime, worker)
                     }
-                    WorkerState::Parked { on_driver: false } | WorkerState::Polling { .. } => {
-                        Ok(())
-                    }
+                    WorkerState::Parked { on_driver: false }
+                    | WorkerState::Polling { .. }
+                    | WorkerState::AwaitingThread => Ok(()),
                 }
             }
         }
@@ -448,48 +501,53 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         Ok(woken.len() as u32)
     }
 
-    /// One scheduler tick of a free worker: maintenance when due, then its next task, or park.
+    /// One scheduler tick of a free worker: maintenance when due, then its next task; out of
+    /// tasks, it releases its yielded ones if it holds any, or parks.
     fn find_work(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
-        let rt = &mut self.runtimes[runtime];
-        if rt.scheduler.tick(worker) && rt.scheduler.driver_holder().is_none() {
-            let woke = self.poll_driver(runtime, worker, "maintenance")?;
-            let scheduler = &self.runtimes[runtime].scheduler;
-            if woke > 0
-                && scheduler.should_notify_others(worker)
-                && let Some(other) = scheduler.worker_to_notify()
-            {
-                self.notify(runtime, other)?;
-            }
+        if self.runtimes[runtime].scheduler.tick(worker) {
+            self.park_check(runtime, worker, "maintenance")?;
         }
         let workers = self.runtimes[runtime].workers.len() as u64;
         let start = self.steal_start.in_range(0, workers - 1) as usize;
         match self.runtimes[runtime].scheduler.next_task(worker, start) {
             Some((task, source)) => self.poll(runtime, worker, task, source, COOP_BUDGET),
             None if !self.runtimes[runtime].workers[worker].deferred.is_empty() => {
-                self.wake_deferred(runtime, worker)
+                self.park_check(runtime, worker, "yield")?;
+                self.schedule_worker(runtime, worker);
+                Ok(())
             }
             None => self.park(runtime, worker),
         }
     }
 
-    /// Out of other work with yielded tasks held: a zero-timeout park polls the driver if it is
-    /// free, then the yielded tasks go to the back of the worker's queue.
-    fn wake_deferred(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+    /// A park with a zero timeout, as tokio's maintenance and its yield path do: the driver is
+    /// polled if no other worker holds it, the yielded tasks are woken, and other workers are
+    /// notified once at the end if this one now has more than it can run alone.
+    fn park_check(&mut self, runtime: usize, worker: usize, when: &'static str) -> io::Result<()> {
+        self.runtimes[runtime].scheduler.begin_park_check(worker);
         if self.runtimes[runtime].scheduler.driver_holder().is_none() {
-            self.poll_driver(runtime, worker, "yield")?;
+            self.poll_driver(runtime, worker, when)?;
         }
+        self.release_deferred(runtime, worker)?;
+        match self.runtimes[runtime].scheduler.end_park_check(worker) {
+            Some(other) => self.notify(runtime, other),
+            None => Ok(()),
+        }
+    }
+
+    /// Wakes the worker's yielded tasks, last first, as ordinary wakes on this worker; each keeps
+    /// its runnable time from its yield.
+    fn release_deferred(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
         let deferred = std::mem::take(&mut self.runtimes[runtime].workers[worker].deferred);
-        for task in deferred {
-            let (placement, notify) =
-                self.runtimes[runtime]
-                    .scheduler
-                    .schedule(task, Some(worker), true);
-            debug_assert!(matches!(placement, Placement::LocalQueue { .. }));
-            if let Some(other) = notify {
-                self.notify(runtime, other)?;
+        for task in deferred.into_iter().rev() {
+            let since = self.tasks.get_mut(task).runnable.take();
+            self.wake_task(task, Some((runtime, worker)), false)?;
+            if let (Some((yielded_ns, _)), Some((_, queued))) =
+                (since, self.tasks.get(task).runnable)
+            {
+                self.tasks.get_mut(task).runnable = Some((yielded_ns, queued));
             }
         }
-        self.schedule_worker(runtime, worker);
         Ok(())
     }
 
@@ -575,7 +633,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             .get_mut(task)
             .runnable
             .take()
-            .unwrap_or((now_ns, Queued::Inject));
+            .expect("a task is polled only after a wake queued it");
         let waited_ns = now_ns - since_ns;
         self.note_wait(task, waited_ns, queued, Some((runtime, worker)))?;
         if self.wants_events {
@@ -599,7 +657,12 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         if let Some(request) = self.tasks.get_mut(task).request.take() {
             self.io_done(task, request)?;
         }
-        self.continue_task(runtime, worker, task, budget.saturating_sub(1))
+        let on = On::Worker {
+            runtime,
+            worker,
+            budget: budget.saturating_sub(1),
+        };
+        self.continue_task(on, task)
     }
 
     /// Counts a runnable wait, and reports it if it passed the starvation threshold.
@@ -628,89 +691,131 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         Ok(())
     }
 
-    /// Runs `task`'s steps on `worker` until it suspends, finishes, or starts a `cpu` step.
-    fn continue_task(
-        &mut self,
-        runtime: usize,
-        worker: usize,
-        task: TaskId,
-        budget: u32,
-    ) -> io::Result<()> {
+    /// Runs `task`'s steps until it suspends, finishes, or starts a `cpu` step.
+    fn continue_task(&mut self, on: On, task: TaskId) -> io::Result<()> {
         let TaskKind::Group { group, .. } = self.tasks.get(task).kind else {
-            self.run_connection(runtime, worker, task)?;
-            return self.after_poll(runtime, worker, budget);
+            self.run_connection(on, task)?;
+            return self.end_poll(on);
         };
+        let runtime = on.runtime();
         loop {
             let state = self.tasks.get_mut(task);
             let Some(&step) = self.config.groups[group].steps.get(state.step) else {
                 self.task_done(task, group)?;
-                return self.after_poll(runtime, worker, budget);
+                return self.end_poll(on);
             };
             state.step += 1;
             match step {
                 Step::Cpu { ns: 0 } => {}
                 Step::Cpu { ns } => {
-                    let now_ns = self.now_ns();
-                    let state = &mut self.runtimes[runtime].workers[worker];
-                    state.state = WorkerState::Polling { task, budget };
-                    state.cpu_mark_ns = self.cores.time(state.thread).running_ns;
-                    self.cores
-                        .run(state.thread, ns, now_ns, &mut self.slice_ends);
-                    self.file_slice_ends();
+                    self.run_cpu(on, task, ns);
                     return Ok(());
                 }
                 Step::Yield => {
-                    let now_ns = self.now_ns();
-                    self.tasks.get_mut(task).runnable = Some((now_ns, Queued::Deferred { worker }));
-                    self.runtimes[runtime].workers[worker].deferred.push(task);
-                    return self.after_poll(runtime, worker, budget);
+                    match on {
+                        On::Worker { worker, .. } => {
+                            let now_ns = self.now_ns();
+                            self.tasks.get_mut(task).runnable =
+                                Some((now_ns, Queued::Deferred { worker }));
+                            self.runtimes[runtime].workers[worker].deferred.push(task);
+                        }
+                        // Without a core, the deferred wake comes when the poll ends, from
+                        // outside the runtime.
+                        On::Thread { .. } => self.wake_task(task, None, false)?,
+                    }
+                    return self.end_poll(on);
                 }
                 Step::Sleep { ns } => {
                     let deadline_ns = self.world.instant_ns().saturating_add(ns as i64);
                     self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
                     // A new earliest timer shortens the parked driver holder's block.
                     self.arm_driver_timeout(runtime);
-                    return self.after_poll(runtime, worker, budget);
+                    return self.end_poll(on);
                 }
                 Step::Io { pool, latency_ns } => {
-                    self.start_io(runtime, worker, task, pool, latency_ns)?;
-                    return self.after_poll(runtime, worker, budget);
+                    self.start_io(on, task, pool, latency_ns)?;
+                    return self.end_poll(on);
                 }
-                Step::Spawn { group: child } => {
-                    let spawned = self.start_instance(child);
-                    self.wake_task(spawned, Some((runtime, worker)), false)?;
-                    if self.wants_events {
-                        let queued = self.tasks.get(spawned).runnable.map(|(_, queued)| queued);
-                        let event = SpawnEvent {
-                            t_ns: self.now_ns(),
-                            task: self.label(task),
-                            spawned: self.label(spawned),
-                            queued: self.describe(spawned, queued.unwrap_or(Queued::Inject)),
-                        };
-                        self.sink.record(&Event::Spawn(event))?;
-                    }
-                }
+                Step::Spawn { group: child } => self.spawn(on, task, child)?,
                 Step::SpawnBlocking { ns } => {
                     self.spawn_blocking(runtime, task, ns);
-                    return self.after_poll(runtime, worker, budget);
+                    return self.end_poll(on);
                 }
-                Step::BlockInPlace { ns } => {
-                    return self.block_in_place(runtime, worker, task, ns);
-                }
+                Step::BlockInPlace { ns } => match on {
+                    On::Worker { worker, .. } => {
+                        return self.block_in_place(runtime, worker, task, ns);
+                    }
+                    // Already off the workers: the section just runs.
+                    On::Thread { .. } => {
+                        self.run_cpu(on, task, ns.max(1));
+                        return Ok(());
+                    }
+                },
             }
         }
     }
 
-    /// After a poll: the worker polls its LIFO slot's task within the budget and the cap, or
-    /// goes back to its scheduler loop.
-    fn after_poll(&mut self, runtime: usize, worker: usize, budget: u32) -> io::Result<()> {
-        let next = self.runtimes[runtime]
-            .scheduler
-            .next_lifo_task(worker, budget > 0);
-        match next {
-            Some(task) => self.poll(runtime, worker, task, Source::Lifo, budget),
-            None => {
-                self.schedule_worker(runtime, worker);
+    /// A `cpu` step: the poll's thread asks the cores for `ns` of CPU.
+    fn run_cpu(&mut self, on: On, task: TaskId, ns: u64) {
+        let now_ns = self.now_ns();
+        let thread = match on {
+            On::Worker {
+                runtime,
+                worker,
+                budget,
+            } => {
+                let state = &mut self.runtimes[runtime].workers[worker];
+                state.state = WorkerState::Polling { task, budget };
+                state.cpu_mark = self.cores.time(state.thread);
+                state.thread
+            }
+            On::Thread { runtime, thread } => {
+                self.owners[thread.0 as usize] = ThreadOwner::Coreless { runtime, task };
+                thread
+            }
+        };
+        self.cores.run(thread, ns, now_ns, &mut self.slice_ends);
+        self.file_slice_ends();
+    }
+
+    fn spawn(&mut self, on: On, task: TaskId, child: usize) -> io::Result<()> {
+        let spawned = self.start_instance(child);
+        self.wake_task(spawned, on.worker(), false)?;
+        if self.wants_events {
+            let queued = self.tasks.get(spawned).runnable.map(|(_, queued)| queued);
+            let event = SpawnEvent {
+                t_ns: self.now_ns(),
+                task: self.label(task),
+                spawned: self.label(spawned),
+                queued: self.describe(spawned, queued.unwrap_or(Queued::Inject)),
+            };
+            self.sink.record(&Event::Spawn(event))?;
+        }
+        Ok(())
+    }
+
+    /// A poll ended: a worker polls its LIFO slot's task within the budget and the cap, or goes
+    /// back to its scheduler loop; a coreless thread returns to the blocking pool.
+    fn end_poll(&mut self, on: On) -> io::Result<()> {
+        match on {
+            On::Worker {
+                runtime,
+                worker,
+                budget,
+            } => {
+                let next = self.runtimes[runtime]
+                    .scheduler
+                    .next_lifo_task(worker, budget > 0);
+                match next {
+                    Some(task) => self.poll(runtime, worker, task, Source::Lifo, budget),
+                    None => {
+                        self.schedule_worker(runtime, worker);
+                        Ok(())
+                    }
+                }
+            }
+            On::Thread { runtime, thread } => {
+                self.release_thread(runtime, thread);
                 Ok(())
             }
         }
@@ -736,12 +841,12 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// An `io` step: check a connection out of the pool and hand the request to its task.
     fn start_io(
         &mut self,
-        runtime: usize,
-        worker: usize,
+        on: On,
         task: TaskId,
         pool: usize,
         latency_ns: (u64, u64),
     ) -> io::Result<()> {
+        let runtime = on.runtime();
         let now_ns = self.now_ns();
         let checkout = self.pools.check_out(pool, runtime);
         let connection = checkout.connection();
@@ -776,12 +881,12 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         slot.state = ConnectionState::ToSend { request };
         let conn_task = slot.task;
         // Handing the request over (a channel send) wakes the connection task.
-        self.wake_task(conn_task, Some((runtime, worker)), false)
+        self.wake_task(conn_task, on.worker(), false)
     }
 
     /// A poll of a connection task: it sends a handed-over request, or reads a noticed reply and
     /// wakes the requester.
-    fn run_connection(&mut self, runtime: usize, worker: usize, task: TaskId) -> io::Result<()> {
+    fn run_connection(&mut self, on: On, task: TaskId) -> io::Result<()> {
         let TaskKind::Connection { connection } = self.tasks.get(task).kind else {
             unreachable!("only connection tasks are run as connections");
         };
@@ -808,7 +913,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     // Closed rather than kept idle: its task ends.
                     self.tasks.get_mut(task).finished = true;
                 }
-                self.wake_task(requester, Some((runtime, worker)), false)
+                self.wake_task(requester, on.worker(), false)
             }
             ConnectionState::Idle | ConnectionState::InFlight { .. } => Ok(()),
         }
@@ -864,23 +969,48 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         Ok(())
     }
 
-    /// `spawn_blocking`: the work runs on a blocking-pool thread, started if none is idle and
-    /// the pool is below its limit, else queued; the task is woken from outside when it is done.
-    fn spawn_blocking(&mut self, runtime: usize, task: TaskId, ns: u64) {
+    /// A thread of `runtime`'s blocking pool: an idle one, or a new one below the limit.
+    fn pool_thread(&mut self, runtime: usize) -> Option<ThreadId> {
         let rt = &mut self.runtimes[runtime];
-        let thread = match rt.idle_threads.pop() {
-            Some(thread) => thread,
-            None if rt.blocking_started < rt.blocking_limit => {
-                rt.blocking_started += 1;
-                self.owners.push(ThreadOwner::Spare);
-                self.cores.add_thread()
+        if let Some(thread) = rt.idle_threads.pop() {
+            return Some(thread);
+        }
+        if rt.blocking_started >= rt.blocking_limit {
+            return None;
+        }
+        rt.blocking_started += 1;
+        self.owners.push(ThreadOwner::Spare);
+        Some(self.cores.add_thread())
+    }
+
+    /// A pool thread is free: it takes the oldest queued job, or idles.
+    fn release_thread(&mut self, runtime: usize, thread: ThreadId) {
+        self.owners[thread.0 as usize] = ThreadOwner::Spare;
+        match self.runtimes[runtime].pool_queue.pop_front() {
+            Some(PoolJob::Blocking { task, ns }) => {
+                self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns);
             }
-            None => {
-                rt.blocking_queue.push_back((task, ns));
-                return;
-            }
-        };
-        self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns);
+            Some(PoolJob::Worker { worker }) => self.take_over(runtime, worker, thread),
+            None => self.runtimes[runtime].idle_threads.push(thread),
+        }
+    }
+
+    /// `thread` takes over `worker`'s core and starts its scheduler loop.
+    fn take_over(&mut self, runtime: usize, worker: usize, thread: ThreadId) {
+        self.owners[thread.0 as usize] = ThreadOwner::Worker { runtime, worker };
+        self.runtimes[runtime].workers[worker].thread = thread;
+        self.schedule_worker(runtime, worker);
+    }
+
+    /// `spawn_blocking`: the work runs on a blocking-pool thread, or waits for one; the task is
+    /// woken from outside the runtime when it is done.
+    fn spawn_blocking(&mut self, runtime: usize, task: TaskId, ns: u64) {
+        match self.pool_thread(runtime) {
+            Some(thread) => self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns),
+            None => self.runtimes[runtime]
+                .pool_queue
+                .push_back(PoolJob::Blocking { task, ns }),
+        }
     }
 
     fn run_blocking(&mut self, thread: ThreadId, owner: ThreadOwner, ns: u64) {
@@ -892,9 +1022,9 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         self.file_slice_ends();
     }
 
-    /// `block_in_place`: the LIFO task moves to the stealable queue, the worker's core goes on
-    /// on another thread, and this thread runs the blocking section. The task then resumes
-    /// through the inject queue, as after any wake from outside the runtime.
+    /// `block_in_place`: the worker's yielded tasks are woken and its LIFO task moves to the
+    /// stealable queue (#6596); its core goes to a blocking-pool thread (queued if the pool is
+    /// full), and this thread runs the blocking section, then goes on with the task's poll.
     fn block_in_place(
         &mut self,
         runtime: usize,
@@ -902,20 +1032,54 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         task: TaskId,
         ns: u64,
     ) -> io::Result<()> {
-        let rt = &mut self.runtimes[runtime];
-        rt.scheduler.hand_off_lifo(worker);
-        let replacement = match rt.idle_threads.pop() {
-            Some(thread) => thread,
+        self.runtimes[runtime].scheduler.begin_park_check(worker);
+        self.release_deferred(runtime, worker)?;
+        self.runtimes[runtime].scheduler.hand_off_lifo(worker);
+        if let Some(other) = self.runtimes[runtime].scheduler.end_park_check(worker) {
+            self.notify(runtime, other)?;
+        }
+        let old = self.runtimes[runtime].workers[worker].thread;
+        match self.pool_thread(runtime) {
+            Some(thread) => self.take_over(runtime, worker, thread),
             None => {
-                self.owners.push(ThreadOwner::Spare);
-                self.cores.add_thread()
+                let rt = &mut self.runtimes[runtime];
+                rt.workers[worker].state = WorkerState::AwaitingThread;
+                rt.pool_queue.push_back(PoolJob::Worker { worker });
             }
+        }
+        let owner = ThreadOwner::InPlace {
+            runtime,
+            worker,
+            task,
         };
-        let old = std::mem::replace(&mut rt.workers[worker].thread, replacement);
-        self.owners[replacement.0 as usize] = ThreadOwner::Worker { runtime, worker };
-        self.run_blocking(old, ThreadOwner::InPlace { runtime, task }, ns);
-        self.schedule_worker(runtime, worker);
+        self.run_blocking(old, owner, ns);
         Ok(())
+    }
+
+    /// A `block_in_place` section ended on `thread`. If no thread took the worker's core over
+    /// meanwhile, this one takes it back and the poll goes on as a worker's; otherwise it goes on
+    /// without a core.
+    fn in_place_done(
+        &mut self,
+        runtime: usize,
+        worker: usize,
+        task: TaskId,
+        thread: ThreadId,
+    ) -> io::Result<()> {
+        let rt = &mut self.runtimes[runtime];
+        if rt.workers[worker].state == WorkerState::AwaitingThread {
+            rt.pool_queue
+                .retain(|job| *job != PoolJob::Worker { worker });
+            rt.workers[worker].thread = thread;
+            self.owners[thread.0 as usize] = ThreadOwner::Worker { runtime, worker };
+            let on = On::Worker {
+                runtime,
+                worker,
+                budget: COOP_BUDGET,
+            };
+            return self.continue_task(on, task);
+        }
+        self.continue_task(On::Thread { runtime, thread }, task)
     }
 
     fn thread_finished(&mut self, thread: ThreadId) -> io::Result<()> {
@@ -925,32 +1089,28 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 let WorkerState::Polling { task, budget } = state.state else {
                     unreachable!("a worker's thread runs only its polls' cpu steps");
                 };
-                let ran_ns = self.cores.time(thread).running_ns - state.cpu_mark_ns;
-                self.stats.worker(runtime, worker).busy_ns += ran_ns;
-                self.continue_task(runtime, worker, task, budget)
+                let now = self.cores.time(thread);
+                let stats = &mut self.stats.workers[runtime][worker];
+                stats.busy_ns += now.running_ns - state.cpu_mark.running_ns;
+                stats.core_wait_ns += now.waiting_ns - state.cpu_mark.waiting_ns;
+                let on = On::Worker {
+                    runtime,
+                    worker,
+                    budget,
+                };
+                self.continue_task(on, task)
             }
             ThreadOwner::Blocking { runtime, task } => {
-                let rt = &mut self.runtimes[runtime];
-                match rt.blocking_queue.pop_front() {
-                    Some((next, ns)) => self.run_blocking(
-                        thread,
-                        ThreadOwner::Blocking {
-                            runtime,
-                            task: next,
-                        },
-                        ns,
-                    ),
-                    None => {
-                        rt.idle_threads.push(thread);
-                        self.owners[thread.0 as usize] = ThreadOwner::Spare;
-                    }
-                }
+                self.release_thread(runtime, thread);
                 self.wake_task(task, None, false)
             }
-            ThreadOwner::InPlace { runtime, task } => {
-                self.runtimes[runtime].idle_threads.push(thread);
-                self.owners[thread.0 as usize] = ThreadOwner::Spare;
-                self.wake_task(task, None, false)
+            ThreadOwner::InPlace {
+                runtime,
+                worker,
+                task,
+            } => self.in_place_done(runtime, worker, task, thread),
+            ThreadOwner::Coreless { runtime, task } => {
+                self.continue_task(On::Thread { runtime, thread }, task)
             }
             ThreadOwner::Spare => unreachable!("an idle thread has no work to finish"),
         }
@@ -987,19 +1147,21 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         for runtime in 0..self.runtimes.len() {
             for worker in 0..self.runtimes[runtime].workers.len() {
                 let state = &self.runtimes[runtime].workers[worker];
-                let (state, thread, mark_ns, since_ns) = (
+                let (state, thread, mark, since_ns) = (
                     state.state,
                     state.thread,
-                    state.cpu_mark_ns,
+                    state.cpu_mark,
                     state.parked_since_ns,
                 );
                 let stats = self.stats.worker(runtime, worker);
                 match state {
                     WorkerState::Polling { .. } => {
-                        stats.busy_ns += times[thread.0 as usize].running_ns - mark_ns;
+                        let now = times[thread.0 as usize];
+                        stats.busy_ns += now.running_ns - mark.running_ns;
+                        stats.core_wait_ns += now.waiting_ns - mark.waiting_ns;
                     }
                     WorkerState::Parked { .. } => stats.parked_ns += end_ns - since_ns,
-                    WorkerState::Ready => {}
+                    WorkerState::Ready | WorkerState::AwaitingThread => {}
                 }
             }
         }

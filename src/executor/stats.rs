@@ -69,6 +69,8 @@ impl GroupStats {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WorkerStats {
     pub busy_ns: u64,
+    /// Inside a `cpu` step but waiting for a core, when threads outnumber cores.
+    pub core_wait_ns: u64,
     pub parked_ns: u64,
     pub polls: u64,
     pub steals: u64,
@@ -156,9 +158,11 @@ impl ExecutorStats {
             .zip(worker_names)
             .flat_map(|(stats, names)| stats.iter().zip(names))
             .map(|(worker, name)| {
-                let idle_ns = end_ns.saturating_sub(worker.busy_ns + worker.parked_ns);
+                let idle_ns =
+                    end_ns.saturating_sub(worker.busy_ns + worker.core_wait_ns + worker.parked_ns);
                 let values = [
                     worker.busy_ns,
+                    worker.core_wait_ns,
                     idle_ns,
                     worker.parked_ns,
                     worker.polls,

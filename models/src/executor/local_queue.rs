@@ -102,7 +102,7 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
     }
 
     /// Owner only: pushes `task` to the back. Returns how many tasks went to `inject` instead:
-    /// 0 when there was room; 129 when the queue was full, so its back half and `task` moved
+    /// 0 when there was room; 129 when the queue was full, so its older half and `task` moved
     /// there in one batch; 1 when it was full while a thief was copying a batch out, which frees
     /// room soon, so only `task` moved.
     pub fn push_back_or_overflow(&self, task: TaskId, inject: &Inject<S>) -> usize {
@@ -128,21 +128,20 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
         }
     }
 
-    /// Moves the back half of a full queue, then `task`, to `inject`; `None` if a thief got in
-    /// first.
+    /// Moves the older half of a full queue, then `task`, to `inject`, keeping their order;
+    /// `None` if a thief got in first.
     fn overflow(&self, task: TaskId, head: u32, tail: u32, inject: &Inject<S>) -> Option<usize> {
         debug_assert_eq!(tail.wrapping_sub(head), CAPACITY, "the queue is not full");
-        // Claim every task, then give the front half back by moving `tail` on by half a ring:
-        // indices `tail..tail + 128` name the same slots as `head..head + 128`. The front half
-        // stays because tasks pulled from the inject queue go there, and sending them straight
-        // back would starve them. Only the owner writes slots, so the claim needs no acquire.
+        // Claim the front half by moving both heads past it; thieves now see only the back half.
+        // The claim comes before the reads, which is safe because only the owner writes slots,
+        // so it needs no acquire.
+        let claimed = head.wrapping_add(OVERFLOW_BATCH);
         self.head
-            .compare_exchange(pack(head, head), pack(tail, tail), Release, Relaxed)
+            .compare_exchange(pack(head, head), pack(claimed, claimed), Release, Relaxed)
             .ok()?;
-        store_index(&self.tail, tail.wrapping_add(OVERFLOW_BATCH), Release);
-        let back_half =
-            (OVERFLOW_BATCH..CAPACITY).map(|offset| self.read_slot(head.wrapping_add(offset)));
-        inject.push_batch(back_half.chain(std::iter::once(task)));
+        let front_half =
+            (0..OVERFLOW_BATCH).map(|offset| self.read_slot(head.wrapping_add(offset)));
+        inject.push_batch(front_half.chain(std::iter::once(task)));
         Some(OVERFLOW_BATCH as usize + 1)
     }
 

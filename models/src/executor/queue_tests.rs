@@ -33,16 +33,19 @@ fn local_queue_pops_in_push_order() {
 }
 
 #[test]
-fn a_full_queue_moves_its_back_half_and_the_new_task_to_the_inject_queue_in_order() {
+fn a_full_queue_moves_its_older_half_and_the_new_task_to_the_inject_queue_in_order() {
     let (queue, inject) = (Queue::new(), Global::new());
     fill(&queue, 0..256, &inject);
     assert_eq!(queue.len(), LOCAL_QUEUE_CAPACITY);
 
     assert_eq!(queue.push_back_or_overflow(TaskId(256), &inject), 129);
     assert_eq!(inject.len(), 129);
-    assert_eq!(inject.pop_batch(1000), ids(128..257));
+    assert_eq!(
+        inject.pop_batch(1000),
+        [ids(0..128), ids(256..257)].concat()
+    );
     assert_eq!(queue.len(), 128);
-    assert_eq!(drain(&queue), ids(0..128));
+    assert_eq!(drain(&queue), ids(128..256));
 }
 
 #[test]
@@ -52,11 +55,11 @@ fn the_queue_has_room_again_after_an_overflow() {
     assert_eq!(queue.push_back_or_overflow(TaskId(256), &inject), 129);
     fill(&queue, 257..385, &inject);
     assert_eq!(queue.push_back_or_overflow(TaskId(385), &inject), 129);
-    let kept: Vec<TaskId> = ids(0..128);
-    assert_eq!(drain(&queue), kept);
+    // The second overflow moves the older half again: what the first one kept.
+    assert_eq!(drain(&queue), ids(257..385));
     assert_eq!(
         inject.pop_batch(1000),
-        [ids(128..257), ids(257..386)].concat()
+        [ids(0..128), ids(256..257), ids(128..256), ids(385..386)].concat()
     );
 }
 
@@ -110,14 +113,17 @@ fn indices_wrap_past_u32_max() {
     fill(&victim, 0..256, &inject);
     assert_eq!(victim.len(), 256);
     assert_eq!(victim.push_back_or_overflow(TaskId(256), &inject), 129);
-    assert_eq!(inject.pop_batch(1000), ids(128..257));
+    assert_eq!(
+        inject.pop_batch(1000),
+        [ids(0..128), ids(256..257)].concat()
+    );
     assert_eq!(victim.len(), 128);
 
-    assert_eq!(victim.steal_into(&thief), Some(TaskId(63)));
+    assert_eq!(victim.steal_into(&thief), Some(TaskId(191)));
     assert_eq!(thief.len(), 63);
     assert_eq!(victim.len(), 64);
-    assert_eq!(drain(&thief), ids(0..63));
-    assert_eq!(drain(&victim), ids(64..128));
+    assert_eq!(drain(&thief), ids(128..191));
+    assert_eq!(drain(&victim), ids(192..256));
 }
 
 #[test]
@@ -169,7 +175,10 @@ fn a_hand_off_into_a_full_queue_overflows() {
     fill(&queue, 0..256, &inject);
     slot.put(TaskId(256));
     assert!(slot.hand_off(&queue, &inject));
-    assert_eq!(inject.pop_batch(1000), ids(128..257));
+    assert_eq!(
+        inject.pop_batch(1000),
+        [ids(0..128), ids(256..257)].concat()
+    );
 }
 
 #[test]

@@ -83,6 +83,9 @@ struct WorkerCore {
     lifo_enabled: bool,
     lifo_polls: u32,
     parked: bool,
+    /// Inside a park or a zero-timeout driver check: wakes it causes notify nobody, as tokio's
+    /// core has its parker taken out then; one check follows at the end.
+    in_park: bool,
 }
 
 /// One runtime: its workers' queues and slots, its inject queue, and who holds its driver.
@@ -112,6 +115,7 @@ impl<S: Primitives> Scheduler<S> {
                     lifo_enabled: config.lifo_slot,
                     lifo_polls: 0,
                     parked: false,
+                    in_park: false,
                 };
                 workers
             ],
@@ -159,7 +163,7 @@ impl<S: Primitives> Scheduler<S> {
             (Placement::LocalQueue { overflowed }, true)
         };
         // A parked worker's wakes come from its driver poll; it notifies others afterwards.
-        let notify = notify && !self.cores[worker].parked;
+        let notify = notify && !self.cores[worker].parked && !self.cores[worker].in_park;
         (
             placement,
             if notify {
@@ -192,7 +196,9 @@ impl<S: Primitives> Scheduler<S> {
             if let Some(task) = self.inject.pop() {
                 return Some((task, Source::Inject));
             }
-            return self.next_local_task(worker);
+            return self
+                .next_local_task(worker)
+                .or_else(|| self.steal(worker, random_start));
         }
         self.next_local_task(worker)
             .or_else(|| self.pull_from_inject(worker))
@@ -203,7 +209,11 @@ impl<S: Primitives> Scheduler<S> {
     /// the cap of LIFO polls per tick. Past the cap the slot is bypassed until the next tick, and
     /// without budget its task goes to the back of the queue.
     pub fn next_lifo_task(&mut self, worker: usize, budget_left: bool) -> Option<TaskId> {
-        let task = self.lifos[worker].take()?;
+        let Some(task) = self.lifos[worker].take() else {
+            // The chain is over: the slot takes wakes again, even if this tick hit the cap.
+            self.cores[worker].lifo_enabled = self.config.lifo_slot;
+            return None;
+        };
         if !budget_left {
             self.locals[worker].push_back_or_overflow(task, &self.inject);
             return None;
@@ -228,6 +238,23 @@ impl<S: Primitives> Scheduler<S> {
             }
             Some(holder) if holder == worker => Park::OnDriver,
             Some(_) => Park::Asleep,
+        }
+    }
+
+    /// `worker` starts a zero-timeout park: a driver check, or releasing its yielded tasks. Wakes
+    /// until [`Scheduler::end_park_check`] notify nobody.
+    pub fn begin_park_check(&mut self, worker: usize) {
+        self.cores[worker].in_park = true;
+    }
+
+    /// The check is over: returns the parked worker to notify if `worker` now has more work
+    /// than it can run alone.
+    pub fn end_park_check(&mut self, worker: usize) -> Option<usize> {
+        self.cores[worker].in_park = false;
+        if self.should_notify_others(worker) {
+            self.worker_to_notify()
+        } else {
+            None
         }
     }
 

@@ -173,3 +173,57 @@ fn the_first_worker_to_park_takes_the_driver_and_gives_it_back_when_it_runs() {
     assert_eq!(scheduler.driver_holder(), None);
     assert_eq!(scheduler.park(1), Park::OnDriver);
 }
+
+#[test]
+fn a_worker_steals_on_a_global_queue_tick_when_the_inject_queue_and_its_own_queue_are_empty() {
+    let mut scheduler = Scheduler::<StdPrimitives>::new(SchedulerConfig {
+        global_queue_interval: 1,
+        lifo_slot: false,
+        ..SchedulerConfig::tokio(2)
+    });
+    scheduler.schedule(TaskId(1), Some(0), false);
+    assert_eq!(
+        next(&mut scheduler, 1, 0),
+        Some((TaskId(1), Source::Stolen { victim: 0 }))
+    );
+}
+
+#[test]
+fn the_lifo_slot_takes_wakes_again_once_a_capped_chain_ends() {
+    let mut scheduler = scheduler(1, true);
+    next(&mut scheduler, 0, 0);
+    for task in 1..=3 {
+        scheduler.schedule(TaskId(task), Some(0), false);
+        assert_eq!(scheduler.next_lifo_task(0, true), Some(TaskId(task)));
+    }
+    // Capped: the next wake bypasses the slot, and the chain ends on the empty slot.
+    assert_eq!(
+        scheduler.schedule(TaskId(4), Some(0), false).0,
+        Placement::LocalQueue { overflowed: 0 }
+    );
+    assert_eq!(scheduler.next_lifo_task(0, true), None);
+    assert_eq!(
+        scheduler.schedule(TaskId(5), Some(0), false).0,
+        Placement::Lifo { displaced: false }
+    );
+}
+
+#[test]
+fn wakes_inside_a_park_check_notify_nobody_until_it_ends() {
+    let mut scheduler = scheduler(2, false);
+    assert_eq!(scheduler.park(1), Park::OnDriver);
+    scheduler.begin_park_check(0);
+    assert_eq!(scheduler.schedule(TaskId(1), Some(0), false).1, None);
+    assert_eq!(
+        scheduler.end_park_check(0),
+        None,
+        "one task: worker 0 runs it"
+    );
+    scheduler.begin_park_check(0);
+    assert_eq!(scheduler.schedule(TaskId(2), Some(0), false).1, None);
+    assert_eq!(
+        scheduler.end_park_check(0),
+        Some(1),
+        "two tasks: wake a sleeper"
+    );
+}
