@@ -33,6 +33,7 @@ pub mod executor;
 pub mod expect;
 pub mod interval;
 pub mod output;
+pub mod profile;
 pub mod run;
 pub mod scenario;
 pub mod timer;
