@@ -29,9 +29,11 @@
 
 mod builtin;
 pub mod cli;
+mod cpu_report;
 pub mod executor;
 pub mod expect;
 pub mod interval;
+pub mod lock;
 pub mod output;
 pub mod profile;
 pub mod run;

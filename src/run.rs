@@ -100,6 +100,9 @@ pub fn run_scenario<S: TraceSink>(
         ModelConfig::Executor(config) => {
             crate::executor::runner::run(scenario, config, seed, options, sink)?
         }
+        ModelConfig::Lock(config) => {
+            crate::lock::runner::run(scenario, config, seed, options, sink)?
+        }
     };
     let outcomes = scenario
         .expectations

@@ -443,7 +443,7 @@ steps = [{}]
             prop_assert!(metric("p99_latency") <= metric("max_latency"));
             prop_assert!(metric("p99_io_latency") <= metric("max_io_latency"));
         }
-        for worker in &summary.workers {
+        for worker in &summary.parts {
             let busy = worker.get("busy").unwrap();
             let parked = worker.get("parked").unwrap();
             let idle = worker.get("idle").unwrap();

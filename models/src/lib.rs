@@ -18,6 +18,7 @@
 
 pub mod executor;
 pub mod interval;
+pub mod lock;
 pub mod sync;
 pub mod timer;
 mod wait;

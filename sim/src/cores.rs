@@ -10,7 +10,8 @@
 //! the caller must wake it for. Every slice end carries a generation, so one that a preemption or
 //! a freeze made stale is recognised and ignored.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cpu::ThreadId;
 use crate::time::NS_PER_MS;
@@ -29,24 +30,57 @@ pub struct SliceEnd {
 enum State {
     Idle,
     Waiting { since_ns: u64 },
-    Running { since_ns: u64 },
+    Running { since_ns: u64, core: usize },
+}
+
+/// What a stretch of CPU work is, for the split of a thread's running time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuKind {
+    /// The program's own work.
+    #[default]
+    Busy,
+    /// Spinning on a condition: burning a core without progress.
+    Spin,
+    /// Inside a system call: the kernel's work on the thread's behalf.
+    Syscall,
 }
 
 /// Where one thread's time went, in physical ns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CoreTime {
-    /// On a core, doing its work.
+    /// On a core, doing its work: `spinning_ns` and `syscall_ns` are parts of it.
     pub running_ns: u64,
     /// Runnable, but every core was taken.
     pub waiting_ns: u64,
+    pub spinning_ns: u64,
+    pub syscall_ns: u64,
+}
+
+impl CoreTime {
+    /// Running time that was neither spinning nor in a system call.
+    pub fn busy_ns(&self) -> u64 {
+        self.running_ns - self.spinning_ns - self.syscall_ns
+    }
 }
 
 #[derive(Clone, Debug)]
 struct Thread {
     state: State,
+    kind: CpuKind,
     remaining_ns: u64,
     generation: u32,
     time: CoreTime,
+}
+
+impl Thread {
+    fn charge(&mut self, ran_ns: u64) {
+        self.time.running_ns += ran_ns;
+        match self.kind {
+            CpuKind::Busy => {}
+            CpuKind::Spin => self.time.spinning_ns += ran_ns,
+            CpuKind::Syscall => self.time.syscall_ns += ran_ns,
+        }
+    }
 }
 
 /// The cores of one machine and the threads that run on them.
@@ -58,24 +92,32 @@ pub struct Cores {
     waiting: VecDeque<ThreadId>,
     threads: Vec<Thread>,
     frozen: bool,
+    /// Free cores, lowest index first, so placement is deterministic.
+    free_cores: BinaryHeap<Reverse<usize>>,
+    /// Each core's running time so far.
+    core_busy_ns: Vec<u64>,
 }
 
 impl Cores {
     /// `count` cores (at least one) with round-robin slices of `slice_ns` (at least 1 ns).
     pub fn new(count: usize, slice_ns: u64) -> Self {
+        let count = count.max(1);
         Cores {
-            count: count.max(1),
+            count,
             slice_ns: slice_ns.max(1),
             running: 0,
             waiting: VecDeque::new(),
             threads: Vec::new(),
             frozen: false,
+            free_cores: (0..count).map(Reverse).collect(),
+            core_busy_ns: vec![0; count],
         }
     }
 
     pub fn add_thread(&mut self) -> ThreadId {
         self.threads.push(Thread {
             state: State::Idle,
+            kind: CpuKind::Busy,
             remaining_ns: 0,
             generation: 0,
             time: CoreTime::default(),
@@ -101,8 +143,21 @@ impl Cores {
     /// # Panics
     /// If the thread is already busy: a thread does one stretch of work at a time.
     pub fn run(&mut self, thread: ThreadId, work_ns: u64, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        self.run_as(thread, work_ns, CpuKind::Busy, now_ns, wakes);
+    }
+
+    /// [`Cores::run`] for work of a given kind, which the thread's time is split by.
+    pub fn run_as(
+        &mut self,
+        thread: ThreadId,
+        work_ns: u64,
+        kind: CpuKind,
+        now_ns: u64,
+        wakes: &mut Vec<SliceEnd>,
+    ) {
         let state = &mut self.threads[thread.0 as usize];
         assert_eq!(state.state, State::Idle, "{thread:?} is already busy");
+        state.kind = kind;
         state.remaining_ns = work_ns;
         state.state = State::Waiting { since_ns: now_ns };
         self.waiting.push_back(thread);
@@ -118,27 +173,28 @@ impl Cores {
         wakes: &mut Vec<SliceEnd>,
     ) -> Option<ThreadId> {
         let thread = &mut self.threads[end.thread.0 as usize];
-        let State::Running { since_ns } = thread.state else {
+        let State::Running { since_ns, core } = thread.state else {
             return None;
         };
         if thread.generation != end.generation || self.frozen {
             return None;
         }
         let ran_ns = now_ns - since_ns;
-        thread.time.running_ns += ran_ns;
+        thread.charge(ran_ns);
+        self.core_busy_ns[core] += ran_ns;
         thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
         if thread.remaining_ns == 0 {
             thread.state = State::Idle;
-            self.running -= 1;
+            self.release_core(core);
             self.dispatch(now_ns, wakes);
             return Some(end.thread);
         }
         if self.waiting.is_empty() {
-            wakes.push(self.start_slice(end.thread, now_ns));
+            wakes.push(self.start_slice(end.thread, core, now_ns));
         } else {
             self.threads[end.thread.0 as usize].state = State::Waiting { since_ns: now_ns };
             self.waiting.push_back(end.thread);
-            self.running -= 1;
+            self.release_core(core);
             self.dispatch(now_ns, wakes);
         }
         None
@@ -153,11 +209,17 @@ impl Cores {
         self.frozen = true;
         for thread in &mut self.threads {
             match thread.state {
-                State::Running { since_ns } => {
+                State::Running { since_ns, core } => {
                     let ran_ns = now_ns - since_ns;
-                    thread.time.running_ns += ran_ns;
+                    thread.charge(ran_ns);
+                    self.core_busy_ns[core] += ran_ns;
                     thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
                     thread.generation = thread.generation.wrapping_add(1);
+                    // Charged up to the freeze: the thaw starts a new stretch from its moment.
+                    thread.state = State::Running {
+                        since_ns: now_ns,
+                        core,
+                    };
                 }
                 State::Waiting { since_ns } => thread.time.waiting_ns += now_ns - since_ns,
                 State::Idle => {}
@@ -173,8 +235,8 @@ impl Cores {
         self.frozen = false;
         for index in 0..self.threads.len() {
             match self.threads[index].state {
-                State::Running { .. } => {
-                    wakes.push(self.start_slice(ThreadId(index as u32), now_ns));
+                State::Running { core, .. } => {
+                    wakes.push(self.start_slice(ThreadId(index as u32), core, now_ns));
                 }
                 State::Waiting { .. } => {
                     self.threads[index].state = State::Waiting { since_ns: now_ns };
@@ -190,6 +252,16 @@ impl Cores {
     pub fn finish(&mut self, end_ns: u64) -> Vec<CoreTime> {
         self.freeze(end_ns);
         self.threads.iter().map(|thread| thread.time).collect()
+    }
+
+    /// Each core's running time so far, by core index; complete after [`Cores::finish`].
+    pub fn core_busy_ns(&self) -> &[u64] {
+        &self.core_busy_ns
+    }
+
+    fn release_core(&mut self, core: usize) {
+        self.running -= 1;
+        self.free_cores.push(Reverse(core));
     }
 
     fn thread(&self, thread: ThreadId) -> &Thread {
@@ -209,14 +281,21 @@ impl Cores {
                 thread.time.waiting_ns += now_ns - since_ns;
             }
             self.running += 1;
-            wakes.push(self.start_slice(next, now_ns));
+            let Reverse(core) = self
+                .free_cores
+                .pop()
+                .expect("fewer threads run than there are cores");
+            wakes.push(self.start_slice(next, core, now_ns));
         }
     }
 
-    fn start_slice(&mut self, id: ThreadId, now_ns: u64) -> SliceEnd {
+    fn start_slice(&mut self, id: ThreadId, core: usize, now_ns: u64) -> SliceEnd {
         let slice_ns = self.slice_ns;
         let thread = &mut self.threads[id.0 as usize];
-        thread.state = State::Running { since_ns: now_ns };
+        thread.state = State::Running {
+            since_ns: now_ns,
+            core,
+        };
         thread.generation = thread.generation.wrapping_add(1);
         SliceEnd {
             thread: id,
@@ -257,7 +336,7 @@ mod tests {
             cores.time(a),
             CoreTime {
                 running_ns: 10 * MS,
-                waiting_ns: 0
+                ..CoreTime::default()
             }
         );
     }
@@ -275,14 +354,16 @@ mod tests {
             cores.time(a),
             CoreTime {
                 running_ns: 6 * MS,
-                waiting_ns: 3 * MS
+                waiting_ns: 3 * MS,
+                ..CoreTime::default()
             }
         );
         assert_eq!(
             cores.time(b),
             CoreTime {
                 running_ns: 6 * MS,
-                waiting_ns: 6 * MS
+                waiting_ns: 6 * MS,
+                ..CoreTime::default()
             }
         );
     }
@@ -321,5 +402,21 @@ mod tests {
         assert!(!cores.is_busy(a));
         cores.run(a, 2 * MS, 5 * MS, &mut wakes);
         assert_eq!(run_out(&mut cores, wakes), [(a, 7 * MS)]);
+    }
+
+    #[test]
+    fn time_is_split_by_kind_and_charged_to_the_core_that_ran_it() {
+        let mut cores = Cores::new(2, 3 * MS);
+        let (a, b) = (cores.add_thread(), cores.add_thread());
+        let mut wakes = Vec::new();
+        cores.run_as(a, 4 * MS, CpuKind::Syscall, 0, &mut wakes);
+        cores.run_as(b, 2 * MS, CpuKind::Spin, 0, &mut wakes);
+        run_out(&mut cores, wakes);
+        let times = cores.finish(10 * MS);
+        assert_eq!(times[0].syscall_ns, 4 * MS);
+        assert_eq!(times[0].busy_ns(), 0);
+        assert_eq!(times[1].spinning_ns, 2 * MS);
+        // a took core 0 and b core 1.
+        assert_eq!(cores.core_busy_ns(), [4 * MS, 2 * MS]);
     }
 }

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use ticklab_models::executor::SchedulerConfig;
 use toml::Spanned;
 
+use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::{DurationNs, DurationOrRange};
 use crate::scenario::{Located, ScenarioError};
 
@@ -160,41 +161,6 @@ pub const DEFAULT_STARVATION_THRESHOLD_NS: u64 = 100_000_000;
 pub const DEFAULT_BLOCKING_THREADS: i64 = 512;
 const STEP_KINDS: &str =
     "`cpu`, `yield`, `sleep`, `io`, `spawn`, `spawn_blocking` or `block_in_place`";
-
-fn whole(
-    file: &Located<'_>,
-    value: &Spanned<i64>,
-    key: &str,
-    range: std::ops::RangeInclusive<i64>,
-    hint: &str,
-) -> Result<i64, ScenarioError> {
-    if range.contains(value.get_ref()) {
-        return Ok(*value.get_ref());
-    }
-    Err(file
-        .error(
-            value.span(),
-            format!(
-                "`{key}` must be between {} and {}",
-                range.start(),
-                range.end()
-            ),
-        )
-        .with_hint(hint.to_string()))
-}
-
-fn optional_whole(
-    file: &Located<'_>,
-    value: &Option<Spanned<i64>>,
-    key: &str,
-    range: std::ops::RangeInclusive<i64>,
-    default: i64,
-    hint: &str,
-) -> Result<i64, ScenarioError> {
-    value
-        .as_ref()
-        .map_or(Ok(default), |value| whole(file, value, key, range, hint))
-}
 
 /// Finds `name` among `names`, or says which names exist.
 fn resolve(

@@ -62,7 +62,7 @@ impl GroupStats {
             io_latency(0.99),
             self.max_io_latency_ns,
         ];
-        Section::new(self.name.clone(), GROUP_METRICS, &values)
+        Section::new("group", self.name.clone(), GROUP_METRICS, &values)
     }
 }
 
@@ -152,7 +152,7 @@ impl ExecutorStats {
         ];
         let mut summary = Summary::new("executor", end_ns, METRICS, &values, Vec::new());
         summary.groups = self.groups.iter().map(GroupStats::section).collect();
-        summary.workers = self
+        summary.parts = self
             .workers
             .iter()
             .zip(worker_names)
@@ -170,7 +170,7 @@ impl ExecutorStats {
                     worker.lifo_hits,
                     worker.driver_polls,
                 ];
-                Section::new(name.clone(), WORKER_METRICS, &values)
+                Section::new("worker", name.clone(), WORKER_METRICS, &values)
             })
             .collect();
         summary

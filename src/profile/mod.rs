@@ -18,7 +18,7 @@ use crate::scenario::ScenarioError;
 use crate::scenario::values::DurationNs;
 
 /// A validated cost profile.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CostProfile {
     /// Where it came from, for messages.
     pub source: String,
@@ -27,7 +27,7 @@ pub struct CostProfile {
 }
 
 /// Every figure a profile gives, in ns.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Costs {
     pub sched_yield: Cost,
     pub nanosleep_zero: Cost,

@@ -7,6 +7,7 @@
 mod error;
 mod explain;
 mod faults;
+pub(crate) mod numbers;
 mod schema;
 pub mod values;
 
@@ -29,7 +30,7 @@ const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
 
 /// The model kinds scenario files may name.
-pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor"];
+pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor", "lock"];
 
 /// A validated scenario, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +54,7 @@ pub enum ModelConfig {
     Interval(IntervalConfig),
     Timer(crate::timer::TimerConfig),
     Executor(crate::executor::ExecutorConfig),
+    Lock(crate::lock::LockConfig),
 }
 
 impl ModelConfig {
@@ -61,6 +63,7 @@ impl ModelConfig {
             ModelConfig::Interval(_) => "interval",
             ModelConfig::Timer(_) => "timer",
             ModelConfig::Executor(_) => "executor",
+            ModelConfig::Lock(_) => "lock",
         }
     }
 }
@@ -139,6 +142,17 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 group_metrics: crate::executor::GROUP_METRICS,
             };
             finish(&file, raw, ModelConfig::Executor(model), expect)
+        }
+        "lock" => {
+            let raw: schema::ScenarioFile<crate::lock::spec::LockSpec> =
+                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+            let model = crate::lock::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
+            finish(
+                &file,
+                raw,
+                ModelConfig::Lock(model),
+                ExpectSchema::flat(crate::lock::METRICS),
+            )
         }
         other => {
             let hint = match nearest(other, MODEL_KINDS) {

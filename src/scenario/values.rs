@@ -115,6 +115,39 @@ impl<'de> Deserialize<'de> for SignedDurationNs {
     }
 }
 
+/// An amount of memory in bytes, written with a unit: `"512MiB"`, `"8GiB"`, `"0B"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Bytes(pub u64);
+
+/// A mebibyte; memory sizes above a pebibyte are refused.
+pub const MIB: u64 = 1 << 20;
+const MAX_BYTES: u64 = 1 << 50;
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let problem = || {
+            Problem::new(
+                format!("\"{text}\" is not an amount of memory"),
+                "write a size with its unit, such as \"512MiB\" or \"8GiB\"",
+            )
+        };
+        let digits_first = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
+        let size: bytesize::ByteSize = text
+            .parse()
+            .ok()
+            .filter(|_| digits_first)
+            .ok_or_else(|| de::Error::custom(problem()))?;
+        if size.as_u64() > MAX_BYTES {
+            return Err(de::Error::custom(Problem::new(
+                format!("\"{text}\" is more memory than ticklab simulates"),
+                "sizes go up to 1PiB",
+            )));
+        }
+        Ok(Bytes(size.as_u64()))
+    }
+}
+
 /// A closed set of named values: platforms, clocks, fault kinds, behaviours.
 pub trait Named: Copy + 'static {
     /// Every value, in the order of `NAMES`.

@@ -25,6 +25,8 @@ pub enum Event<'a> {
     Park(ParkEvent),
     DriverPoll(DriverPollEvent),
     Starvation(StarvationEvent),
+    LockWait(LockWaitEvent),
+    LockWindow(LockWindowEvent),
     FaultBegin(FaultEvent),
     FaultEnd(FaultEvent),
     WallStep(FaultEvent),
@@ -198,6 +200,32 @@ pub struct StarvationEvent {
     pub polled_by: Option<Arc<str>>,
 }
 
+/// A thread got the process-wide lock.
+#[derive(Clone, Debug, Serialize)]
+pub struct LockWaitEvent {
+    pub t_ns: u64,
+    pub thread: Arc<str>,
+    /// `write` for a spawn, `read` for a reader.
+    pub access: &'static str,
+    pub waited_ns: u64,
+    /// How long it will hold the lock, on a core: the system call's cost.
+    pub hold_ns: u64,
+    pub memory_mib: u64,
+}
+
+/// The lock waits of one window of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct LockWindowEvent {
+    pub t_ns: u64,
+    pub from_ns: u64,
+    pub acquisitions: u64,
+    pub p50_wait_ns: u64,
+    pub p99_wait_ns: u64,
+    pub max_wait_ns: u64,
+    /// Mapped memory at the window's end.
+    pub memory_mib: u64,
+}
+
 /// A fault began, ended, or (for a wall step) happened.
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
@@ -236,7 +264,9 @@ impl Event<'_> {
             Event::Io(event) => Some(Event::Io(event.clone())),
             Event::Park(event) => Some(Event::Park(event.clone())),
             Event::DriverPoll(event) => Some(Event::DriverPoll(event.clone())),
+            Event::LockWait(event) => Some(Event::LockWait(event.clone())),
             Event::Starvation(_)
+            | Event::LockWindow(_)
             | Event::Start(_)
             | Event::FaultBegin(_)
             | Event::FaultEnd(_)
@@ -261,6 +291,8 @@ impl Event<'_> {
             Event::Park(park) => park.t_ns,
             Event::DriverPoll(poll) => poll.t_ns,
             Event::Starvation(starvation) => starvation.t_ns,
+            Event::LockWait(wait) => wait.t_ns,
+            Event::LockWindow(window) => window.t_ns,
             Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
                 fault.t_ns
             }

@@ -16,22 +16,30 @@ pub struct Summary {
     /// Metrics per named part of the model (an executor's task groups), which `[expect]` can
     /// bound in a sub-table named after the part.
     pub groups: Vec<Section>,
-    /// Metrics per worker, reported but not expectable: worker numbering is an implementation
-    /// detail a scenario should not pin.
-    pub workers: Vec<Section>,
+    /// Metrics per worker, thread or core, reported but not expectable: their numbering is an
+    /// implementation detail a scenario should not pin.
+    pub parts: Vec<Section>,
 }
 
 /// One named part's metrics, in the order the model lists them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
+    /// What the part is: `group`, `worker`, `thread`, `core`.
+    pub kind: &'static str,
     pub name: String,
     pub values: Vec<(Metric, u64)>,
 }
 
 impl Section {
-    pub fn new(name: impl Into<String>, metrics: &[Metric], values: &[u64]) -> Self {
+    pub fn new(
+        kind: &'static str,
+        name: impl Into<String>,
+        metrics: &[Metric],
+        values: &[u64],
+    ) -> Self {
         assert_eq!(values.len(), metrics.len(), "one value per metric");
         Section {
+            kind,
             name: name.into(),
             values: metrics
                 .iter()
@@ -52,6 +60,7 @@ impl Section {
 impl Serialize for Section {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", self.kind)?;
         map.serialize_entry("name", &self.name)?;
         for (metric, value) in &self.values {
             map.serialize_entry(metric.summary_key, value)?;
@@ -73,10 +82,10 @@ impl Summary {
         Summary {
             t_ns,
             model,
-            values: Section::new(model, metrics, values).values,
+            values: Section::new("model", model, metrics, values).values,
             threads,
             groups: Vec::new(),
-            workers: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
@@ -114,8 +123,8 @@ impl Serialize for Summary {
         if !self.groups.is_empty() {
             map.serialize_entry("groups", &self.groups)?;
         }
-        if !self.workers.is_empty() {
-            map.serialize_entry("workers", &self.workers)?;
+        if !self.parts.is_empty() {
+            map.serialize_entry("parts", &self.parts)?;
         }
         map.end()
     }

@@ -53,20 +53,18 @@ pub(super) fn write_summary(out: &mut impl Write, summary: &Summary) -> io::Resu
             Secs(thread.worst_second_start_ns)
         )?;
     }
-    for (kind, sections) in [("group", &summary.groups), ("worker", &summary.workers)] {
-        for section in sections {
-            let values: Vec<String> = section
-                .values
-                .iter()
-                .map(|(metric, value)| format!("{} {}", metric.name, metric.show(*value)))
-                .collect();
-            writeln!(
-                out,
-                "{:<28}{}",
-                format!("{kind} {}", section.name),
-                values.join(", ")
-            )?;
-        }
+    for section in summary.groups.iter().chain(&summary.parts) {
+        let values: Vec<String> = section
+            .values
+            .iter()
+            .map(|(metric, value)| format!("{} {}", metric.name, metric.show(*value)))
+            .collect();
+        writeln!(
+            out,
+            "{:<28}{}",
+            format!("{} {}", section.kind, section.name),
+            values.join(", ")
+        )?;
     }
     Ok(())
 }
@@ -215,6 +213,25 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
                 starved.queued
             ),
         },
+        Event::LockWait(wait) => writeln!(
+            out,
+            "{t:>17} lock      {} took it for {} after {}, holds it {} ({} MiB mapped)",
+            wait.thread,
+            wait.access,
+            Approx(wait.waited_ns),
+            Approx(wait.hold_ns),
+            wait.memory_mib
+        ),
+        Event::LockWindow(window) => writeln!(
+            out,
+            "{t:>17} window    from {}: {} acquisitions, wait p50 {} p99 {} max {}, {} MiB mapped",
+            Secs(window.from_ns),
+            window.acquisitions,
+            Approx(window.p50_wait_ns),
+            Approx(window.p99_wait_ns),
+            Approx(window.max_wait_ns),
+            window.memory_mib
+        ),
         Event::FaultBegin(fault) => writeln!(
             out,
             "{t:>17} begin     {} (fault {})",
@@ -254,6 +271,7 @@ pub(super) fn plural(event: &Event<'_>) -> &'static str {
         Event::Io(_) => "io calls",
         Event::Park(_) => "parks",
         Event::DriverPoll(_) => "driver polls",
+        Event::LockWait(_) => "lock acquisitions",
         _ => "events",
     }
 }

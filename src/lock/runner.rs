@@ -1,0 +1,373 @@
+//! Binds the process-wide lock into the world.
+//!
+//! Every thread is a thread on the machine's [`Cores`]. A spawner wants to start a command every
+//! `spawn_every` on average, at random (exponential gaps, as independent requests arrive); it
+//! queues for the lock for writing, and once it holds it runs the spawn's system call on a core
+//! for as long as the cost profile says: `fork` pays a base plus a cost per GiB of memory mapped
+//! at that moment. It releases the lock when the call is done. Readers take the lock for reading
+//! around a short call; busy threads compute for the whole run and compete for the same cores,
+//! so a lock holder may wait for a core while everyone else waits for it.
+
+use std::io;
+use std::sync::Arc;
+
+use rand_distr::{Distribution, Exp};
+use ticklab_models::lock::{Access, ProcessLock};
+use ticklab_sim::{
+    ClockId, CoreTime, Cores, CpuKind, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId,
+    World,
+};
+
+use super::spec::{LockConfig, SpawnKind};
+use super::stats::LockStats;
+use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
+use crate::scenario::Scenario;
+use crate::scenario::values::MIB;
+use crate::trace::{Event, LockWaitEvent, Summary, TraceSink};
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+#[derive(Clone, Copy, Debug)]
+enum Wake {
+    /// A spawner or reader wants the lock.
+    Want {
+        thread: u32,
+    },
+    Slice(SliceEnd),
+    /// A window of the run ends.
+    Window,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Spawner,
+    Reader,
+    Busy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Between acquisitions, until its next one is due.
+    Resting,
+    /// In line for the lock since then.
+    Waiting {
+        since_ns: u64,
+    },
+    /// Holding the lock and running its call.
+    Holding,
+    Computing,
+}
+
+#[derive(Debug)]
+struct LockThread {
+    role: Role,
+    cpu: ThreadId,
+    state: State,
+    /// When its current period began: the next acquisition is due one period later.
+    due_ns: u64,
+    name: Arc<str>,
+}
+
+fn check_work(
+    scenario: &Scenario,
+    config: &LockConfig,
+    options: &RunOptions,
+) -> Result<(), RunError> {
+    let run_for_ns = scenario.run_for_ns;
+    let acquisitions = u128::from(config.spawners)
+        * (u128::from(run_for_ns / config.spawn_every_ns) + 1)
+        + if config.readers > 0 {
+            u128::from(config.readers) * (u128::from(run_for_ns / config.read_every_ns) + 1)
+        } else {
+            0
+        };
+    let threads = u128::from(config.spawners + config.readers + config.busy_threads);
+    // Each acquisition is a wake and a slice end; every slice of CPU on any core is one more.
+    let slices =
+        u128::from(config.cores as u64) * u128::from(run_for_ns / config.time_slice_ns + 1);
+    let windows = u128::from(run_for_ns / config.window_ns + 1);
+    let bound = 4 * acquisitions + 2 * slices + windows + retiming_edges(scenario) * (threads + 1);
+    if bound > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: bound,
+            max_events: options.max_events,
+            why: format!("{acquisitions} lock acquisitions"),
+            fewer_by: "lengthen `spawn_every` or `read_every`, lower `spawners` or `readers`, or lengthen `time_slice`",
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn run<S: TraceSink>(
+    scenario: &Scenario,
+    config: &LockConfig,
+    seed: u64,
+    options: &RunOptions,
+    sink: &mut S,
+) -> Result<Summary, RunError> {
+    check_work(scenario, config, options)?;
+    let mut run = LockRun::new(scenario, config, seed, sink);
+    run.sink
+        .record(&Event::Start(&start_event(scenario, seed)))?;
+    loop {
+        match run.world.next_step() {
+            WorldStep::Wake { payload, .. } => run.wake(payload)?,
+            WorldStep::Fault { edge, effect } => {
+                record_fault(&run.world, &edge, &effect, run.sink)?;
+                let now_ns = run.world.now_ns();
+                if effect.stopped {
+                    run.cores.freeze(now_ns);
+                }
+                if effect.resumed_after_ns.is_some() {
+                    run.cores.thaw(now_ns, &mut run.slice_ends);
+                    run.file_slice_ends();
+                }
+            }
+            WorldStep::End => break,
+        }
+    }
+    let summary = run.finish()?;
+    run.sink.record(&Event::Summary(&summary))?;
+    run.sink.finish()?;
+    Ok(summary)
+}
+
+struct LockRun<'a, S> {
+    world: World<Wake>,
+    config: &'a LockConfig,
+    cores: Cores,
+    lock: ProcessLock,
+    threads: Vec<LockThread>,
+    /// Which of `threads` each core thread is.
+    by_cpu: Vec<u32>,
+    costs: SimRng,
+    gaps: SimRng,
+    slice_ends: Vec<SliceEnd>,
+    stats: LockStats,
+    wants_events: bool,
+    sink: &'a mut S,
+}
+
+impl<'a, S: TraceSink> LockRun<'a, S> {
+    fn new(scenario: &Scenario, config: &'a LockConfig, seed: u64, sink: &'a mut S) -> Self {
+        let mut world = World::new(world_config(scenario));
+        let mut cores = Cores::new(config.cores, config.time_slice_ns);
+        let mut phases = SimRng::for_purpose(seed, "lock-phases");
+        let mut threads = Vec::new();
+        let roles = [
+            (
+                Role::Spawner,
+                config.spawners,
+                config.spawn_every_ns,
+                "spawner",
+            ),
+            (Role::Reader, config.readers, config.read_every_ns, "reader"),
+            (Role::Busy, config.busy_threads, 0, "busy"),
+        ];
+        let mut slice_ends = Vec::new();
+        for (role, count, every_ns, name) in roles {
+            for index in 0..count {
+                let id = threads.len() as u32;
+                let cpu = cores.add_thread();
+                let (state, due_ns) = match role {
+                    Role::Busy => {
+                        cores.run_as(cpu, scenario.run_for_ns, CpuKind::Busy, 0, &mut slice_ends);
+                        (State::Computing, 0)
+                    }
+                    Role::Spawner | Role::Reader => {
+                        let phase_ns = phases.in_range(0, every_ns - 1);
+                        world.wake_at(physical(phase_ns), Wake::Want { thread: id });
+                        (State::Resting, phase_ns)
+                    }
+                };
+                threads.push(LockThread {
+                    role,
+                    cpu,
+                    state,
+                    due_ns,
+                    name: format!("{name}-{index}").into(),
+                });
+            }
+        }
+        world.wake_at(physical(config.window_ns), Wake::Window);
+        let by_cpu = (0..threads.len() as u32).collect();
+        let mut run = LockRun {
+            world,
+            config,
+            cores,
+            lock: ProcessLock::new(config.lock),
+            threads,
+            by_cpu,
+            costs: SimRng::for_purpose(seed, "lock-costs"),
+            gaps: SimRng::for_purpose(seed, "lock-gaps"),
+            slice_ends,
+            stats: LockStats::new(),
+            wants_events: sink.wants_events(),
+            sink,
+        };
+        run.file_slice_ends();
+        run
+    }
+
+    fn file_slice_ends(&mut self) {
+        for end in self.slice_ends.drain(..) {
+            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
+        }
+    }
+
+    fn memory_mib(&self) -> u64 {
+        self.config.memory_at(self.world.now_ns()) / MIB
+    }
+
+    fn wake(&mut self, wake: Wake) -> io::Result<()> {
+        let now_ns = self.world.now_ns();
+        match wake {
+            Wake::Want { thread } => {
+                let access = match self.threads[thread as usize].role {
+                    Role::Spawner => Access::Exclusive,
+                    _ => Access::Shared,
+                };
+                self.threads[thread as usize].state = State::Waiting { since_ns: now_ns };
+                if self.lock.acquire(thread, access) {
+                    self.hold(thread)?;
+                }
+                Ok(())
+            }
+            Wake::Slice(end) => {
+                let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
+                self.file_slice_ends();
+                match finished {
+                    Some(cpu) => self.call_done(self.by_cpu[cpu.0 as usize]),
+                    None => Ok(()),
+                }
+            }
+            Wake::Window => {
+                let event = self.stats.close_window(now_ns, self.memory_mib());
+                self.world
+                    .wake_at(physical(now_ns + self.config.window_ns), Wake::Window);
+                if self.sink.wants_events() {
+                    self.sink.record(&Event::LockWindow(event))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `thread` got the lock: it runs its system call on a core.
+    fn hold(&mut self, thread: u32) -> io::Result<()> {
+        let now_ns = self.world.now_ns();
+        let state = &mut self.threads[thread as usize];
+        let State::Waiting { since_ns } = state.state else {
+            unreachable!("only a waiting thread is granted the lock");
+        };
+        state.state = State::Holding;
+        let waited_ns = now_ns - since_ns;
+        self.stats.wait(waited_ns);
+        let (hold_ns, access) = match state.role {
+            Role::Spawner => {
+                self.stats.spawns += 1;
+                let cost_ns = self.spawn_cost();
+                self.stats.spawn_cost(cost_ns);
+                (cost_ns, "write")
+            }
+            _ => {
+                self.stats.reads += 1;
+                (self.config.read_hold_ns, "read")
+            }
+        };
+        let cpu = self.threads[thread as usize].cpu;
+        self.cores
+            .run_as(cpu, hold_ns, CpuKind::Syscall, now_ns, &mut self.slice_ends);
+        self.file_slice_ends();
+        if self.wants_events {
+            let event = LockWaitEvent {
+                t_ns: now_ns,
+                thread: self.threads[thread as usize].name.clone(),
+                access,
+                waited_ns,
+                hold_ns,
+                memory_mib: self.memory_mib(),
+            };
+            self.sink.record(&Event::LockWait(event))?;
+        }
+        Ok(())
+    }
+
+    /// What one spawn costs now, from the profile.
+    fn spawn_cost(&mut self) -> u64 {
+        let costs = &self.config.profile.costs;
+        match self.config.spawn {
+            SpawnKind::Fork => {
+                let gib = self.config.memory_at(self.world.now_ns()) as f64 / GIB;
+                let base_ns = costs.fork_base.sample(&mut self.costs);
+                let per_gib_ns = costs.fork_per_gib.sample(&mut self.costs);
+                base_ns + (per_gib_ns as f64 * gib).round() as u64
+            }
+            SpawnKind::Vfork => costs.vfork.sample(&mut self.costs),
+            SpawnKind::PosixSpawn => costs.posix_spawn.sample(&mut self.costs),
+        }
+    }
+
+    /// `thread`'s call is done: it lets the lock go, and rests until its next period.
+    fn call_done(&mut self, thread: u32) -> io::Result<()> {
+        let state = &mut self.threads[thread as usize];
+        if state.role == Role::Busy {
+            state.state = State::Resting;
+            return Ok(());
+        }
+        let every_ns = match state.role {
+            Role::Spawner => self.config.spawn_every_ns,
+            _ => self.config.read_every_ns,
+        };
+        state.state = State::Resting;
+        // Requests arrive on their own schedule; one that came while this thread was busy is
+        // served as soon as it is free.
+        let gap_ns = Exp::new(1.0 / every_ns as f64)
+            .expect("a positive mean gives a valid rate")
+            .sample(&mut self.gaps) as u64;
+        let now_ns = self.world.now_ns();
+        let state = &mut self.threads[thread as usize];
+        state.due_ns = (state.due_ns + gap_ns.max(1)).max(now_ns);
+        let due_ns = state.due_ns;
+        self.world.wake_at(physical(due_ns), Wake::Want { thread });
+        for granted in self.lock.release(thread) {
+            self.hold(granted)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<Summary> {
+        let end_ns = self.world.end_ns();
+        let mut waiting_at_end = 0;
+        for thread in &self.threads {
+            if let State::Waiting { since_ns } = thread.state {
+                waiting_at_end += 1;
+                self.stats.unfinished_wait(end_ns - since_ns);
+            }
+        }
+        // The window in progress: wakes at the run's very end are not delivered.
+        if self.stats.window_from_ns() < end_ns {
+            let event = self.stats.close_window(end_ns, self.memory_mib());
+            if self.sink.wants_events() {
+                self.sink.record(&Event::LockWindow(event))?;
+            }
+        }
+        let times = self.cores.finish(end_ns);
+        let threads: Vec<(String, CoreTime)> = self
+            .threads
+            .iter()
+            .map(|thread| (thread.name.to_string(), times[thread.cpu.0 as usize]))
+            .collect();
+        let parts = crate::cpu_report::sections(&threads, self.cores.core_busy_ns(), end_ns);
+        let stats = std::mem::replace(&mut self.stats, LockStats::new());
+        Ok(stats.into_summary(end_ns, waiting_at_end, self.memory_mib(), parts))
+    }
+}
+
+/// A moment in physical time, as a deadline: boottime reads physical time since the start.
+fn physical(at_ns: u64) -> Deadline {
+    Deadline {
+        clock: ClockId::Boottime,
+        at_ns: at_ns as i64,
+    }
+}

@@ -1,0 +1,198 @@
+//! The `[model]` table of a lock scenario: threads that spawn commands under a process-wide lock,
+//! threads that take it briefly for reading, threads that only compute, and a heap that grows.
+
+use serde::Deserialize;
+use ticklab_models::lock::LockKind;
+use toml::Spanned;
+
+use crate::profile::CostProfile;
+use crate::scenario::numbers::{optional_whole, whole};
+use crate::scenario::values::{Bytes, DurationNs, Name, Named};
+use crate::scenario::{Located, ScenarioError};
+
+/// How a command is started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpawnKind {
+    /// Copies the parent's page tables: cost grows with mapped memory.
+    Fork,
+    /// `clone(CLONE_VFORK|CLONE_VM)`: the child borrows the parent's memory; flat cost.
+    Vfork,
+    PosixSpawn,
+}
+
+impl SpawnKind {
+    pub fn name(self) -> &'static str {
+        <Self as Named>::NAMES[self as usize]
+    }
+}
+
+impl Named for SpawnKind {
+    const ALL: &'static [Self] = &[SpawnKind::Fork, SpawnKind::Vfork, SpawnKind::PosixSpawn];
+    const NAMES: &'static [&'static str] = &["fork", "vfork", "posix_spawn"];
+}
+
+impl Named for LockKind {
+    const ALL: &'static [Self] = &[LockKind::Mutex, LockKind::ReadWrite];
+    const NAMES: &'static [&'static str] = &["mutex", "rw"];
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model] table")]
+pub(crate) struct LockSpec {
+    #[allow(
+        dead_code,
+        reason = "read by the model probe; listed so the key is accepted"
+    )]
+    kind: String,
+    profile: Spanned<String>,
+    cores: Spanned<i64>,
+    time_slice: Option<Spanned<DurationNs>>,
+    lock: Name<LockKind>,
+    spawn: Name<SpawnKind>,
+    spawners: Spanned<i64>,
+    spawn_every: Spanned<DurationNs>,
+    readers: Option<Spanned<i64>>,
+    read_every: Option<Spanned<DurationNs>>,
+    read_hold: Option<Spanned<DurationNs>>,
+    busy_threads: Option<Spanned<i64>>,
+    memory: Bytes,
+    memory_growth: Option<Bytes>,
+    memory_max: Option<Spanned<Bytes>>,
+    window: Option<Spanned<DurationNs>>,
+}
+
+/// A validated lock model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockConfig {
+    pub profile: CostProfile,
+    pub cores: usize,
+    pub time_slice_ns: u64,
+    pub lock: LockKind,
+    pub spawn: SpawnKind,
+    pub spawners: u32,
+    pub spawn_every_ns: u64,
+    pub readers: u32,
+    pub read_every_ns: u64,
+    pub read_hold_ns: u64,
+    pub busy_threads: u32,
+    pub memory_bytes: u64,
+    /// Bytes added each second of physical time, up to `memory_max_bytes`.
+    pub memory_growth_bytes: u64,
+    pub memory_max_bytes: u64,
+    pub window_ns: u64,
+}
+
+impl LockConfig {
+    /// Mapped memory at `t_ns` into the run.
+    pub fn memory_at(&self, t_ns: u64) -> u64 {
+        let grown = u128::from(self.memory_growth_bytes) * u128::from(t_ns) / 1_000_000_000;
+        (u128::from(self.memory_bytes) + grown).min(u128::from(self.memory_max_bytes)) as u64
+    }
+}
+
+/// The read lock's hold when a scenario gives none: a `pipe2` or `socket` with `O_CLOEXEC`.
+pub const DEFAULT_READ_HOLD_NS: u64 = 5_000;
+
+pub(crate) fn validate(
+    file: &Located<'_>,
+    spec: &LockSpec,
+    run_for_ns: u64,
+) -> Result<LockConfig, ScenarioError> {
+    let profile = crate::profile::resolve(file.source, spec.profile.get_ref())
+        .map_err(|(message, hint)| file.error(spec.profile.span(), message).with_hint(hint))?;
+    let cores = whole(
+        file,
+        &spec.cores,
+        "cores",
+        1..=1024,
+        "the machine's CPU cores, such as 2",
+    )?;
+    let spawners = whole(
+        file,
+        &spec.spawners,
+        "spawners",
+        0..=10_000,
+        "threads that start commands",
+    )?;
+    let readers = optional_whole(
+        file,
+        &spec.readers,
+        "readers",
+        0..=10_000,
+        0,
+        "threads that take the lock for reading",
+    )?;
+    let busy_threads = optional_whole(
+        file,
+        &spec.busy_threads,
+        "busy_threads",
+        0..=10_000,
+        0,
+        "threads that compute all the time",
+    )?;
+    let spawn_every_ns = positive(file, &spec.spawn_every, "spawn_every")?;
+    let read_every_ns = match (&spec.read_every, readers) {
+        (Some(every), _) => positive(file, every, "read_every")?,
+        (None, 0) => 0,
+        (None, _) => {
+            return Err(file
+                .error(
+                    spec.readers.as_ref().map_or(0..0, |r| r.span()),
+                    "readers need `read_every`",
+                )
+                .with_hint("how often each reader takes the lock, such as read_every = \"10ms\""));
+        }
+    };
+    let memory_growth_bytes = spec.memory_growth.map_or(0, |growth| growth.0);
+    let memory_max_bytes = match &spec.memory_max {
+        Some(max) if max.get_ref().0 < spec.memory.0 => {
+            return Err(file
+                .error(max.span(), "`memory_max` is below the starting `memory`")
+                .with_hint("the heap grows from `memory` up to `memory_max`"));
+        }
+        Some(max) => max.get_ref().0,
+        None => u64::MAX,
+    };
+    let window_ns = match &spec.window {
+        Some(window) => positive(file, window, "window")?,
+        None => (run_for_ns / 10).max(1),
+    };
+    Ok(LockConfig {
+        profile,
+        cores: cores as usize,
+        time_slice_ns: spec
+            .time_slice
+            .as_ref()
+            .map_or(ticklab_sim::DEFAULT_SLICE_NS, |slice| slice.get_ref().0)
+            .max(1),
+        lock: spec.lock.0,
+        spawn: spec.spawn.0,
+        spawners: spawners as u32,
+        spawn_every_ns,
+        readers: readers as u32,
+        read_every_ns,
+        read_hold_ns: spec
+            .read_hold
+            .as_ref()
+            .map_or(DEFAULT_READ_HOLD_NS, |hold| hold.get_ref().0)
+            .max(1),
+        busy_threads: busy_threads as u32,
+        memory_bytes: spec.memory.0,
+        memory_growth_bytes,
+        memory_max_bytes,
+        window_ns,
+    })
+}
+
+fn positive(
+    file: &Located<'_>,
+    value: &Spanned<DurationNs>,
+    key: &str,
+) -> Result<u64, ScenarioError> {
+    match value.get_ref().0 {
+        0 => Err(file
+            .error(value.span(), format!("`{key}` must be more than zero"))
+            .with_hint("a gap between events, such as \"100ms\"")),
+        ns => Ok(ns),
+    }
+}
