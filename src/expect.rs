@@ -120,6 +120,8 @@ pub struct ExpectSchema<'a> {
     /// Names of the model's parts that take a sub-table, and the metrics each part has.
     pub groups: &'a [String],
     pub group_metrics: &'a [Metric],
+    /// What a part is called in messages: `task group`, `strategy`.
+    pub group_noun: &'static str,
 }
 
 impl<'a> ExpectSchema<'a> {
@@ -129,6 +131,7 @@ impl<'a> ExpectSchema<'a> {
             metrics,
             groups: &[],
             group_metrics: &[],
+            group_noun: "part",
         }
     }
 }
@@ -171,22 +174,20 @@ fn parse_group(
     schema: ExpectSchema<'_>,
 ) -> Result<Vec<Expectation>, ScenarioError> {
     let group = key.get_ref();
+    let noun = schema.group_noun;
     if !schema.groups.contains(group) {
         let hint = if schema.groups.is_empty() {
-            "this model has no task groups; its expectations are plain keys such as max_<metric> = 3"
+            "this model has no named parts; its expectations are plain keys such as max_<metric> = 3"
                 .to_string()
         } else {
             let names: Vec<&str> = schema.groups.iter().map(String::as_str).collect();
             match crate::scenario::nearest(group, &names) {
-                Some(best) => format!("did you mean `{best}`? Task groups: {}", names.join(", ")),
-                None => format!("task groups: {}", names.join(", ")),
+                Some(best) => format!("did you mean `{best}`? The {noun}s: {}", names.join(", ")),
+                None => format!("the {noun}s: {}", names.join(", ")),
             }
         };
         return Err(file
-            .error(
-                key.span(),
-                format!("`{group}` in [expect] is not a task group"),
-            )
+            .error(key.span(), format!("`{group}` in [expect] is not a {noun}"))
             .with_hint(hint));
     }
     table
@@ -240,7 +241,7 @@ fn parse_one(
         };
         let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
         let whose = if group.is_some() {
-            "a task group"
+            "each named part"
         } else {
             "this model"
         };

@@ -32,6 +32,7 @@ pub mod cli;
 mod cpu_report;
 pub mod executor;
 pub mod expect;
+pub mod idle;
 pub mod interval;
 pub mod lock;
 pub mod output;

@@ -103,6 +103,9 @@ pub fn run_scenario<S: TraceSink>(
         ModelConfig::Lock(config) => {
             crate::lock::runner::run(scenario, config, seed, options, sink)?
         }
+        ModelConfig::Idle(config) => {
+            crate::idle::runner::run(scenario, config, seed, options, sink)?
+        }
     };
     let outcomes = scenario
         .expectations

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod executor;
+pub mod idle;
 pub mod interval;
 pub mod lock;
 pub mod sync;

@@ -30,7 +30,7 @@ const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
 
 /// The model kinds scenario files may name.
-pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor", "lock"];
+pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor", "lock", "idle"];
 
 /// A validated scenario, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +55,7 @@ pub enum ModelConfig {
     Timer(crate::timer::TimerConfig),
     Executor(crate::executor::ExecutorConfig),
     Lock(crate::lock::LockConfig),
+    Idle(crate::idle::IdleConfig),
 }
 
 impl ModelConfig {
@@ -64,6 +65,7 @@ impl ModelConfig {
             ModelConfig::Timer(_) => "timer",
             ModelConfig::Executor(_) => "executor",
             ModelConfig::Lock(_) => "lock",
+            ModelConfig::Idle(_) => "idle",
         }
     }
 }
@@ -140,6 +142,7 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 metrics: crate::executor::METRICS,
                 groups: &groups,
                 group_metrics: crate::executor::GROUP_METRICS,
+                group_noun: "task group",
             };
             finish(&file, raw, ModelConfig::Executor(model), expect)
         }
@@ -153,6 +156,23 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 ModelConfig::Lock(model),
                 ExpectSchema::flat(crate::lock::METRICS),
             )
+        }
+        "idle" => {
+            let raw: schema::ScenarioFile<crate::idle::spec::IdleSpec> =
+                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+            let model = crate::idle::spec::validate(&file, &raw.model)?;
+            let strategies: Vec<String> = model
+                .strategies
+                .iter()
+                .map(|strategy| strategy.name().to_string())
+                .collect();
+            let expect = ExpectSchema {
+                metrics: crate::idle::METRICS,
+                groups: &strategies,
+                group_metrics: crate::idle::STRATEGY_METRICS,
+                group_noun: "strategy",
+            };
+            finish(&file, raw, ModelConfig::Idle(model), expect)
         }
         other => {
             let hint = match nearest(other, MODEL_KINDS) {

@@ -27,6 +27,7 @@ pub enum Event<'a> {
     Starvation(StarvationEvent),
     LockWait(LockWaitEvent),
     LockWindow(LockWindowEvent),
+    IdleWake(IdleWakeEvent),
     FaultBegin(FaultEvent),
     FaultEnd(FaultEvent),
     WallStep(FaultEvent),
@@ -226,6 +227,18 @@ pub struct LockWindowEvent {
     pub memory_mib: u64,
 }
 
+/// An idle loop noticed events and handles them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct IdleWakeEvent {
+    pub t_ns: u64,
+    pub strategy: &'static str,
+    pub events: u64,
+    /// From the first of them arriving to now.
+    pub latency_ns: u64,
+    /// Idle calls the loop made since it last handled events.
+    pub idle_calls: u64,
+}
+
 /// A fault began, ended, or (for a wall step) happened.
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
@@ -265,6 +278,7 @@ impl Event<'_> {
             Event::Park(event) => Some(Event::Park(event.clone())),
             Event::DriverPoll(event) => Some(Event::DriverPoll(event.clone())),
             Event::LockWait(event) => Some(Event::LockWait(event.clone())),
+            Event::IdleWake(event) => Some(Event::IdleWake(*event)),
             Event::Starvation(_)
             | Event::LockWindow(_)
             | Event::Start(_)
@@ -293,6 +307,7 @@ impl Event<'_> {
             Event::Starvation(starvation) => starvation.t_ns,
             Event::LockWait(wait) => wait.t_ns,
             Event::LockWindow(window) => window.t_ns,
+            Event::IdleWake(wake) => wake.t_ns,
             Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
                 fault.t_ns
             }

@@ -232,6 +232,14 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
             Approx(window.max_wait_ns),
             window.memory_mib
         ),
+        Event::IdleWake(wake) => writeln!(
+            out,
+            "{t:>17} wake      {} noticed {} event(s) {} after the first arrived, after {} idle calls",
+            wake.strategy,
+            wake.events,
+            Approx(wake.latency_ns),
+            wake.idle_calls
+        ),
         Event::FaultBegin(fault) => writeln!(
             out,
             "{t:>17} begin     {} (fault {})",
@@ -272,6 +280,7 @@ pub(super) fn plural(event: &Event<'_>) -> &'static str {
         Event::Park(_) => "parks",
         Event::DriverPoll(_) => "driver polls",
         Event::LockWait(_) => "lock acquisitions",
+        Event::IdleWake(_) => "wakes",
         _ => "events",
     }
 }

@@ -1,0 +1,66 @@
+//! An event loop with nothing to do, under each idle strategy: how much CPU it burns, and how
+//! late it notices the next event. The system calls' costs come from the scenario's cost profile.
+
+mod arrivals;
+pub mod runner;
+pub mod spec;
+
+pub use spec::IdleConfig;
+
+use crate::expect::{Metric, Unit};
+
+const fn count(name: &'static str, about: &'static str) -> Metric {
+    Metric {
+        name,
+        summary_key: name,
+        unit: Unit::Count,
+        about,
+    }
+}
+
+const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
+    Metric {
+        name,
+        summary_key,
+        unit: Unit::Duration,
+        about,
+    }
+}
+
+/// What an idle run reports for the whole run.
+pub const METRICS: &[Metric] = &[count("events", "events that arrived during the run")];
+
+/// What it reports per strategy; `[expect.<strategy>]` can bound these.
+pub const STRATEGY_METRICS: &[Metric] = &[
+    count("calls", "idle calls the loop made"),
+    duration(
+        "total_time",
+        "total_time_ns",
+        "until the loop made its `calls`, or the whole run",
+    ),
+    duration(
+        "time_per_call",
+        "time_per_call_ns",
+        "time between events over the idle calls made in it",
+    ),
+    count(
+        "cpu_percent",
+        "CPU the loop used over its total time, in percent",
+    ),
+    count("events", "events the loop handled"),
+    duration(
+        "p50_wake_latency",
+        "p50_wake_latency_ns",
+        "median time from an event's arrival to the loop noticing it",
+    ),
+    duration(
+        "p99_wake_latency",
+        "p99_wake_latency_ns",
+        "99th percentile of that latency",
+    ),
+    duration(
+        "max_wake_latency",
+        "max_wake_latency_ns",
+        "the latest any event was noticed",
+    ),
+];
