@@ -595,3 +595,73 @@ fn a_folder_is_not_a_scenario_file() {
             "hint: pass a scenario file; `ticklab check FOLDER`",
         ));
 }
+
+#[test]
+fn a_cost_profile_replaces_the_one_a_lock_scenario_names() {
+    let (folder, _) = temp_scenario(SHORT_SLEEP);
+    // The same figures, but every spawn a thousand times dearer: waits must grow.
+    let dear = ticklab::profile::REFERENCE.replace(
+        "vfork = { p50 = \"30us\", p99 = \"50us\" }",
+        "vfork = { p50 = \"30ms\", p99 = \"50ms\" }",
+    );
+    let profile = folder.path().join("dear.toml");
+    std::fs::write(&profile, dear).unwrap();
+    let summary = |extra: &[&str]| {
+        let output = ticklab()
+            .args([
+                "run",
+                "scenarios/lock/vfork-memory-sweep.toml",
+                "--summary-only",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let reference = summary(&[]);
+    let dearer = summary(&["--profile", profile.to_str().unwrap()]);
+    let spawn_cost = |summary: &str| {
+        summary
+            .lines()
+            .find_map(|line| line.strip_prefix("p50_spawn_cost_ns"))
+            .map(|value| value.trim().to_string())
+            .unwrap_or_else(|| panic!("no p50_spawn_cost_ns in {summary}"))
+    };
+    // The same draws, a thousand times dearer (the histogram keeps three digits).
+    assert_eq!(spawn_cost(&reference), "29.935us");
+    assert_eq!(spawn_cost(&dearer), "29.934ms");
+}
+
+#[test]
+fn a_cost_profile_is_refused_for_a_model_that_charges_nothing_from_one() {
+    let (_folder, path) = temp_scenario(SHORT_SLEEP);
+    ticklab()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--profile",
+            "profiles/reference.toml",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--profile applies to lock and idle scenarios",
+        ));
+}
+
+#[test]
+fn a_broken_cost_profile_is_refused_with_its_position() {
+    let (folder, _) = temp_scenario(SHORT_SLEEP);
+    let broken = folder.path().join("broken.toml");
+    std::fs::write(&broken, "about = \"x\"\n[costs]\nsched_yield = 3\n").unwrap();
+    ticklab()
+        .args([
+            "run",
+            "scenarios/idle/sleep0-vs-yield-100k-calls.toml",
+            "--profile",
+            broken.to_str().unwrap(),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken.toml:3:"));
+}

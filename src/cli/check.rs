@@ -12,6 +12,10 @@ use crate::trace::NoTrace;
 pub(super) struct CheckArgs {
     /// Scenario files or folders; default: every scenario under ./scenarios (or the built-in ones).
     paths: Vec<PathBuf>,
+    /// Run lock and idle scenarios with this cost profile instead of the ones they name; their
+    /// expectations were written for those, so some may fail on another host's figures.
+    #[arg(long, value_name = "PATH")]
+    profile: Option<PathBuf>,
     #[command(flatten)]
     limits: Limits,
 }
@@ -29,9 +33,16 @@ enum Verdict {
 }
 
 pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
-    let scenarios = gather(&args.paths)?;
+    let mut scenarios = gather(&args.paths)?;
     if scenarios.is_empty() {
         return Err(Failure::Invalid("no scenario files found".to_string()));
+    }
+    if let Some(path) = &args.profile {
+        let profile =
+            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
+        for scenario in scenarios.iter_mut().flatten() {
+            scenario.use_profile(profile.clone());
+        }
     }
     let options = RunOptions {
         seed: None,
@@ -52,7 +63,12 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
-                let replay = replay_command(&row.source, report.seed, &options);
+                let mut replay = replay_command(&row.source, report.seed, &options);
+                if let Some(path) = &args.profile {
+                    let path = path.display().to_string();
+                    let quoted = shlex::try_quote(&path).unwrap_or_else(|_| path.as_str().into());
+                    replay.push_str(&format!(" --profile {quoted}"));
+                }
                 eprintln!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}

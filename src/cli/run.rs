@@ -29,6 +29,10 @@ pub(super) struct RunArgs {
     /// line summing up the rest.
     #[arg(long, value_name = "N")]
     elide: Option<usize>,
+    /// Lock and idle scenarios: charge system calls from this cost profile instead of the one the
+    /// scenario names, such as one `ticklab calibrate` wrote for this host.
+    #[arg(long, value_name = "PATH")]
+    profile: Option<PathBuf>,
     #[command(flatten)]
     limits: Limits,
 }
@@ -39,8 +43,19 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "--elide applies to the text format only".to_string(),
         ));
     }
-    let scenario =
+    let mut scenario =
         scenario::load(&args.file).map_err(|error| Failure::Invalid(error.to_string()))?;
+    if let Some(path) = &args.profile {
+        let profile =
+            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
+        if !scenario.use_profile(profile) {
+            return Err(Failure::Invalid(format!(
+                "--profile applies to lock and idle scenarios; {} is a {} scenario, which charges nothing from a cost profile",
+                scenario.source,
+                scenario.model.kind()
+            )));
+        }
+    }
     let options = RunOptions {
         seed: args.seed,
         max_events: args.limits.max_events,

@@ -58,6 +58,21 @@ pub enum ModelConfig {
     Idle(crate::idle::IdleConfig),
 }
 
+impl Scenario {
+    /// Charges system calls from `profile` instead of the profile the file names. Returns false
+    /// if the model charges nothing from a profile.
+    pub fn use_profile(&mut self, profile: crate::profile::CostProfile) -> bool {
+        match &mut self.model {
+            ModelConfig::Lock(config) => config.profile = profile,
+            ModelConfig::Idle(config) => config.profile = profile,
+            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Executor(_) => {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 impl ModelConfig {
     pub fn kind(&self) -> &'static str {
         match self {
