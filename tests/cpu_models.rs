@@ -1,0 +1,160 @@
+//! The lock and idle models against figures worked out by hand: with a profile whose every cost
+//! is fixed (p50 = p99), each spawn, wait and idle call has an exact cost.
+
+use ticklab::run::{RunOptions, run_scenario};
+use ticklab::scenario;
+use ticklab::trace::{NoTrace, Summary};
+use ticklab_sim::{NS_PER_MS, NS_PER_US};
+
+/// The reference profile with every figure's p99 equal to its p50.
+fn fixed_profile() -> (tempfile::TempDir, String) {
+    let folder = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for line in ticklab::profile::REFERENCE.lines() {
+        match line.split_once("{ p50 = \"") {
+            Some((key, rest)) => {
+                let p50 = rest.split('"').next().unwrap();
+                text.push_str(&format!("{key}{{ p50 = \"{p50}\", p99 = \"{p50}\" }}\n"));
+            }
+            None => {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    let path = folder.path().join("fixed.toml");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap().to_string();
+    (folder, path)
+}
+
+fn run(model: &str, profile: &str, run_for: &str) -> Summary {
+    let text = format!(
+        "about = \"a test\"\nplatform = \"linux\"\nrun_for = \"{run_for}\"\n[model]\nprofile = \"{profile}\"\n{model}"
+    );
+    let scenario = scenario::parse("test.toml", &text).unwrap_or_else(|error| panic!("{error}"));
+    run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
+        .unwrap()
+        .summary
+}
+
+#[test]
+fn a_lone_fork_costs_its_base_plus_its_cost_per_gib_mapped() {
+    let (_folder, profile) = fixed_profile();
+    let summary = run(
+        r#"kind = "lock"
+cores = 2
+lock = "mutex"
+spawn = "fork"
+spawners = 1
+spawn_every = "1s"
+memory = "2GiB""#,
+        &profile,
+        "10s",
+    );
+    // 56 us + 25 ms/GiB x 2 GiB, never contended.
+    assert_eq!(summary.get("p50_spawn_cost"), Some(50_056 * NS_PER_US));
+    assert_eq!(summary.get("max_spawn_cost"), Some(50_056 * NS_PER_US));
+    assert_eq!(summary.get("max_wait"), Some(0));
+}
+
+#[test]
+fn readers_share_a_rw_lock_and_queue_on_a_mutex() {
+    let (_folder, profile) = fixed_profile();
+    let model = |lock: &str| {
+        format!(
+            r#"kind = "lock"
+cores = 8
+lock = "{lock}"
+spawn = "vfork"
+spawners = 0
+spawn_every = "1s"
+readers = 8
+read_every = "1ms"
+read_hold = "500us"
+memory = "0B""#
+        )
+    };
+    let shared = run(&model("rw"), &profile, "5s");
+    let exclusive = run(&model("mutex"), &profile, "5s");
+    assert_eq!(shared.get("max_wait"), Some(0), "readers never wait for readers");
+    assert!(
+        exclusive.get("p99_wait").unwrap() >= 500 * NS_PER_US,
+        "{:?}",
+        exclusive.get("p99_wait")
+    );
+}
+
+#[test]
+fn a_lock_holder_without_a_core_makes_everyone_wait_longer() {
+    let (_folder, profile) = fixed_profile();
+    let model = |busy: u32| {
+        format!(
+            r#"kind = "lock"
+cores = 1
+lock = "mutex"
+spawn = "fork"
+spawners = 4
+spawn_every = "200ms"
+busy_threads = {busy}
+memory = "1GiB""#
+        )
+    };
+    let alone = run(&model(0), &profile, "60s");
+    let crowded = run(&model(1), &profile, "60s");
+    // A busy thread shares the only core, so each 25 ms fork takes about twice as long to run,
+    // and the lock is held that much longer.
+    assert!(
+        crowded.get("p99_wait").unwrap() > 2 * alone.get("p99_wait").unwrap(),
+        "alone {:?}, crowded {:?}",
+        alone.get("p99_wait"),
+        crowded.get("p99_wait")
+    );
+    let spawner = crowded
+        .parts
+        .iter()
+        .find(|part| part.name == "spawner-0")
+        .unwrap();
+    assert!(spawner.get("waiting_for_core").unwrap() > 0);
+}
+
+#[test]
+fn idle_calls_cost_exactly_their_fixed_profile_figures() {
+    let (_folder, profile) = fixed_profile();
+    let summary = run(
+        r#"kind = "idle"
+strategies = ["sleep0", "yield", "condvar"]
+calls = 1000
+timeout = "1ms""#,
+        &profile,
+        "10s",
+    );
+    let metric = |strategy: &str, name: &str| summary.lookup(Some(strategy), name).unwrap();
+    assert_eq!(metric("sleep0", "total_time"), 1000 * 67 * NS_PER_US);
+    // 25.8 us of CPU in each 67 us call.
+    assert_eq!(metric("sleep0", "cpu_percent"), 39);
+    assert_eq!(metric("yield", "total_time"), 1000 * 500);
+    assert_eq!(metric("yield", "cpu_percent"), 100);
+    // Each timed wait overshoots its 1 ms by 72 us.
+    assert_eq!(metric("condvar", "total_time"), 1000 * (NS_PER_MS + 72 * NS_PER_US));
+}
+
+#[test]
+fn a_condvar_wakes_for_an_event_and_a_fixed_sleep_does_not() {
+    let (_folder, profile) = fixed_profile();
+    let summary = run(
+        r#"kind = "idle"
+strategies = ["condvar", "sleep"]
+timeout = "10ms"
+arrival = "periodic"
+every = "25ms""#,
+        &profile,
+        "1s",
+    );
+    let metric = |strategy: &str, name: &str| summary.lookup(Some(strategy), name).unwrap();
+    // Signalled: 9.4 us after each event.
+    assert_eq!(metric("condvar", "max_wake_latency"), 9_400);
+    // A 10 ms sleep (plus 67 us) notices an event up to a whole sleep late.
+    assert!(metric("sleep", "max_wake_latency") > 5 * NS_PER_MS);
+    assert_eq!(metric("condvar", "events"), 39);
+}
