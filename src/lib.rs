@@ -28,6 +28,8 @@
 //! ```
 
 mod builtin;
+#[cfg(target_os = "linux")]
+pub mod calibrate;
 pub mod cli;
 pub mod executor;
 pub mod expect;
