@@ -28,6 +28,8 @@
 //! ```
 
 mod builtin;
+#[cfg(target_os = "linux")]
+pub mod calibrate;
 pub mod cli;
 mod cpu_report;
 pub mod executor;

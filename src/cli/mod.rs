@@ -1,8 +1,10 @@
 //! The `ticklab` command line.
 //!
 //! Exit codes: 0 ok, 1 an expectation failed, 2 invalid input (a bad scenario, bad arguments, a
-//! run whose work would be unbounded, an output file that would be overwritten).
+//! run whose work would be unbounded, an output file that would be overwritten, a calibration that
+//! cannot run on this host).
 
+mod calibrate;
 mod check;
 mod run;
 mod table;
@@ -34,6 +36,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Ticks in the first second after resume, per platform, suspend kind and missed-tick behaviour.
     Table(table::TableArgs),
+    /// Measure this host's system calls and write a cost profile.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Check(args) => check::check(&args),
         Command::Table(args) => table::table(&args),
+        Command::Calibrate(args) => calibrate::calibrate(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
