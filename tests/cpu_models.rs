@@ -77,7 +77,11 @@ memory = "0B""#
     };
     let shared = run(&model("rw"), &profile, "5s");
     let exclusive = run(&model("mutex"), &profile, "5s");
-    assert_eq!(shared.get("max_wait"), Some(0), "readers never wait for readers");
+    assert_eq!(
+        shared.get("max_wait"),
+        Some(0),
+        "readers never wait for readers"
+    );
     assert!(
         exclusive.get("p99_wait").unwrap() >= 500 * NS_PER_US,
         "{:?}",
@@ -136,7 +140,10 @@ timeout = "1ms""#,
     assert_eq!(metric("yield", "total_time"), 1000 * 500);
     assert_eq!(metric("yield", "cpu_percent"), 100);
     // Each timed wait overshoots its 1 ms by 72 us.
-    assert_eq!(metric("condvar", "total_time"), 1000 * (NS_PER_MS + 72 * NS_PER_US));
+    assert_eq!(
+        metric("condvar", "total_time"),
+        1000 * (NS_PER_MS + 72 * NS_PER_US)
+    );
 }
 
 #[test]
