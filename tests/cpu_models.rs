@@ -165,3 +165,22 @@ every = "25ms""#,
     assert!(metric("sleep", "max_wake_latency") > 5 * NS_PER_MS);
     assert_eq!(metric("condvar", "events"), 39);
 }
+
+#[test]
+fn periodic_spawns_come_exactly_once_a_period() {
+    let (_folder, profile) = fixed_profile();
+    let summary = run(
+        r#"kind = "lock"
+cores = 2
+lock = "mutex"
+spawn = "vfork"
+spawners = 3
+spawn_every = "1s"
+arrival = "periodic"
+memory = "0B""#,
+        &profile,
+        "10s",
+    );
+    // Each spawner starts within the first second, at its own phase, then once a second.
+    assert_eq!(summary.get("spawns"), Some(30));
+}

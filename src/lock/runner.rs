@@ -1,7 +1,8 @@
 //! Binds the process-wide lock into the world.
 //!
 //! Every thread is a thread on the machine's [`Cores`]. A spawner wants to start a command every
-//! `spawn_every` on average, at random (exponential gaps, as independent requests arrive); it
+//! `spawn_every`: on average, at random (exponential gaps, as independent requests arrive), or
+//! exactly with `arrival = "periodic"`; it
 //! queues for the lock for writing, and once it holds it runs the spawn's system call on a core
 //! for as long as the cost profile says: `fork` pays a base plus a cost per GiB of memory mapped
 //! at that moment. It releases the lock when the call is done. Readers take the lock for reading
@@ -18,7 +19,7 @@ use ticklab_sim::{
     World,
 };
 
-use super::spec::{LockConfig, SpawnKind};
+use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
 use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
@@ -322,9 +323,12 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
         state.state = State::Resting;
         // Requests arrive on their own schedule; one that came while this thread was busy is
         // served as soon as it is free.
-        let gap_ns = Exp::new(1.0 / every_ns as f64)
-            .expect("a positive mean gives a valid rate")
-            .sample(&mut self.gaps) as u64;
+        let gap_ns = match self.config.arrival {
+            Spacing::Periodic => every_ns,
+            Spacing::Poisson => Exp::new(1.0 / every_ns as f64)
+                .expect("a positive mean gives a valid rate")
+                .sample(&mut self.gaps) as u64,
+        };
         let now_ns = self.world.now_ns();
         let state = &mut self.threads[thread as usize];
         state.due_ns = (state.due_ns + gap_ns.max(1)).max(now_ns);

@@ -31,6 +31,20 @@ impl Named for SpawnKind {
     const NAMES: &'static [&'static str] = &["fork", "vfork", "posix_spawn"];
 }
 
+/// How a spawner's or reader's acquisitions are spaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spacing {
+    /// Exponential gaps with the given mean: independent requests.
+    Poisson,
+    /// Exactly the given gap from one acquisition's due time to the next.
+    Periodic,
+}
+
+impl Named for Spacing {
+    const ALL: &'static [Self] = &[Spacing::Poisson, Spacing::Periodic];
+    const NAMES: &'static [&'static str] = &["poisson", "periodic"];
+}
+
 impl Named for LockKind {
     const ALL: &'static [Self] = &[LockKind::Mutex, LockKind::ReadWrite];
     const NAMES: &'static [&'static str] = &["mutex", "rw"];
@@ -51,6 +65,7 @@ pub(crate) struct LockSpec {
     spawn: Name<SpawnKind>,
     spawners: Spanned<i64>,
     spawn_every: Spanned<DurationNs>,
+    arrival: Option<Name<Spacing>>,
     readers: Option<Spanned<i64>>,
     read_every: Option<Spanned<DurationNs>>,
     read_hold: Option<Spanned<DurationNs>>,
@@ -71,6 +86,7 @@ pub struct LockConfig {
     pub spawn: SpawnKind,
     pub spawners: u32,
     pub spawn_every_ns: u64,
+    pub arrival: Spacing,
     pub readers: u32,
     pub read_every_ns: u64,
     pub read_hold_ns: u64,
@@ -169,6 +185,7 @@ pub(crate) fn validate(
         spawn: spec.spawn.0,
         spawners: spawners as u32,
         spawn_every_ns,
+        arrival: spec.arrival.map_or(Spacing::Poisson, |arrival| arrival.0),
         readers: readers as u32,
         read_every_ns,
         read_hold_ns: spec
