@@ -124,12 +124,28 @@ pub fn run_scenario<S: TraceSink>(
     })
 }
 
-/// The one command that reproduces a run, byte for byte.
-pub fn replay_command(source: &str, seed: u64, options: &RunOptions) -> String {
-    let source = shlex::try_quote(source).unwrap_or_else(|_| source.into());
-    let mut command = format!("ticklab run {source} --seed {seed}");
+/// The one command that reproduces a run, byte for byte; `profile` is a cost profile given on
+/// the command line in place of the scenario's.
+pub fn replay_command(
+    source: &str,
+    seed: u64,
+    options: &RunOptions,
+    profile: Option<&std::path::Path>,
+) -> String {
+    let quote = |text: &str| {
+        shlex::try_quote(text)
+            .unwrap_or_else(|_| text.into())
+            .into_owned()
+    };
+    let mut command = format!("ticklab run {} --seed {seed}", quote(source));
     if options.max_events != DEFAULT_MAX_EVENTS {
         command.push_str(&format!(" --max-events {}", options.max_events));
+    }
+    if let Some(profile) = profile {
+        command.push_str(&format!(
+            " --profile {}",
+            quote(&profile.display().to_string())
+        ));
     }
     command
 }
@@ -157,6 +173,7 @@ pub(crate) fn start_event(scenario: &Scenario, seed: u64) -> StartEvent {
         seed,
         run_for_ns: scenario.run_for_ns,
         wall: Wall(scenario.wall_start_ns),
+        profile: scenario.profile().map(|profile| profile.source.clone()),
     }
 }
 

@@ -2,9 +2,9 @@
 //!
 //! A thread asks for a stretch of CPU work. While there are free cores it runs at once; beyond
 //! that, runnable threads wait in FIFO order and the running ones are preempted at the end of each
-//! time slice, round-robin, as a fair-share kernel scheduler does. The default slice is 3 ms:
-//! Linux EEVDF's base slice (0.75 ms × (1 + log2 cores), capped at 8 cores) on a machine of 8 or
-//! more cores.
+//! time slice, round-robin, as a fair-share kernel scheduler does. The default slice is Linux
+//! EEVDF's base slice: 0.75 ms × (1 + ⌊log2 cores⌋), with cores capped at 8, so 0.75 ms on one
+//! core, 1.5 ms on two or three, 2.25 ms on four to seven and 3 ms from eight.
 //!
 //! The component is sans-time like the models: it is told `now` and hands back the slice ends
 //! the caller must wake it for. Every slice end carries a generation, so one that a preemption or
@@ -16,7 +16,14 @@ use std::collections::{BinaryHeap, VecDeque};
 use crate::cpu::ThreadId;
 use crate::time::NS_PER_MS;
 
+/// The default slice on a machine of 8 or more cores.
 pub const DEFAULT_SLICE_NS: u64 = 3 * NS_PER_MS;
+
+/// Linux EEVDF's base slice for a machine of `cores` cores.
+pub fn default_slice_ns(cores: usize) -> u64 {
+    let factor = 1 + u64::from(cores.clamp(1, 8).ilog2());
+    factor * 750 * crate::time::NS_PER_US
+}
 
 /// A moment the caller must report back with [`Cores::slice_ended`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -418,5 +425,15 @@ mod tests {
         assert_eq!(times[1].spinning_ns, 2 * MS);
         // a took core 0 and b core 1.
         assert_eq!(cores.core_busy_ns(), [4 * MS, 2 * MS]);
+    }
+
+    #[test]
+    fn the_default_slice_grows_with_the_log_of_the_cores_up_to_eight() {
+        assert_eq!(default_slice_ns(1), 750_000);
+        assert_eq!(default_slice_ns(2), 1_500_000);
+        assert_eq!(default_slice_ns(3), 1_500_000);
+        assert_eq!(default_slice_ns(4), 2_250_000);
+        assert_eq!(default_slice_ns(8), DEFAULT_SLICE_NS);
+        assert_eq!(default_slice_ns(64), DEFAULT_SLICE_NS);
     }
 }

@@ -21,25 +21,22 @@ pub(super) struct CalibrateArgs {
 
 #[cfg(target_os = "linux")]
 pub(super) fn calibrate(args: &CalibrateArgs) -> Result<(), Failure> {
-    use std::io::Write;
-
     use crate::calibrate::{Mode, calibrate};
-    use crate::output::AtomicFile;
+    use crate::output::{AtomicFile, write_atomically};
 
     let invalid = |error: std::io::Error| Failure::Invalid(error.to_string());
     let mode = if args.quick { Mode::Quick } else { Mode::Full };
-    // Opened before measuring, so that a file that is there already is refused at once rather
-    // than after a minute of measurements.
-    let file = match &args.out {
-        Some(path) => Some((path, AtomicFile::create(path, args.force).map_err(invalid)?)),
-        None => None,
-    };
+    // Checked before measuring, so that a file that is there already is refused at once rather
+    // than after a minute of measurements; nothing is created until the profile is ready, so an
+    // interrupted run leaves nothing behind.
+    if let Some(path) = &args.out {
+        drop(AtomicFile::create(path, args.force).map_err(invalid)?);
+    }
     let calibration = calibrate(mode).map_err(|error| Failure::Invalid(error.to_string()))?;
     let text = calibration.to_toml();
-    match file {
-        Some((path, mut file)) => {
-            file.write_all(text.as_bytes()).map_err(invalid)?;
-            file.commit().map_err(invalid)?;
+    match &args.out {
+        Some(path) => {
+            write_atomically(path, text.as_bytes(), args.force).map_err(invalid)?;
             eprintln!("wrote {}", path.display());
             Ok(())
         }

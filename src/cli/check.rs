@@ -63,12 +63,8 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
-                let mut replay = replay_command(&row.source, report.seed, &options);
-                if let Some(path) = &args.profile {
-                    let path = path.display().to_string();
-                    let quoted = shlex::try_quote(&path).unwrap_or_else(|_| path.as_str().into());
-                    replay.push_str(&format!(" --profile {quoted}"));
-                }
+                let replay =
+                    replay_command(&row.source, report.seed, &options, args.profile.as_deref());
                 eprintln!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}

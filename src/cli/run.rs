@@ -73,7 +73,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             trace_into(&scenario, &options, args, io::BufWriter::new(stdout))?
         }
     };
-    report_expectations(&args.file, &options, &report)
+    report_expectations(&args.file, &options, args.profile.as_deref(), &report)
 }
 
 fn trace_into<W: Write>(
@@ -111,6 +111,7 @@ fn trace_into<W: Write>(
 fn report_expectations(
     file: &std::path::Path,
     options: &RunOptions,
+    profile: Option<&std::path::Path>,
     report: &RunReport,
 ) -> Result<(), Failure> {
     for outcome in &report.outcomes {
@@ -121,7 +122,7 @@ fn report_expectations(
     }
     eprintln!(
         "replay: {}",
-        replay_command(&file.display().to_string(), report.seed, options)
+        replay_command(&file.display().to_string(), report.seed, options, profile)
     );
     Err(Failure::Expectation)
 }

@@ -299,11 +299,17 @@ pub(crate) fn validate(
     reject_spawn_cycles(file, spec, &groups)?;
     Ok(ExecutorConfig {
         cores: cores as usize,
-        time_slice_ns: spec
-            .time_slice
-            .as_ref()
-            .map_or(ticklab_sim::DEFAULT_SLICE_NS, |slice| slice.get_ref().0)
-            .max(1),
+        time_slice_ns: match &spec.time_slice {
+            Some(slice) if slice.get_ref().0 == 0 => {
+                return Err(file
+                    .error(slice.span(), "`time_slice` must be more than zero")
+                    .with_hint(
+                        "the round-robin slice of threads sharing a core, such as \"3ms\"",
+                    ));
+            }
+            Some(slice) => slice.get_ref().0,
+            None => ticklab_sim::default_slice_ns(cores as usize),
+        },
         starvation_threshold_ns: spec
             .starvation_threshold
             .as_ref()

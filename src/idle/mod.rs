@@ -41,7 +41,7 @@ pub const STRATEGY_METRICS: &[Metric] = &[
     duration(
         "time_per_call",
         "time_per_call_ns",
-        "time between events over the idle calls made in it",
+        "time the loop could run and was not handling events, over its idle calls",
     ),
     count(
         "cpu_percent",

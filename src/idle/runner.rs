@@ -19,8 +19,25 @@ use crate::trace::{Event, IdleWakeEvent, Section, Summary, TraceSink};
 
 #[derive(Clone, Copy, Debug)]
 enum Wake {
-    /// The loop of strategy `index` looks for events.
-    Look { index: u32 },
+    /// The loop of strategy `index` looks for events; stale if its generation has moved on (a
+    /// suspend cut what it was doing short).
+    Look { index: u32, generation: u32 },
+}
+
+/// What a loop is doing until its next look, so that a suspend can cut it short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Doing {
+    /// Calls charged in bulk from `start_ns`, each `call_ns` long with `cpu_ns` of CPU.
+    Polling {
+        start_ns: u64,
+        call_ns: u64,
+        cpu_ns: u64,
+        calls: u64,
+    },
+    /// One blocking call: a suspend ends it, as a signal interrupts a wait.
+    Blocking,
+    /// Handling events until `until_ns`: the rest is handled after the resume.
+    Handling { until_ns: u64 },
 }
 
 /// One strategy's loop and what it has done.
@@ -39,6 +56,43 @@ struct Loop {
     stopped_at_ns: Option<u64>,
     latency: Histogram<u64>,
     max_latency_ns: u64,
+    generation: u32,
+    doing: Option<Doing>,
+    /// Suspended: how long after the resume it looks again.
+    paused: Option<u64>,
+}
+
+impl Loop {
+    /// The process stops at `now_ns`: polling calls not yet made are taken back, and the loop
+    /// looks again after the resume (after finishing its handling, if it was handling).
+    fn suspend(&mut self, now_ns: u64) {
+        let Some(doing) = self.doing.take() else {
+            return;
+        };
+        if self.stopped_at_ns.is_some() {
+            return;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        self.paused = Some(match doing {
+            Doing::Polling {
+                start_ns,
+                call_ns,
+                cpu_ns,
+                calls,
+            } => {
+                let made = ((now_ns - start_ns) / call_ns).min(calls);
+                let undone_cpu_ns = (calls - made) * cpu_ns;
+                self.calls -= calls - made;
+                match self.strategy {
+                    Strategy::Spin => self.spin_cpu_ns -= undone_cpu_ns,
+                    _ => self.syscall_cpu_ns -= undone_cpu_ns,
+                }
+                0
+            }
+            Doing::Blocking => 0,
+            Doing::Handling { until_ns } => until_ns.saturating_sub(now_ns),
+        });
+    }
 }
 
 fn check_work(
@@ -100,6 +154,7 @@ pub(crate) fn run<S: TraceSink>(
                 physical(0),
                 Wake::Look {
                     index: index as u32,
+                    generation: 0,
                 },
             );
             Loop {
@@ -114,35 +169,67 @@ pub(crate) fn run<S: TraceSink>(
                 stopped_at_ns: None,
                 latency: Histogram::new(3).expect("three significant digits is valid"),
                 max_latency_ns: 0,
+                generation: 0,
+                doing: None,
+                paused: None,
             }
         })
         .collect();
+    // When the process could not run, for the loops' time per call.
+    let mut stops: Vec<(u64, u64)> = Vec::new();
+    let mut stopped_since_ns: Option<u64> = None;
     let mut costs = SimRng::for_purpose(seed, "idle-costs");
-    let profile = &config.profile.costs;
+    let profile = &effective_costs(config);
     loop {
         match world.next_step() {
             WorldStep::Wake {
-                payload: Wake::Look { index },
+                payload: Wake::Look { index, generation },
                 ..
             } => {
                 let now_ns = world.now_ns();
                 let end_ns = world.end_ns();
                 let state = &mut loops[index as usize];
+                if generation != state.generation {
+                    continue;
+                }
                 let (next, wake) = look(
                     state, config, profile, &arrivals, now_ns, end_ns, &mut costs,
                 );
                 if let Some(at_ns) = next {
-                    world.wake_at(physical(at_ns), Wake::Look { index });
+                    world.wake_at(physical(at_ns), Wake::Look { index, generation });
                 }
                 if let (Some(wake), true) = (wake, sink.wants_events()) {
                     sink.record(&Event::IdleWake(wake))?;
                 }
             }
-            WorldStep::Fault { edge, effect } => record_fault(&world, &edge, &effect, sink)?,
+            WorldStep::Fault { edge, effect } => {
+                record_fault(&world, &edge, &effect, sink)?;
+                let now_ns = world.now_ns();
+                if effect.stopped {
+                    stopped_since_ns = Some(now_ns);
+                    loops.iter_mut().for_each(|state| state.suspend(now_ns));
+                }
+                if let Some(stopped_ns) = effect.resumed_after_ns {
+                    stopped_since_ns = None;
+                    stops.push((now_ns - stopped_ns, now_ns));
+                    for (index, state) in loops.iter_mut().enumerate() {
+                        if let Some(after_ns) = state.paused.take() {
+                            let wake = Wake::Look {
+                                index: index as u32,
+                                generation: state.generation,
+                            };
+                            world.wake_at(physical(now_ns + after_ns), wake);
+                        }
+                    }
+                }
+            }
             WorldStep::End => break,
         }
     }
-    let summary = summarise(&loops, arrivals.len() as u64, world.end_ns());
+    if let Some(since_ns) = stopped_since_ns {
+        stops.push((since_ns, world.end_ns()));
+    }
+    let summary = summarise(&loops, arrivals.len() as u64, &stops, world.end_ns());
     sink.record(&Event::Summary(&summary))?;
     sink.finish()?;
     Ok(summary)
@@ -163,7 +250,7 @@ fn look(
         return (None, None);
     }
     let first = state.next_event;
-    let noticed = handle_arrived(state, config, arrivals, now_ns);
+    let noticed = handle_arrived(state, config, arrivals, now_ns, end_ns);
     if noticed > 0 {
         let wake = IdleWakeEvent {
             t_ns: now_ns,
@@ -173,7 +260,9 @@ fn look(
             idle_calls: state.calls - state.calls_at_last_wake,
         };
         state.calls_at_last_wake = state.calls;
-        let next = Some(now_ns + noticed * config.handle_ns).filter(|&at_ns| at_ns < end_ns);
+        let until_ns = now_ns.saturating_add(noticed.saturating_mul(config.handle_ns));
+        state.doing = Some(Doing::Handling { until_ns });
+        let next = Some(until_ns).filter(|&at_ns| at_ns < end_ns);
         return (next, Some(wake));
     }
     (
@@ -183,7 +272,13 @@ fn look(
 }
 
 /// Records the events that have arrived by `now_ns` as noticed; returns how many.
-fn handle_arrived(state: &mut Loop, config: &IdleConfig, arrivals: &[u64], now_ns: u64) -> u64 {
+fn handle_arrived(
+    state: &mut Loop,
+    config: &IdleConfig,
+    arrivals: &[u64],
+    now_ns: u64,
+    end_ns: u64,
+) -> u64 {
     let first = state.next_event;
     while state.next_event < arrivals.len() && arrivals[state.next_event] <= now_ns {
         let latency_ns = now_ns - arrivals[state.next_event];
@@ -196,7 +291,9 @@ fn handle_arrived(state: &mut Loop, config: &IdleConfig, arrivals: &[u64], now_n
     }
     let handled = (state.next_event - first) as u64;
     state.events += handled;
-    state.handle_cpu_ns += handled * config.handle_ns;
+    // Handling that would run past the end of the run is charged up to the end only.
+    let handle_ns = handled.saturating_mul(config.handle_ns);
+    state.handle_cpu_ns += handle_ns.min(end_ns.saturating_sub(now_ns));
     handled
 }
 
@@ -219,7 +316,7 @@ fn idle(
         None => u64::MAX,
     };
     let next_event_ns = arrivals.get(state.next_event).copied();
-    let (idle, syscall) = idle_call(
+    let (idle, doing) = idle_call(
         state.strategy,
         profile,
         now_ns,
@@ -229,15 +326,13 @@ fn idle(
         costs,
     );
     state.calls += idle.calls;
-    match (state.strategy, syscall) {
-        (Strategy::Spin, _) => state.spin_cpu_ns += idle.cpu_ns,
+    match state.strategy {
+        Strategy::Spin => state.spin_cpu_ns += idle.cpu_ns,
         _ => state.syscall_cpu_ns += idle.cpu_ns,
     }
-    if config.max_calls.is_some_and(|max| state.calls >= max) && idle.until_ns <= end_ns {
-        state.stopped_at_ns = Some(idle.until_ns);
-        return None;
-    }
-    // A batch cut short by the end of the run leaves no whole call to make before it.
+    state.doing = Some(doing);
+    // A batch cut short by the end of the run leaves no whole call to make before it. A loop
+    // that made its last call stops when it next looks.
     Some(idle.until_ns).filter(|&at_ns| at_ns > now_ns && at_ns < end_ns)
 }
 
@@ -250,7 +345,7 @@ fn idle_call(
     end_ns: u64,
     calls_left: u64,
     costs: &mut SimRng,
-) -> (Idle, bool) {
+) -> (Idle, Doing) {
     let round = |ns: f64| ns.round().max(1.0) as u64;
     if strategy.polls() {
         let (call_ns, cpu_ns) = match strategy {
@@ -281,7 +376,13 @@ fn idle_call(
                 cpu_ns: calls * cpu_ns.min(call_ns),
             };
         }
-        return (idle, strategy != Strategy::Spin);
+        let doing = Doing::Polling {
+            start_ns: now_ns,
+            call_ns,
+            cpu_ns: cpu_ns.min(call_ns),
+            calls: idle.calls,
+        };
+        return (idle, doing);
     }
     // A blocking call's own CPU is a system call's round trip, as a lone sched_yield costs.
     let cpu_ns = profile.sched_yield.sample(costs);
@@ -319,16 +420,34 @@ fn idle_call(
             unreachable!("polling strategies return above")
         }
     };
-    (idle, true)
+    (idle, Doing::Blocking)
 }
 
-fn summarise(loops: &[Loop], events: u64, end_ns: u64) -> Summary {
+/// The profile's costs, with the scenario's timer slack in place of the profile's: the slack is
+/// part of every sleep's and timed wait's overshoot, as `PR_SET_TIMERSLACK` changes it.
+fn effective_costs(config: &IdleConfig) -> Costs {
+    let mut costs = config.profile.costs;
+    if let Some(slack_ns) = config.timer_slack_ns {
+        let delta_ns = slack_ns as i64 - costs.timer_slack_ns as i64;
+        costs.nanosleep_zero = costs.nanosleep_zero.shifted(delta_ns);
+        costs.condvar_timeout_overshoot = costs.condvar_timeout_overshoot.shifted(delta_ns);
+        costs.epoll_timeout_overshoot = costs.epoll_timeout_overshoot.shifted(delta_ns);
+        costs.timer_slack_ns = slack_ns;
+    }
+    costs
+}
+
+fn summarise(loops: &[Loop], events: u64, stops: &[(u64, u64)], end_ns: u64) -> Summary {
     let mut summary = Summary::new("idle", end_ns, METRICS, &[events], Vec::new());
     let mut threads = Vec::with_capacity(loops.len());
     for state in loops {
         let total_ns = state.stopped_at_ns.unwrap_or(end_ns);
         let cpu_ns = state.spin_cpu_ns + state.syscall_cpu_ns + state.handle_cpu_ns;
-        let idle_ns = total_ns.saturating_sub(state.handle_cpu_ns);
+        let stopped_ns: u64 = stops
+            .iter()
+            .map(|&(from_ns, to_ns)| to_ns.min(total_ns).saturating_sub(from_ns))
+            .sum();
+        let idle_ns = total_ns.saturating_sub(state.handle_cpu_ns + stopped_ns);
         let quantile = |q: f64| {
             if state.latency.is_empty() {
                 0

@@ -79,6 +79,7 @@ pub(crate) struct IdleSpec {
     profile: Spanned<String>,
     strategies: Spanned<Vec<Name<StrategyKind>>>,
     timeout: Option<Spanned<DurationNs>>,
+    timer_slack: Option<DurationNs>,
     handle: Option<DurationNs>,
     calls: Option<Spanned<i64>>,
     arrival: Option<Name<ArrivalKind>>,
@@ -93,6 +94,8 @@ pub struct IdleConfig {
     pub strategies: Vec<Strategy>,
     /// CPU each event takes to handle.
     pub handle_ns: u64,
+    /// Replaces the profile's timer slack, as `PR_SET_TIMERSLACK` would.
+    pub timer_slack_ns: Option<u64>,
     /// Each loop stops after this many idle calls.
     pub max_calls: Option<u64>,
     pub arrival: Option<Arrival>,
@@ -166,6 +169,7 @@ pub(crate) fn validate(file: &Located<'_>, spec: &IdleSpec) -> Result<IdleConfig
         profile,
         strategies,
         handle_ns: spec.handle.map_or(DEFAULT_HANDLE_NS, |handle| handle.0),
+        timer_slack_ns: spec.timer_slack.map(|slack| slack.0),
         max_calls: (calls > 0).then_some(calls as u64),
         arrival,
     })

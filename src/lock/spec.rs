@@ -176,11 +176,10 @@ pub(crate) fn validate(
     Ok(LockConfig {
         profile,
         cores: cores as usize,
-        time_slice_ns: spec
-            .time_slice
-            .as_ref()
-            .map_or(ticklab_sim::DEFAULT_SLICE_NS, |slice| slice.get_ref().0)
-            .max(1),
+        time_slice_ns: match &spec.time_slice {
+            Some(slice) => positive(file, slice, "time_slice")?,
+            None => ticklab_sim::default_slice_ns(cores as usize),
+        },
         lock: spec.lock.0,
         spawn: spec.spawn.0,
         spawners: spawners as u32,

@@ -40,6 +40,15 @@ impl Cost {
         self.p50_ns as f64 * (sigma * sigma / 2.0).exp()
     }
 
+    /// This cost moved by `delta_ns`, both percentiles, and never below 1 ns.
+    pub fn shifted(&self, delta_ns: i64) -> Self {
+        let shift = |ns: u64| (ns as i64).saturating_add(delta_ns).max(1) as u64;
+        Cost {
+            p50_ns: shift(self.p50_ns),
+            p99_ns: shift(self.p99_ns),
+        }
+    }
+
     /// This cost scaled by `factor`, both percentiles.
     pub fn scaled(&self, factor: f64) -> Self {
         Cost {

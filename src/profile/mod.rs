@@ -146,7 +146,7 @@ mod tests {
     fn the_reference_profile_parses_with_its_published_figures() {
         let profile = parse("reference.toml", REFERENCE).unwrap();
         assert_eq!(profile.costs.nanosleep_zero.p50_ns, 67_000);
-        assert_eq!(profile.costs.fork_per_gib.p50_ns, 25_000_000);
+        assert_eq!(profile.costs.fork_per_gib.p50_ns, 19_000_000);
         assert_eq!(profile.costs.timer_slack_ns, 50_000);
     }
 

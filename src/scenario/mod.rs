@@ -59,6 +59,15 @@ pub enum ModelConfig {
 }
 
 impl Scenario {
+    /// The cost profile the model charges system calls from, if it uses one.
+    pub fn profile(&self) -> Option<&crate::profile::CostProfile> {
+        match &self.model {
+            ModelConfig::Lock(config) => Some(&config.profile),
+            ModelConfig::Idle(config) => Some(&config.profile),
+            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Executor(_) => None,
+        }
+    }
+
     /// Charges system calls from `profile` instead of the profile the file names. Returns false
     /// if the model charges nothing from a profile.
     pub fn use_profile(&mut self, profile: crate::profile::CostProfile) -> bool {

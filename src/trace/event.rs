@@ -49,6 +49,9 @@ pub struct StartEvent {
     pub seed: u64,
     pub run_for_ns: u64,
     pub wall: Wall,
+    /// The cost profile system calls are charged from, for models that use one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// An interval yielded a tick.

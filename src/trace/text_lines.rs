@@ -24,13 +24,17 @@ pub(super) fn write_start(out: &mut impl Write, start: &StartEvent) -> io::Resul
             out,
             "# platform {}: Instant reads {} ({source})",
             start.platform, start.instant_clock
-        ),
+        )?,
         None => writeln!(
             out,
             "# platform {}: Instant reads {} (overridden by the scenario)",
             start.platform, start.instant_clock
-        ),
+        )?,
     }
+    if let Some(profile) = &start.profile {
+        writeln!(out, "# system calls cost what the profile {profile} says")?;
+    }
+    Ok(())
 }
 
 pub(super) fn write_summary(out: &mut impl Write, summary: &Summary) -> io::Result<()> {

@@ -1,9 +1,11 @@
 //! A process-wide lock, as a sans-time core: who holds it, who waits, and whom a release lets in.
 //!
 //! Go's `syscall.ForkLock` is a `sync.RWMutex`: `forkExec` takes it for writing around the whole
-//! `fork`, and code that creates file descriptors takes it for reading. Waiters are served in
-//! arrival order, and a waiting writer holds back readers that come after it, as Go's RWMutex
-//! does; a plain mutex treats every acquisition as exclusive.
+//! `fork`, and code that creates file descriptors takes it for reading. Here waiters are served
+//! strictly in arrival order, so a waiting writer holds back readers that come after it, as in
+//! Go's RWMutex; Go also lets a writer's release admit every blocked reader at once, even those
+//! behind a second waiting writer, which this simplification does not. A plain mutex treats
+//! every acquisition as exclusive.
 
 use std::collections::VecDeque;
 
