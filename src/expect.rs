@@ -146,6 +146,10 @@ pub(crate) fn parse_expectations(
     entries.sort_by_key(|(key, _)| key.span().start);
     let mut expectations = Vec::new();
     for (key, value) in entries {
+        if key.get_ref() == "invariants" {
+            expectations.extend(parse_invariants(file, key, value, schema.metrics)?);
+            continue;
+        }
         match value.get_ref() {
             toml::Value::Table(group_table) => {
                 expectations.extend(parse_group(file, key, value, group_table, schema)?);
@@ -162,6 +166,35 @@ pub(crate) fn parse_expectations(
         }
     }
     Ok(expectations)
+}
+
+/// `invariants = true`: the model's invariants must all hold, that is no violations at all.
+fn parse_invariants(
+    file: &Located<'_>,
+    key: &toml::Spanned<String>,
+    value: &toml::Spanned<toml::Value>,
+    metrics: &[Metric],
+) -> Result<Option<Expectation>, ScenarioError> {
+    let toml::Value::Boolean(wanted) = value.get_ref() else {
+        return Err(file
+            .error(value.span(), "`invariants` takes true or false")
+            .with_hint("write invariants = true to require the model's invariants to hold"));
+    };
+    let Some(metric) = metrics
+        .iter()
+        .find(|metric| metric.name == crate::invariant::VIOLATIONS.name)
+    else {
+        return Err(file
+            .error(key.span(), "this model has no invariants to check")
+            .with_hint("remove `invariants`, or bound the model's metrics directly"));
+    };
+    Ok(wanted.then(|| Expectation {
+        key: key.get_ref().clone(),
+        group: None,
+        metric: *metric,
+        bound: Bound::Exactly,
+        value: 0,
+    }))
 }
 
 /// A sub-table such as `[expect.flush]`. TOML keeps no positions inside it, so its errors point

@@ -36,6 +36,7 @@ pub mod executor;
 pub mod expect;
 pub mod idle;
 pub mod interval;
+mod invariant;
 pub mod lock;
 pub mod output;
 pub mod profile;

@@ -267,6 +267,20 @@ proptest! {
         };
         prop_assert_eq!(trace(), trace());
     }
+
+    /// The model's own invariants hold under any mix of suspends, freezes, steps and slews.
+    #[test]
+    fn random_fault_schedules_keep_the_interval_invariants(
+        platform in platform(),
+        instant_clock in prop::sample::select(ClockId::ALL.to_vec()),
+        behavior in behavior(),
+        period_ms in 10u64..3_000,
+        faults in prop::collection::vec(any_fault(), 0..6),
+    ) {
+        let scenario = interval_scenario(platform, instant_clock, behavior, period_ms * NS_PER_MS, faults);
+        let report = run_scenario(&scenario, &RunOptions::default(), &mut ticklab::trace::NoTrace).unwrap();
+        prop_assert_eq!(report.summary.get("invariant_violations"), Some(0));
+    }
 }
 
 /// A scenario file with values drawn far beyond the sensible: huge steps, fast slews, long runs,

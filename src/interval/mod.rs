@@ -1,5 +1,6 @@
 //! The Interval family bound into the world: scenario keys, the runner and its summary.
 
+mod invariants;
 pub mod runner;
 pub mod spec;
 mod stats;
@@ -51,4 +52,5 @@ pub const METRICS: &[Metric] = &[
         unit: Unit::Count,
         about: "times the process could run again after it was stopped",
     },
+    crate::invariant::VIOLATIONS,
 ];

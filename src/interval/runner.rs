@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use ticklab_models::interval::IntervalCore;
 use ticklab_sim::{ClockId, Deadline, SimRng, Step, ThreadId, World};
 
+use super::invariants::IntervalInvariants;
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
 use crate::run::{
@@ -124,7 +125,10 @@ pub(crate) fn run<S: TraceSink>(
         }
     }
     let threads = run.world.finish_threads();
-    let summary = run.stats.into_summary(run.world.end_ns(), threads);
+    let violations = run.invariants.violations;
+    let summary = run
+        .stats
+        .into_summary(run.world.end_ns(), threads, violations);
     run.sink.record(&Event::Summary(&summary))?;
     run.sink.finish()?;
     Ok(summary)
@@ -145,6 +149,7 @@ struct IntervalRun<'a, S> {
     ready: VecDeque<u32>,
     runtime_wake_filed: bool,
     stats: IntervalStats,
+    invariants: IntervalInvariants,
     /// Ticks so far per interval, for the trace's sequence numbers (empty without a trace).
     tick_counts: Vec<u64>,
     sink: &'a mut S,
@@ -177,6 +182,11 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
             ready: VecDeque::new(),
             runtime_wake_filed: false,
             stats: IntervalStats::new(cores.len()),
+            invariants: IntervalInvariants::new(
+                config.missed_tick,
+                scenario.instant_clock,
+                plans.iter().map(|plan| plan.period_ns).collect(),
+            ),
             tick_counts: if sink.wants_events() {
                 vec![0; cores.len()]
             } else {
@@ -255,6 +265,12 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
         };
         let now_ns = self.world.now_ns();
         let wall_ns = self.world.wall_ns();
+        if let Some(broken) = self
+            .invariants
+            .on_tick(index as usize, instant_ns, tick.deadline_ns)
+        {
+            crate::invariant::report(self.sink, now_ns, self.invariants.violations, broken)?;
+        }
         self.stats.on_tick(
             index as usize,
             now_ns,

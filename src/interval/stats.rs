@@ -71,7 +71,12 @@ impl IntervalStats {
         }
     }
 
-    pub(crate) fn into_summary(self, end_ns: u64, threads: Vec<ThreadCpu>) -> Summary {
+    pub(crate) fn into_summary(
+        self,
+        end_ns: u64,
+        threads: Vec<ThreadCpu>,
+        invariant_violations: u64,
+    ) -> Summary {
         let cpu_worst_ns = threads
             .iter()
             .map(|thread| thread.worst_second_busy_ns)
@@ -85,6 +90,7 @@ impl IntervalStats {
             self.max_lateness_ns,
             self.longest_gap_ns,
             self.resumes,
+            invariant_violations,
         ];
         Summary::new("interval", end_ns, METRICS, &values, threads)
     }

@@ -82,4 +82,5 @@ pub const METRICS: &[Metric] = &[
         unit: Unit::Duration,
         about: "most CPU time of any timer thread in one second",
     },
+    crate::invariant::VIOLATIONS,
 ];

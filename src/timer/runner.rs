@@ -411,11 +411,22 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         else {
             // The call ended (its timer was cancelled) or already fired.
             self.stats.duplicates += 1;
+            let violations = self.stats.early_fires + self.stats.duplicates;
+            let what = format!("timer of call #{index} fired after a cancel or a fire");
+            crate::invariant::report(self.sink, at_ns, violations, what)?;
             return Ok(());
         };
         call.fired = true;
         let lateness_ns = at_ns as i64 - call.timeout_at_ns as i64;
         self.stats.on_fire(lateness_ns);
+        if lateness_ns < 0 {
+            let violations = self.stats.early_fires + self.stats.duplicates;
+            let what = format!(
+                "timer of call #{index} fired {} before its timeout",
+                ticklab_sim::Approx(lateness_ns.unsigned_abs())
+            );
+            crate::invariant::report(self.sink, at_ns, violations, what)?;
+        }
         if self.wants_events {
             let fire = FireEvent {
                 t_ns: at_ns,

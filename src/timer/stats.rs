@@ -82,6 +82,8 @@ impl TimerStats {
             lost,
             self.duplicates,
             cpu_worst_ns,
+            // A timer never fires early, twice, or after a successful cancel.
+            self.early_fires + self.duplicates,
         ];
         Summary::new("timer", end_ns, METRICS, &values, threads)
     }

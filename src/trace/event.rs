@@ -28,6 +28,7 @@ pub enum Event<'a> {
     LockWait(LockWaitEvent),
     LockWindow(LockWindowEvent),
     IdleWake(IdleWakeEvent),
+    Invariant(InvariantEvent),
     FaultBegin(FaultEvent),
     FaultEnd(FaultEvent),
     WallStep(FaultEvent),
@@ -242,6 +243,13 @@ pub struct IdleWakeEvent {
     pub idle_calls: u64,
 }
 
+/// A model broke one of its invariants.
+#[derive(Clone, Debug, Serialize)]
+pub struct InvariantEvent {
+    pub t_ns: u64,
+    pub what: String,
+}
+
 /// A fault began, ended, or (for a wall step) happened.
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
@@ -283,6 +291,7 @@ impl Event<'_> {
             Event::LockWait(event) => Some(Event::LockWait(event.clone())),
             Event::IdleWake(event) => Some(Event::IdleWake(*event)),
             Event::Starvation(_)
+            | Event::Invariant(_)
             | Event::LockWindow(_)
             | Event::Start(_)
             | Event::FaultBegin(_)
@@ -311,6 +320,7 @@ impl Event<'_> {
             Event::LockWait(wait) => wait.t_ns,
             Event::LockWindow(window) => window.t_ns,
             Event::IdleWake(wake) => wake.t_ns,
+            Event::Invariant(invariant) => invariant.t_ns,
             Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
                 fault.t_ns
             }

@@ -244,6 +244,9 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
             Approx(wake.latency_ns),
             wake.idle_calls
         ),
+        Event::Invariant(invariant) => {
+            writeln!(out, "{t:>17} BROKEN    {}", invariant.what)
+        }
         Event::FaultBegin(fault) => writeln!(
             out,
             "{t:>17} begin     {} (fault {})",
