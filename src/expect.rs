@@ -180,14 +180,10 @@ fn parse_invariants(
             .error(value.span(), "`invariants` takes true or false")
             .with_hint("write invariants = true to require the model's invariants to hold"));
     };
-    let Some(metric) = metrics
+    let metric = metrics
         .iter()
         .find(|metric| metric.name == crate::invariant::VIOLATIONS.name)
-    else {
-        return Err(file
-            .error(key.span(), "this model has no invariants to check")
-            .with_hint("remove `invariants`, or bound the model's metrics directly"));
-    };
+        .expect("every model reports its invariant violations");
     Ok(wanted.then(|| Expectation {
         key: key.get_ref().clone(),
         group: None,

@@ -665,3 +665,24 @@ fn a_broken_cost_profile_is_refused_with_its_position() {
         .code(2)
         .stderr(predicate::str::contains("broken.toml:3:"));
 }
+
+#[test]
+fn a_scenario_that_requires_its_invariants_fails_when_the_model_breaks_them() {
+    let text =
+        std::fs::read_to_string("scenarios/timer/bucketed-wall-clock-wall-step-forward.toml")
+            .unwrap()
+            .replace("[expect]\n", "[expect]\ninvariants = true\n");
+    let (_folder, path) = temp_scenario(&text);
+    ticklab()
+        .args(["run", path.to_str().unwrap(), "--summary-only"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "expect FAILED: invariant_violations == 0 (got 206)",
+        ));
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BROKEN    timer of call #"));
+}

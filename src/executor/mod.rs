@@ -71,6 +71,7 @@ pub const METRICS: &[Metric] = &[
         "max_driver_wait_ns",
         "the longest a reply waited for the owning runtime to poll its driver",
     ),
+    crate::invariant::VIOLATIONS,
 ];
 
 /// What an executor run reports per task group; `[expect.<group>]` can bound these.

@@ -79,6 +79,8 @@ struct Worker {
     state: WorkerState,
     generation: u32,
     parked_since_ns: u64,
+    /// Its last finished park, from and to.
+    last_park_ns: Option<(u64, u64)>,
     /// Its thread's core time when the current `cpu` step started.
     cpu_mark: CoreTime,
     /// Tasks that yielded on this worker. tokio defers their wake to the worker's next park or
@@ -257,6 +259,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                         state: WorkerState::Ready,
                         generation: 0,
                         parked_since_ns: 0,
+                        last_park_ns: None,
                         cpu_mark: CoreTime::default(),
                         deferred: Vec::new(),
                         name: format!("{}-{worker}", runtime.name).into(),
@@ -460,6 +463,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         let state = &mut rt.workers[worker];
         state.state = WorkerState::Ready;
         self.stats.worker(runtime, worker).parked_ns += now_ns - state.parked_since_ns;
+        state.last_park_ns = Some((state.parked_since_ns, now_ns));
         if woke > 0
             && rt.scheduler.should_notify_others(worker)
             && let Some(other) = rt.scheduler.worker_to_notify()
@@ -678,6 +682,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             return Ok(());
         }
         self.stats.starvation_events += 1;
+        self.check_work_conserving(task, waited_ns, queued)?;
         if self.wants_events {
             let event = StarvationEvent {
                 t_ns: self.now_ns(),
@@ -689,6 +694,40 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             self.sink.record(&Event::Starvation(event))?;
         }
         Ok(())
+    }
+
+    /// The executor's invariant: a runnable task never waits longer than the starvation threshold
+    /// while a worker of its runtime sits parked the whole time. Work it cannot reach (a LIFO
+    /// slot, a yielded task held by a busy worker) breaks it, as in tokio #4730.
+    fn check_work_conserving(
+        &mut self,
+        task: TaskId,
+        waited_ns: u64,
+        queued: Queued,
+    ) -> io::Result<()> {
+        let now_ns = self.now_ns();
+        let since_ns = now_ns - waited_ns;
+        let rt = &self.runtimes[self.tasks.get(task).runtime];
+        let idle = rt.workers.iter().find(|worker| {
+            let parked_now = matches!(worker.state, WorkerState::Parked { .. })
+                && worker.parked_since_ns <= since_ns;
+            let parked_then = worker
+                .last_park_ns
+                .is_some_and(|(from_ns, to_ns)| from_ns <= since_ns && to_ns >= now_ns);
+            parked_now || parked_then
+        });
+        let Some(idle) = idle else {
+            return Ok(());
+        };
+        self.stats.invariant_violations += 1;
+        let what = format!(
+            "{} waited {} in {} while {} sat parked",
+            self.label(task),
+            ticklab_sim::Approx(waited_ns),
+            self.describe(task, queued),
+            idle.name
+        );
+        crate::invariant::report(self.sink, now_ns, self.stats.invariant_violations, what)
     }
 
     /// Runs `task`'s steps until it suspends, finishes, or starts a `cpu` step.

@@ -88,6 +88,7 @@ pub(crate) struct ExecutorStats {
     pub cross_runtime_io_calls: u64,
     pub max_send_wait_ns: u64,
     pub max_driver_wait_ns: u64,
+    pub invariant_violations: u64,
 }
 
 impl ExecutorStats {
@@ -114,6 +115,7 @@ impl ExecutorStats {
             cross_runtime_io_calls: 0,
             max_send_wait_ns: 0,
             max_driver_wait_ns: 0,
+            invariant_violations: 0,
         }
     }
 
@@ -149,6 +151,7 @@ impl ExecutorStats {
             connections_opened,
             self.max_send_wait_ns,
             self.max_driver_wait_ns,
+            self.invariant_violations,
         ];
         let mut summary = Summary::new("executor", end_ns, METRICS, &values, Vec::new());
         summary.groups = self.groups.iter().map(GroupStats::section).collect();

@@ -28,7 +28,10 @@ const fn duration(name: &'static str, summary_key: &'static str, about: &'static
 }
 
 /// What an idle run reports for the whole run.
-pub const METRICS: &[Metric] = &[count("events", "events that arrived during the run")];
+pub const METRICS: &[Metric] = &[
+    count("events", "events that arrived during the run"),
+    crate::invariant::VIOLATIONS,
+];
 
 /// What it reports per strategy; `[expect.<strategy>]` can bound these.
 pub const STRATEGY_METRICS: &[Metric] = &[

@@ -229,7 +229,17 @@ pub(crate) fn run<S: TraceSink>(
     if let Some(since_ns) = stopped_since_ns {
         stops.push((since_ns, world.end_ns()));
     }
-    let summary = summarise(&loops, arrivals.len() as u64, &stops, world.end_ns());
+    let broken = check_cpu(&loops, &stops, world.end_ns());
+    for (count, what) in broken.iter().enumerate() {
+        crate::invariant::report(sink, world.end_ns(), count as u64 + 1, what.clone())?;
+    }
+    let summary = summarise(
+        &loops,
+        arrivals.len() as u64,
+        &stops,
+        world.end_ns(),
+        broken.len() as u64,
+    );
     sink.record(&Event::Summary(&summary))?;
     sink.finish()?;
     Ok(summary)
@@ -437,8 +447,39 @@ fn effective_costs(config: &IdleConfig) -> Costs {
     costs
 }
 
-fn summarise(loops: &[Loop], events: u64, stops: &[(u64, u64)], end_ns: u64) -> Summary {
-    let mut summary = Summary::new("idle", end_ns, METRICS, &[events], Vec::new());
+/// The idle model's invariant: a loop never uses more CPU than the time it could run. Returns
+/// what each loop that broke it did.
+fn check_cpu(loops: &[Loop], stops: &[(u64, u64)], end_ns: u64) -> Vec<String> {
+    loops
+        .iter()
+        .filter_map(|state| {
+            let total_ns = state.stopped_at_ns.unwrap_or(end_ns);
+            let stopped_ns: u64 = stops
+                .iter()
+                .map(|&(from_ns, to_ns)| to_ns.min(total_ns).saturating_sub(from_ns.min(total_ns)))
+                .sum();
+            let runnable_ns = total_ns.saturating_sub(stopped_ns);
+            let cpu_ns = state.spin_cpu_ns + state.syscall_cpu_ns + state.handle_cpu_ns;
+            (cpu_ns > runnable_ns).then(|| {
+                format!(
+                    "the {} loop used {} of CPU in {} it could run",
+                    state.strategy.name(),
+                    ticklab_sim::Approx(cpu_ns),
+                    ticklab_sim::Approx(runnable_ns)
+                )
+            })
+        })
+        .collect()
+}
+
+fn summarise(
+    loops: &[Loop],
+    events: u64,
+    stops: &[(u64, u64)],
+    end_ns: u64,
+    violations: u64,
+) -> Summary {
+    let mut summary = Summary::new("idle", end_ns, METRICS, &[events, violations], Vec::new());
     let mut threads = Vec::with_capacity(loops.len());
     for state in loops {
         let total_ns = state.stopped_at_ns.unwrap_or(end_ns);

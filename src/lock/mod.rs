@@ -72,4 +72,5 @@ pub const METRICS: &[Metric] = &[
         "busiest_core_percent",
         "the busiest core's utilisation over the run, in percent",
     ),
+    crate::invariant::VIOLATIONS,
 ];

@@ -233,7 +233,7 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
                 if self.lock.acquire(thread, access) {
                     self.hold(thread)?;
                 }
-                Ok(())
+                self.check_lock()
             }
             Wake::Slice(end) => {
                 let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
@@ -338,7 +338,21 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
         for granted in self.lock.release(thread) {
             self.hold(granted)?;
         }
-        Ok(())
+        self.check_lock()
+    }
+
+    /// The lock model's invariant: no thread waits for the lock while nobody holds it.
+    fn check_lock(&mut self) -> io::Result<()> {
+        if self.lock.waiting() == 0 || !self.lock.is_free() {
+            return Ok(());
+        }
+        self.stats.invariant_violations += 1;
+        let what = format!(
+            "{} thread(s) wait for the lock while nobody holds it",
+            self.lock.waiting()
+        );
+        let now_ns = self.world.now_ns();
+        crate::invariant::report(self.sink, now_ns, self.stats.invariant_violations, what)
     }
 
     fn finish(&mut self) -> io::Result<Summary> {

@@ -27,6 +27,7 @@ fn quantile(histogram: &Histogram<u64>, q: f64, max_ns: u64) -> u64 {
 #[derive(Debug)]
 pub(crate) struct LockStats {
     pub spawns: u64,
+    pub invariant_violations: u64,
     pub reads: u64,
     waits: Histogram<u64>,
     max_wait_ns: u64,
@@ -43,6 +44,7 @@ impl LockStats {
     pub fn new() -> Self {
         LockStats {
             spawns: 0,
+            invariant_violations: 0,
             reads: 0,
             waits: histogram(),
             max_wait_ns: 0,
@@ -123,6 +125,7 @@ impl LockStats {
             self.max_spawn_cost_ns,
             memory_mib,
             busiest_core,
+            self.invariant_violations,
         ];
         let mut summary = Summary::new("lock", end_ns, METRICS, &values, Vec::new());
         summary.parts = parts;

@@ -110,6 +110,11 @@ impl ProcessLock {
     pub fn waiting(&self) -> usize {
         self.waiting.len()
     }
+
+    /// Whether nobody holds the lock.
+    pub fn is_free(&self) -> bool {
+        self.holders == Holders::Free
+    }
 }
 
 #[cfg(test)]
