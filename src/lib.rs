@@ -42,5 +42,6 @@ pub mod output;
 pub mod profile;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
 pub mod timer;
 pub mod trace;

@@ -7,6 +7,7 @@
 mod calibrate;
 mod check;
 mod run;
+mod sweep;
 mod table;
 
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ enum Command {
     Table(table::TableArgs),
     /// Measure this host's system calls and write a cost profile.
     Calibrate(calibrate::CalibrateArgs),
+    /// Random fault schedules around a scenario; a failure is shrunk and written as a scenario.
+    Sweep(sweep::SweepArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -72,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::check(&args),
         Command::Table(args) => table::table(&args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
+        Command::Sweep(args) => sweep::sweep_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

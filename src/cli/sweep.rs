@@ -1,0 +1,133 @@
+//! `ticklab sweep`: random fault schedules around a scenario; a failure is shrunk and written as a
+//! scenario file, with the one command that replays it.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::Failure;
+use crate::output::write_atomically;
+use crate::sweep::{Shard, Verdict, regression_path, sweep};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct SweepArgs {
+    /// The base scenario: its model, platform and faults; each case adds faults and a seed.
+    file: PathBuf,
+    /// How many cases, over every shard together.
+    #[arg(long, value_name = "N")]
+    cases: u64,
+    /// Picks the cases: the same seed gives the same cases on every machine.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Run only the cases of shard I of N (1-based), to split a sweep across machines.
+    #[arg(long, value_name = "I/N", default_value = "1/1")]
+    shard: ShardArg,
+    /// Where a failing case's scenario file goes.
+    #[arg(long, value_name = "DIR", default_value = "scenarios/regressions")]
+    regressions: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ShardArg(Shard);
+
+impl FromStr for ShardArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let parsed = text.split_once('/').and_then(|(index, count)| {
+            Some((
+                index.trim().parse::<u64>().ok()?,
+                count.trim().parse::<u64>().ok()?,
+            ))
+        });
+        match parsed {
+            Some((index, count)) if count >= 1 && (1..=count).contains(&index) => {
+                Ok(ShardArg(Shard { index, count }))
+            }
+            _ => Err(format!(
+                "\"{text}\" is not a shard: write I/N with 1 <= I <= N, such as 1/4"
+            )),
+        }
+    }
+}
+
+pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
+    if args.cases == 0 {
+        return Err(Failure::Invalid("--cases must be at least 1".to_string()));
+    }
+    let source = args.file.display().to_string();
+    let base = std::fs::read_to_string(&args.file)
+        .map_err(|error| Failure::Invalid(format!("cannot read {source}: {error}")))?;
+    let shard = args.shard.0;
+    let owned = (0..args.cases).filter(|&case| shard.owns(case)).count() as u64;
+    let bar = ProgressBar::new(owned);
+    bar.set_style(
+        ProgressStyle::with_template("[{bar:30}] {pos}/{len} cases, {per_sec} {msg}")
+            .expect("a valid template"),
+    );
+    let outcome = sweep(&source, &base, args.cases, args.seed, shard, |verdict| {
+        if let Verdict::Failed(_) = verdict {
+            bar.set_message("failed: shrinking");
+        }
+        bar.inc(1);
+    })
+    .map_err(Failure::Invalid)?;
+    bar.finish_and_clear();
+    let Some(failure) = outcome.failure else {
+        super::print(format!(
+            "{} cases of shard {}/{}: {} passed, {} rejected as invalid or too large",
+            outcome.run, shard.index, shard.count, outcome.passed, outcome.rejected
+        ))?;
+        return Ok(());
+    };
+    let path = regression_path(&args.regressions, &source, &failure.text);
+    let replay = format!("ticklab run {}", quote(&path));
+    let header = format!(
+        "# Found by `ticklab sweep {source} --cases {} --seed {}` (case {}), shrunk to {} fault(s).\n\
+         # It broke: {}\n# Replay: {replay}\n",
+        args.cases,
+        args.seed,
+        failure.case,
+        failure.minimal.faults.len(),
+        one_line(failure.reason.trim_start_matches("FAILED: ")),
+    );
+    write_regression(&path, &format!("{header}{}", failure.text))?;
+    eprintln!(
+        "case {} failed: {}\nshrunk to {} fault(s), written to {}\nreplay: {replay}",
+        failure.case,
+        failure.reason,
+        failure.minimal.faults.len(),
+        path.display()
+    );
+    Err(Failure::Expectation)
+}
+
+/// Writes the file unless the same case was recorded before, under the same name.
+fn write_regression(path: &Path, text: &str) -> Result<(), Failure> {
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).map_err(|error| {
+            Failure::Invalid(format!("cannot create {}: {error}", folder.display()))
+        })?;
+    }
+    match write_atomically(path, text.as_bytes(), false) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            eprintln!(
+                "{} is already there: this case was recorded before",
+                path.display()
+            );
+            Ok(())
+        }
+        Err(error) => Err(Failure::Invalid(error.to_string())),
+    }
+}
+
+fn quote(path: &Path) -> String {
+    let text = path.display().to_string();
+    shlex::try_quote(&text).map_or(text.clone(), |quoted| quoted.into_owned())
+}
+
+fn one_line(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,207 @@
+//! `ticklab sweep`: random fault schedules around a base scenario, each case run twice, checked
+//! for the model's invariants and for byte-identical traces. A failing case is shrunk by
+//! proptest to a minimal schedule and written as a scenario file a person can read and commit.
+
+mod faults;
+
+use std::hash::{DefaultHasher, Hasher};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rand::RngCore;
+use ticklab_sim::SimRng;
+
+pub use faults::{Case, FaultSpec};
+
+use crate::run::{RunError, RunOptions, run_scenario};
+use crate::scenario;
+use crate::trace::{JsonlSink, NoTrace};
+
+/// Shrinking stops after this many tries, however far it got.
+const MAX_SHRINK_STEPS: u32 = 2_000;
+
+/// What one case did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    /// Not a valid or tractable scenario (a wall clock pushed out of range, too much work).
+    Rejected(String),
+    Failed(String),
+}
+
+/// Which cases this machine runs: case `k` belongs to shard `k % count + 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    pub fn owns(self, case: u64) -> bool {
+        case % self.count + 1 == self.index
+    }
+}
+
+/// A failing case, shrunk.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub case: u64,
+    pub reason: String,
+    pub minimal: Case,
+    /// The minimal case as a scenario file's text.
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub run: u64,
+    pub passed: u64,
+    pub rejected: u64,
+    pub failure: Option<Failure>,
+}
+
+/// The cases' random values: case `k` of seed `s` is the same on every machine and shard.
+fn case_rng(seed: u64, case: u64) -> TestRng {
+    let mut bytes = [0u8; 32];
+    SimRng::for_purpose(seed, &format!("sweep-case-{case}")).fill_bytes(&mut bytes);
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+/// Runs `text` twice: its invariants must hold and both traces must be the same bytes.
+pub fn check(source: &str, text: &str) -> Verdict {
+    let scenario = match scenario::parse(source, text) {
+        Ok(scenario) => scenario,
+        Err(error) => return Verdict::Rejected(error.headline()),
+    };
+    let options = RunOptions::default();
+    let trace_hash = || -> Result<(u64, crate::run::RunReport), RunError> {
+        let mut sink = JsonlSink::new(HashWriter(DefaultHasher::new()));
+        let report = run_scenario(&scenario, &options, &mut sink)?;
+        Ok((sink.into_inner().0.finish(), report))
+    };
+    let (first, report) = match trace_hash() {
+        Ok(result) => result,
+        Err(RunError::TooMuchWork { why, .. }) => return Verdict::Rejected(why),
+        Err(error) => return Verdict::Failed(error.to_string()),
+    };
+    if let Some(broken) = report.outcomes.iter().find(|outcome| !outcome.passed) {
+        return Verdict::Failed(broken.to_string());
+    }
+    match trace_hash() {
+        Ok((second, _)) if second == first => Verdict::Passed,
+        Ok(_) => Verdict::Failed("two runs of the same case gave different traces".to_string()),
+        Err(error) => Verdict::Failed(error.to_string()),
+    }
+}
+
+/// Sweeps `cases` cases of `seed` (those of `shard`) around the scenario `base` read from
+/// `source`; `progress` hears of each case as it ends. Stops at the first failure, shrunk.
+pub fn sweep(
+    source: &str,
+    base: &str,
+    cases: u64,
+    seed: u64,
+    shard: Shard,
+    mut progress: impl FnMut(&Verdict),
+) -> Result<Outcome, String> {
+    let base_scenario = scenario::parse(source, base).map_err(|error| error.to_string())?;
+    let strategy = faults::cases(base_scenario.run_for_ns / 1_000_000);
+    let mut outcome = Outcome::default();
+    for case in (0..cases).filter(|&case| shard.owns(case)) {
+        let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(seed, case));
+        let mut tree = strategy
+            .new_tree(&mut runner)
+            .map_err(|reason| format!("cannot draw case {case}: {reason}"))?;
+        let verdict = run_case(source, base, &tree.current());
+        progress(&verdict);
+        outcome.run += 1;
+        match verdict {
+            Verdict::Passed => outcome.passed += 1,
+            Verdict::Rejected(_) => outcome.rejected += 1,
+            Verdict::Failed(reason) => {
+                let (minimal, reason) = shrink(source, base, &mut tree, reason);
+                let text = faults::apply(base, &minimal).expect("the base parsed before");
+                outcome.failure = Some(Failure {
+                    case,
+                    reason,
+                    minimal,
+                    text,
+                });
+                break;
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+fn run_case(source: &str, base: &str, case: &Case) -> Verdict {
+    match faults::apply(base, case) {
+        Ok(text) => check(source, &text),
+        Err(error) => Verdict::Rejected(error.to_string()),
+    }
+}
+
+/// proptest's shrinking: simplify while the case still fails, step back when it passes.
+fn shrink(
+    source: &str,
+    base: &str,
+    tree: &mut impl ValueTree<Value = Case>,
+    reason: String,
+) -> (Case, String) {
+    let mut minimal = tree.current();
+    let mut reason = reason;
+    if !tree.simplify() {
+        return (minimal, reason);
+    }
+    for _ in 0..MAX_SHRINK_STEPS {
+        match run_case(source, base, &tree.current()) {
+            Verdict::Failed(why) => {
+                minimal = tree.current();
+                reason = why;
+                if !tree.simplify() {
+                    break;
+                }
+            }
+            Verdict::Passed | Verdict::Rejected(_) => {
+                if !tree.complicate() {
+                    break;
+                }
+            }
+        }
+    }
+    (minimal, reason)
+}
+
+/// Where a failure's scenario file goes: `<folder>/<base name>-<hash of its text>.toml`.
+pub fn regression_path(folder: &Path, source: &str, text: &str) -> PathBuf {
+    let stem = Path::new(source)
+        .file_stem()
+        .map_or_else(|| "scenario".into(), |stem| stem.to_string_lossy());
+    let mut hasher = DefaultHasher::new();
+    hasher.write(text.as_bytes());
+    folder.join(format!("{stem}-{:08x}.toml", hasher.finish() as u32))
+}
+
+/// Feeds everything written into a hasher: a trace's fingerprint without keeping it.
+struct HashWriter(DefaultHasher);
+
+impl Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs a case's scenario without a trace, for tests and replays.
+pub fn run_quietly(source: &str, text: &str) -> Result<crate::run::RunReport, String> {
+    let scenario = scenario::parse(source, text).map_err(|error| error.to_string())?;
+    run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).map_err(|e| e.to_string())
+}

@@ -1,0 +1,137 @@
+//! `ticklab sweep`: random fault schedules pass on sound designs, find and shrink a real flaw in
+//! a wall-clock timer design to one fault, write it as a scenario that reproduces it, and split
+//! deterministically into shards.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn ticklab() -> Command {
+    let mut command = Command::cargo_bin("ticklab").unwrap();
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+/// Timeouts on wall-clock deadlines: a forward wall step makes pending timers fire early.
+const WALL_CLOCK_TIMERS: &str = r#"
+about = "Timeouts on a wall-clock timer design, under random faults"
+platform = "linux"
+run_for = "20s"
+
+[model]
+kind = "timer"
+design = "bucketed"
+clock = "wall"
+clients = 5
+call_interval = "50ms"
+timeout = "100ms"
+latency = ["1ms", "150ms"]
+"#;
+
+fn base(folder: &tempfile::TempDir, text: &str) -> String {
+    let path = folder.path().join("base.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn sound_designs_pass_every_case() {
+    ticklab()
+        .args([
+            "sweep",
+            "scenarios/interval/windows-sleep-fixed.toml",
+            "--cases",
+            "40",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("40 cases of shard 1/1: "));
+}
+
+#[test]
+fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
+    let folder = tempfile::tempdir().unwrap();
+    let base = base(&folder, WALL_CLOCK_TIMERS);
+    let regressions = folder.path().join("regressions");
+    let sweep = || {
+        ticklab()
+            .args(["sweep", &base, "--cases", "50", "--regressions"])
+            .arg(&regressions)
+            .assert()
+    };
+    sweep()
+        .code(1)
+        .stderr(predicate::str::contains("shrunk to 1 fault(s)"))
+        .stderr(predicate::str::contains("replay: ticklab run "));
+    let written: Vec<_> = std::fs::read_dir(&regressions)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let text = std::fs::read_to_string(&written[0]).unwrap();
+    assert_eq!(text.matches("[[fault]]").count(), 1, "{text}");
+    assert!(text.contains("kind = \"wall-step\""), "{text}");
+    // The file reproduces the failure on its own.
+    ticklab()
+        .arg("run")
+        .arg(&written[0])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BROKEN    timer of call #"));
+    // Sweeping again finds the same case and leaves the recorded file alone.
+    sweep()
+        .code(1)
+        .stderr(predicate::str::contains("this case was recorded before"));
+    assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), text);
+}
+
+#[test]
+fn shards_split_the_cases_and_the_same_seed_gives_the_same_sweep() {
+    let run = |shard: &str| {
+        let output = ticklab()
+            .args([
+                "sweep",
+                "scenarios/interval/windows-sleep-naive.toml",
+                "--cases",
+                "25",
+                "--seed",
+                "7",
+                "--shard",
+                shard,
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let whole = run("1/1");
+    assert!(whole.starts_with("25 cases of shard 1/1"), "{whole}");
+    assert!(run("1/2").starts_with("13 cases of shard 1/2"));
+    assert!(run("2/2").starts_with("12 cases of shard 2/2"));
+    assert_eq!(run("1/1"), whole);
+}
+
+#[test]
+fn a_bad_shard_or_case_count_is_refused() {
+    ticklab()
+        .args([
+            "sweep",
+            "scenarios/interval/windows-sleep-fixed.toml",
+            "--cases",
+            "5",
+            "--shard",
+            "3/2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a shard"));
+    ticklab()
+        .args([
+            "sweep",
+            "scenarios/interval/windows-sleep-fixed.toml",
+            "--cases",
+            "0",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--cases must be at least 1"));
+}
