@@ -12,26 +12,7 @@ fn ticklab() -> Command {
 }
 
 /// Timeouts on wall-clock deadlines: a forward wall step makes pending timers fire early.
-const WALL_CLOCK_TIMERS: &str = r#"
-about = "Timeouts on a wall-clock timer design, under random faults"
-platform = "linux"
-run_for = "20s"
-
-[model]
-kind = "timer"
-design = "bucketed"
-clock = "wall"
-clients = 5
-call_interval = "50ms"
-timeout = "100ms"
-latency = ["1ms", "150ms"]
-"#;
-
-fn base(folder: &tempfile::TempDir, text: &str) -> String {
-    let path = folder.path().join("base.toml");
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
+const WALL_CLOCK_TIMERS: &str = "scenarios/timer/bucketed-wall-clock-sweep-base.toml";
 
 #[test]
 fn sound_designs_pass_every_case() {
@@ -50,11 +31,10 @@ fn sound_designs_pass_every_case() {
 #[test]
 fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
     let folder = tempfile::tempdir().unwrap();
-    let base = base(&folder, WALL_CLOCK_TIMERS);
     let regressions = folder.path().join("regressions");
     let sweep = || {
         ticklab()
-            .args(["sweep", &base, "--cases", "50", "--regressions"])
+            .args(["sweep", WALL_CLOCK_TIMERS, "--cases", "50", "--regressions"])
             .arg(&regressions)
             .assert()
     };
