@@ -126,3 +126,156 @@ fn the_oracle_notices_a_wrong_model() {
         }
     }
 }
+
+/// A suspend in a generated schedule, in whole milliseconds of physical time.
+#[derive(Clone, Copy, Debug)]
+struct Suspend {
+    system: bool,
+    at_ms: u64,
+    duration_ms: u64,
+}
+
+const RUN_FOR_MS: u64 = 20_000;
+
+/// The deadlines ticklab's simulator ticks one interval for, on `platform`, under `suspends`.
+fn simulated_deadlines(
+    platform: &str,
+    behavior: &str,
+    period_ms: u64,
+    suspends: &[Suspend],
+) -> Vec<i64> {
+    let mut text = format!(
+        "about = \"oracle\"\nplatform = \"{platform}\"\nrun_for = \"{RUN_FOR_MS}ms\"\n\
+         [model]\nkind = \"interval\"\nmissed_tick = \"{behavior}\"\nperiod = \"{period_ms}ms\"\nphase = \"0s\"\n"
+    );
+    for suspend in suspends {
+        let kind = if suspend.system {
+            "system-suspend"
+        } else {
+            "process-suspend"
+        };
+        text.push_str(&format!(
+            "[[fault]]\nkind = \"{kind}\"\nat = \"{}ms\"\nduration = \"{}ms\"\n",
+            suspend.at_ms, suspend.duration_ms
+        ));
+    }
+    let scenario = ticklab::scenario::parse("oracle.toml", &text).unwrap();
+    let mut ticks = Deadlines(Vec::new());
+    ticklab::run::run_scenario(&scenario, &ticklab::run::RunOptions::default(), &mut ticks)
+        .unwrap();
+    ticks.0
+}
+
+struct Deadlines(Vec<i64>);
+
+impl ticklab::trace::TraceSink for Deadlines {
+    fn record(&mut self, event: &ticklab::trace::Event<'_>) -> std::io::Result<()> {
+        if let ticklab::trace::Event::Tick(tick) = event {
+            self.0.push(tick.deadline_ns);
+        }
+        Ok(())
+    }
+}
+
+/// The same schedule on real tokio: between suspends the task polls its interval while paused
+/// time runs; a suspend the platform's `Instant` counts is one `advance` with nothing polled, and
+/// one it does not count (a system sleep on Linux or Apple) is no advance at all.
+fn tokio_deadlines(
+    instant_counts_sleep: bool,
+    behavior: MissedTickBehavior,
+    period_ms: u64,
+    suspends: &[Suspend],
+) -> Vec<i64> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    runtime.block_on(tokio::task::unconstrained(async {
+        let start = Instant::now();
+        let mut interval = tokio::time::interval(Duration::from_millis(period_ms));
+        interval.set_missed_tick_behavior(behavior);
+        let mut deadlines = Vec::new();
+        let mut physical_ms = 0;
+        let mut instant_ms = 0;
+        for suspend in suspends {
+            instant_ms += suspend.at_ms - physical_ms;
+            run_until(&mut interval, start, instant_ms, &mut deadlines).await;
+            if !suspend.system || instant_counts_sleep {
+                tokio::time::advance(Duration::from_millis(suspend.duration_ms)).await;
+                instant_ms += suspend.duration_ms;
+            }
+            physical_ms = suspend.at_ms + suspend.duration_ms;
+        }
+        instant_ms += RUN_FOR_MS - physical_ms;
+        run_until(&mut interval, start, instant_ms, &mut deadlines).await;
+        deadlines
+    }))
+}
+
+/// Polls `interval` until `until_ms` after `start`, recording each deadline it returns.
+async fn run_until(
+    interval: &mut tokio::time::Interval,
+    start: Instant,
+    until_ms: u64,
+    deadlines: &mut Vec<i64>,
+) {
+    let until = start + Duration::from_millis(until_ms);
+    loop {
+        // The suspend comes first when a tick falls due at its very start, as in the simulator,
+        // where a fault at a moment precedes the wakes due then.
+        tokio::select! {
+            biased;
+            () = tokio::time::sleep_until(until) => break,
+            tick = interval.tick() => deadlines.push((tick - start).as_nanos() as i64),
+        }
+    }
+}
+
+/// Up to four suspends that do not overlap, each ending before the run does.
+fn suspends() -> impl Strategy<Value = Vec<Suspend>> {
+    prop::collection::vec((any::<bool>(), 1u64..4_000, 1u64..3_000), 0..4).prop_map(|gaps| {
+        let mut at_ms = 0;
+        let mut suspends = Vec::new();
+        for (system, gap_ms, duration_ms) in gaps {
+            at_ms += gap_ms;
+            if at_ms + duration_ms >= RUN_FOR_MS {
+                break;
+            }
+            suspends.push(Suspend {
+                system,
+                at_ms,
+                duration_ms,
+            });
+            at_ms += duration_ms;
+        }
+        suspends
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 1_000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/tokio_oracle.proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// The whole simulator, platform clocks included, against tokio on the same suspends.
+    #[test]
+    fn the_simulator_ticks_like_tokio_through_suspends(
+        platform in prop::sample::select(vec!["linux", "windows", "macos", "android"]),
+        behavior in prop::sample::select(vec![
+            ("burst", MissedTickBehavior::Burst),
+            ("delay", MissedTickBehavior::Delay),
+            ("skip", MissedTickBehavior::Skip),
+        ]),
+        period_ms in prop_oneof![1u64..20, 20u64..1_000],
+        suspends in suspends(),
+    ) {
+        // Windows' QueryPerformanceCounter and Android's CLOCK_BOOTTIME count a system sleep.
+        let counts_sleep = matches!(platform, "windows" | "android");
+        let simulated = simulated_deadlines(platform, behavior.0, period_ms, &suspends);
+        let real = tokio_deadlines(counts_sleep, behavior.1, period_ms, &suspends);
+        prop_assert_eq!(simulated, real);
+    }
+}
