@@ -84,12 +84,13 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
     let path = regression_path(&args.regressions, &source, &failure.text);
     let replay = format!("ticklab run {}", quote(&path));
     let header = format!(
-        "# Found by `ticklab sweep {source} --cases {} --seed {}` (case {}), shrunk to {} fault(s).\n\
-         # It broke: {}\n# Replay: {replay}\n",
+        "# Found by `ticklab sweep {source} --cases {} --seed {}` (case {}), shrunk to {} fault(s) \
+         and {} parameter change(s).\n# It broke: {}\n# Replay: {replay}\n",
         args.cases,
         args.seed,
         failure.case,
         failure.minimal.faults.len(),
+        failure.minimal.tweaks.len(),
         one_line(failure.reason.trim_start_matches("FAILED: ")),
     );
     write_regression(&path, &format!("{header}{}", failure.text))?;

@@ -22,11 +22,21 @@ pub enum FaultSpec {
     },
 }
 
-/// One case: the scenario's seed and the faults added to its own.
+/// One case: the scenario's seed, changes to its model's parameters, and the faults added to
+/// its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     pub seed: u64,
+    pub tweaks: Vec<Tweak>,
     pub faults: Vec<FaultSpec>,
+}
+
+/// A change to one of the model's numeric parameters: a whole number or a duration of the
+/// `[model]` table, picked by `pick` among those there are, scaled by `percent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tweak {
+    pub pick: u16,
+    pub percent: u16,
 }
 
 const HOUR_MS: i64 = 3_600_000;
@@ -55,10 +65,54 @@ fn fault(run_for_ms: u64) -> impl Strategy<Value = FaultSpec> {
     ]
 }
 
-/// Cases for a scenario that runs for `run_for_ms`: up to six faults that may overlap.
+/// Cases for a scenario that runs for `run_for_ms`: up to two parameter changes and up to six
+/// faults that may overlap.
 pub fn cases(run_for_ms: u64) -> impl Strategy<Value = Case> {
-    (0u64..1_000, prop::collection::vec(fault(run_for_ms), 0..6))
-        .prop_map(|(seed, faults)| Case { seed, faults })
+    let tweak = (any::<u16>(), 25u16..400).prop_map(|(pick, percent)| Tweak { pick, percent });
+    (
+        0u64..1_000,
+        prop::collection::vec(tweak, 0..3),
+        prop::collection::vec(fault(run_for_ms), 0..6),
+    )
+        .prop_map(|(seed, tweaks, faults)| Case {
+            seed,
+            tweaks,
+            faults,
+        })
+}
+
+/// Scales the picked parameter of `model`; keys that are neither whole numbers nor durations,
+/// and `kind`, are left alone.
+fn apply_tweak(model: &mut Table, tweak: Tweak) {
+    let scale = |value: i64| value.saturating_mul(i64::from(tweak.percent)) / 100;
+    let tunable: Vec<String> = model
+        .iter()
+        .filter(|(key, value)| {
+            key.as_str() != "kind"
+                && match value {
+                    Value::Integer(n) => *n >= 1,
+                    Value::String(text) => {
+                        crate::scenario::values::parse_duration_ns(text).is_ok_and(|ns| ns > 0)
+                    }
+                    _ => false,
+                }
+        })
+        .map(|(key, _)| key.clone())
+        .collect();
+    if tunable.is_empty() {
+        return;
+    }
+    let key = &tunable[usize::from(tweak.pick) % tunable.len()];
+    let value = model.get_mut(key).expect("a key just listed");
+    let scaled = match &*value {
+        Value::Integer(n) => Value::Integer(scale(*n).max(1)),
+        Value::String(text) => {
+            let ns = crate::scenario::values::parse_duration_ns(text).expect("checked above");
+            Value::String(format!("{}ns", scale(ns).max(1)))
+        }
+        other => other.clone(),
+    };
+    *value = scaled;
 }
 
 impl FaultSpec {
@@ -106,6 +160,11 @@ impl FaultSpec {
 pub fn apply(base: &str, case: &Case) -> Result<String, toml::de::Error> {
     let mut table: Table = base.parse()?;
     table.insert("seed".into(), Value::Integer(case.seed as i64));
+    if let Some(Value::Table(model)) = table.get_mut("model") {
+        for &tweak in &case.tweaks {
+            apply_tweak(model, tweak);
+        }
+    }
     let faults = table
         .entry("fault")
         .or_insert_with(|| Value::Array(Vec::new()));
@@ -121,4 +180,59 @@ pub fn apply(base: &str, case: &Case) -> Result<String, toml::de::Error> {
     expect.insert("invariants".into(), Value::Boolean(true));
     table.insert("expect".into(), Value::Table(expect));
     Ok(toml::to_string(&table).expect("a TOML table serialises"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "about = \"x\"\nplatform = \"linux\"\nrun_for = \"10s\"\n\
+                        [model]\nkind = \"interval\"\nmissed_tick = \"fixed\"\nperiod = \"1s\"\ncount = 4\n\
+                        [expect]\nticks = 40\n";
+
+    #[test]
+    fn a_case_sets_the_seed_scales_a_parameter_adds_faults_and_keeps_only_the_invariants() {
+        let case = Case {
+            seed: 7,
+            // Two tunable keys, `period` and `count`: pick 1 is `count`, doubled.
+            tweaks: vec![Tweak {
+                pick: 1,
+                percent: 200,
+            }],
+            faults: vec![FaultSpec::Step {
+                at_ms: 1_500,
+                by_ms: -2_000,
+            }],
+        };
+        let text = apply(BASE, &case).unwrap();
+        let table: Table = text.parse().unwrap();
+        assert_eq!(table["seed"].as_integer(), Some(7));
+        assert_eq!(table["model"]["count"].as_integer(), Some(8));
+        assert_eq!(table["model"]["period"].as_str(), Some("1s"));
+        assert_eq!(table["fault"][0]["by"].as_str(), Some("-2000ms"));
+        assert_eq!(table["expect"].as_table().unwrap().len(), 1);
+        assert_eq!(table["expect"]["invariants"].as_bool(), Some(true));
+    }
+
+    #[test]
+    fn a_duration_parameter_scales_in_nanoseconds_and_never_reaches_zero() {
+        let mut model: Table = "kind = \"interval\"\nperiod = \"1s\"".parse().unwrap();
+        apply_tweak(
+            &mut model,
+            Tweak {
+                pick: 0,
+                percent: 25,
+            },
+        );
+        assert_eq!(model["period"].as_str(), Some("250000000ns"));
+        let mut tiny: Table = "kind = \"interval\"\ncount = 1".parse().unwrap();
+        apply_tweak(
+            &mut tiny,
+            Tweak {
+                pick: 0,
+                percent: 25,
+            },
+        );
+        assert_eq!(tiny["count"].as_integer(), Some(1));
+    }
 }
