@@ -3,42 +3,28 @@
 
 use ticklab_sim::CoreTime;
 
-use crate::expect::{Metric, Unit};
+use crate::expect::Metric;
 use crate::trace::Section;
 
-const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key,
-        unit: Unit::Duration,
-        about,
-    }
-}
-
-const PERCENT: Metric = Metric {
-    name: "cpu_percent",
-    summary_key: "cpu_percent",
-    unit: Unit::Count,
-    about: "running time over the run, in percent",
-};
+const PERCENT: Metric = Metric::count("cpu_percent", "running time over the run, in percent");
 
 /// Per thread, in the summary only.
 pub const THREAD_METRICS: &[Metric] = &[
-    duration("busy", "busy_ns", "running the program's own work"),
-    duration("syscall", "syscall_ns", "running inside system calls"),
-    duration("spinning", "spinning_ns", "spinning"),
-    duration(
+    Metric::duration("busy", "busy_ns", "running the program's own work"),
+    Metric::duration("syscall", "syscall_ns", "running inside system calls"),
+    Metric::duration("spinning", "spinning_ns", "spinning"),
+    Metric::duration(
         "waiting_for_core",
         "waiting_for_core_ns",
         "runnable, but every core was taken",
     ),
-    duration("blocked", "blocked_ns", "neither running nor runnable"),
+    Metric::duration("blocked", "blocked_ns", "neither running nor runnable"),
     PERCENT,
 ];
 
 /// Per core, in the summary only.
 pub const CORE_METRICS: &[Metric] = &[
-    duration("running", "running_ns", "time some thread ran on the core"),
+    Metric::duration("running", "running_ns", "time some thread ran on the core"),
     PERCENT,
 ];
 

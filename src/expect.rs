@@ -33,6 +33,30 @@ pub struct Metric {
 }
 
 impl Metric {
+    /// A count whose summary key is its name.
+    pub const fn count(name: &'static str, about: &'static str) -> Metric {
+        Metric {
+            name,
+            summary_key: name,
+            unit: Unit::Count,
+            about,
+        }
+    }
+
+    /// A duration; its summary key ends in `_ns`, as in all JSON.
+    pub const fn duration(
+        name: &'static str,
+        summary_key: &'static str,
+        about: &'static str,
+    ) -> Metric {
+        Metric {
+            name,
+            summary_key,
+            unit: Unit::Duration,
+            about,
+        }
+    }
+
     pub fn show(&self, value: u64) -> String {
         match self.unit {
             Unit::Count => value.to_string(),

@@ -4,16 +4,14 @@
 
 use std::io;
 
-use crate::expect::{Metric, Unit};
+use crate::expect::Metric;
 use crate::trace::{Event, InvariantEvent, TraceSink};
 
 /// The metric every model with invariants reports.
-pub const VIOLATIONS: Metric = Metric {
-    name: "invariant_violations",
-    summary_key: "invariant_violations",
-    unit: Unit::Count,
-    about: "times the model broke one of its invariants (CONTRIBUTING.md lists them)",
-};
+pub const VIOLATIONS: Metric = Metric::count(
+    "invariant_violations",
+    "times the model broke one of its invariants (CONTRIBUTING.md lists them)",
+);
 
 /// The first violations are traced one by one; after these, only the count grows.
 pub const TRACED_VIOLATIONS: u64 = 20;

@@ -11,62 +11,44 @@ mod work;
 
 pub use spec::ExecutorConfig;
 
-use crate::expect::{Metric, Unit};
-
-const fn count(name: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key: name,
-        unit: Unit::Count,
-        about,
-    }
-}
-
-const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key,
-        unit: Unit::Duration,
-        about,
-    }
-}
+use crate::expect::Metric;
 
 /// What an executor run reports for the whole process, and what `[expect]` can bound.
 pub const METRICS: &[Metric] = &[
-    count(
+    Metric::count(
         "tasks_started",
         "task instances that arrived or were spawned",
     ),
-    count("tasks_finished", "task instances that ran their last step"),
-    count(
+    Metric::count("tasks_finished", "task instances that ran their last step"),
+    Metric::count(
         "tasks_unfinished",
         "task instances still pending at the end",
     ),
-    count("polls", "task polls on every worker"),
-    count("steals", "tasks workers took from another worker's queue"),
-    count("lifo_hits", "tasks run from a worker's LIFO slot"),
-    count("driver_polls", "times a worker polled its runtime's driver"),
-    count(
+    Metric::count("polls", "task polls on every worker"),
+    Metric::count("steals", "tasks workers took from another worker's queue"),
+    Metric::count("lifo_hits", "tasks run from a worker's LIFO slot"),
+    Metric::count("driver_polls", "times a worker polled its runtime's driver"),
+    Metric::count(
         "starvation_events",
         "times a runnable task waited longer than `starvation_threshold`",
     ),
-    duration(
+    Metric::duration(
         "max_runnable_wait",
         "max_runnable_wait_ns",
         "the longest any task waited between its wake and its poll",
     ),
-    count("io_calls", "io steps that completed"),
-    count(
+    Metric::count("io_calls", "io steps that completed"),
+    Metric::count(
         "cross_runtime_io_calls",
         "io steps served by a connection another runtime owns",
     ),
-    count("connections_opened", "connections the pools opened"),
-    duration(
+    Metric::count("connections_opened", "connections the pools opened"),
+    Metric::duration(
         "max_send_wait",
         "max_send_wait_ns",
         "the longest an io request waited for its connection task to send it",
     ),
-    duration(
+    Metric::duration(
         "max_driver_wait",
         "max_driver_wait_ns",
         "the longest a reply waited for the owning runtime to poll its driver",
@@ -76,60 +58,60 @@ pub const METRICS: &[Metric] = &[
 
 /// What an executor run reports per task group; `[expect.<group>]` can bound these.
 pub const GROUP_METRICS: &[Metric] = &[
-    count(
+    Metric::count(
         "started",
         "instances of the group that arrived or were spawned",
     ),
-    count("finished", "instances that ran their last step"),
-    duration(
+    Metric::count("finished", "instances that ran their last step"),
+    Metric::duration(
         "p50_latency",
         "p50_latency_ns",
         "median time from an instance's arrival to its last step",
     ),
-    duration(
+    Metric::duration(
         "p99_latency",
         "p99_latency_ns",
         "99th percentile of that latency",
     ),
-    duration(
+    Metric::duration(
         "max_latency",
         "max_latency_ns",
         "the slowest finished instance",
     ),
-    count("io_calls", "the group's io steps that completed"),
-    duration(
+    Metric::count("io_calls", "the group's io steps that completed"),
+    Metric::duration(
         "p50_io_latency",
         "p50_io_latency_ns",
         "median time from an io step's start to its task running again",
     ),
-    duration(
+    Metric::duration(
         "p99_io_latency",
         "p99_io_latency_ns",
         "99th percentile of that io latency",
     ),
-    duration("max_io_latency", "max_io_latency_ns", "the slowest io step"),
+    Metric::duration("max_io_latency", "max_io_latency_ns", "the slowest io step"),
 ];
 
 /// What an executor run reports per worker, in the summary only.
 pub const WORKER_METRICS: &[Metric] = &[
-    duration("busy", "busy_ns", "time running task steps on a core"),
-    duration(
+    Metric::duration("busy", "busy_ns", "time running task steps on a core"),
+    Metric::duration(
         "waiting_for_core",
         "waiting_for_core_ns",
         "time inside a cpu step but waiting for a core, when threads outnumber cores",
     ),
-    duration(
+    Metric::duration(
         "idle",
         "idle_ns",
         "time neither busy, waiting for a core, nor parked: suspended, or its thread in block_in_place",
     ),
-    duration(
+    Metric::duration(
         "parked",
         "parked_ns",
         "time parked, on the driver or asleep",
     ),
-    count("polls", "tasks polled"),
-    count("steals", "tasks taken from other workers"),
-    count("lifo_hits", "tasks run from the LIFO slot"),
-    count("driver_polls", "driver polls"),
+    Metric::count("polls", "tasks polled"),
+    Metric::count("steals", "tasks taken from other workers"),
+    Metric::count("lifo_hits", "tasks run from the LIFO slot"),
+    Metric::count("driver_polls", "driver polls"),
 ];

@@ -7,61 +7,43 @@ pub mod spec;
 
 pub use spec::IdleConfig;
 
-use crate::expect::{Metric, Unit};
-
-const fn count(name: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key: name,
-        unit: Unit::Count,
-        about,
-    }
-}
-
-const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key,
-        unit: Unit::Duration,
-        about,
-    }
-}
+use crate::expect::Metric;
 
 /// What an idle run reports for the whole run.
 pub const METRICS: &[Metric] = &[
-    count("events", "events that arrived during the run"),
+    Metric::count("events", "events that arrived during the run"),
     crate::invariant::VIOLATIONS,
 ];
 
 /// What it reports per strategy; `[expect.<strategy>]` can bound these.
 pub const STRATEGY_METRICS: &[Metric] = &[
-    count("calls", "idle calls the loop made"),
-    duration(
+    Metric::count("calls", "idle calls the loop made"),
+    Metric::duration(
         "total_time",
         "total_time_ns",
         "until the loop made its `calls`, or the whole run",
     ),
-    duration(
+    Metric::duration(
         "time_per_call",
         "time_per_call_ns",
         "time the loop could run and was not handling events, over its idle calls",
     ),
-    count(
+    Metric::count(
         "cpu_percent",
         "CPU the loop used over its total time, in percent",
     ),
-    count("events", "events the loop handled"),
-    duration(
+    Metric::count("events", "events the loop handled"),
+    Metric::duration(
         "p50_wake_latency",
         "p50_wake_latency_ns",
         "median time from an event's arrival to the loop noticing it",
     ),
-    duration(
+    Metric::duration(
         "p99_wake_latency",
         "p99_wake_latency_ns",
         "99th percentile of that latency",
     ),
-    duration(
+    Metric::duration(
         "max_wake_latency",
         "max_wake_latency_ns",
         "the latest any event was noticed",

@@ -8,67 +8,49 @@ mod stats;
 
 pub use spec::{LockConfig, SpawnKind};
 
-use crate::expect::{Metric, Unit};
-
-const fn count(name: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key: name,
-        unit: Unit::Count,
-        about,
-    }
-}
-
-const fn duration(name: &'static str, summary_key: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key,
-        unit: Unit::Duration,
-        about,
-    }
-}
+use crate::expect::Metric;
 
 /// What a lock run reports, and what `[expect]` can bound.
 pub const METRICS: &[Metric] = &[
-    count("spawns", "commands started, each under the lock"),
-    count("reads", "read-lock acquisitions"),
-    duration(
+    Metric::count("spawns", "commands started, each under the lock"),
+    Metric::count("reads", "read-lock acquisitions"),
+    Metric::duration(
         "p50_wait",
         "p50_wait_ns",
         "median wait for the lock, every acquisition",
     ),
-    duration("p99_wait", "p99_wait_ns", "99th percentile of that wait"),
-    duration(
+    Metric::duration("p99_wait", "p99_wait_ns", "99th percentile of that wait"),
+    Metric::duration(
         "max_wait",
         "max_wait_ns",
         "the longest wait, including threads still waiting at the end",
     ),
-    duration(
+    Metric::duration(
         "p99_wait_first_window",
         "p99_wait_first_window_ns",
         "p99 wait in the first window of the run",
     ),
-    duration(
+    Metric::duration(
         "p99_wait_last_window",
         "p99_wait_last_window_ns",
         "p99 wait in the last window of the run",
     ),
-    count(
+    Metric::count(
         "waiting_at_end",
         "threads still waiting for the lock at the end",
     ),
-    duration(
+    Metric::duration(
         "p50_spawn_cost",
         "p50_spawn_cost_ns",
         "median time one spawn held the lock, on a core",
     ),
-    duration(
+    Metric::duration(
         "max_spawn_cost",
         "max_spawn_cost_ns",
         "the most costly spawn",
     ),
-    count("memory_at_end_mib", "mapped memory at the end, in MiB"),
-    count(
+    Metric::count("memory_at_end_mib", "mapped memory at the end, in MiB"),
+    Metric::count(
         "busiest_core_percent",
         "the busiest core's utilisation over the run, in percent",
     ),

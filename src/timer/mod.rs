@@ -11,38 +11,29 @@ pub use spec::{DesignKind, TimerConfig};
 
 use crate::expect::{Metric, Unit};
 
-const fn count(name: &'static str, about: &'static str) -> Metric {
-    Metric {
-        name,
-        summary_key: name,
-        unit: Unit::Count,
-        about,
-    }
-}
-
 /// What a timer run reports, and what `[expect]` can bound.
 pub const METRICS: &[Metric] = &[
-    count("calls", "calls the clients started"),
-    count(
+    Metric::count("calls", "calls the clients started"),
+    Metric::count(
         "timeouts",
         "timers that fired: calls whose response came too late",
     ),
-    count("cancels", "timers a response cancelled in time"),
-    count(
+    Metric::count("cancels", "timers a response cancelled in time"),
+    Metric::count(
         "late_responses",
         "responses that found their timer already fired",
     ),
-    count("schedule_failures", "calls that found no free timer slot"),
-    count("wakeups", "rounds the timer threads ran"),
-    count(
+    Metric::count("schedule_failures", "calls that found no free timer slot"),
+    Metric::count("wakeups", "rounds the timer threads ran"),
+    Metric::count(
         "wakeups_per_second",
         "rounds per second of the run, all timer threads together",
     ),
-    count(
+    Metric::count(
         "global_lock_schedules",
         "schedules that took the lock every scheduler shares",
     ),
-    count(
+    Metric::count(
         "waking_schedules",
         "schedules that had to wake a timer thread",
     ),
@@ -64,15 +55,15 @@ pub const METRICS: &[Metric] = &[
         unit: Unit::Duration,
         about: "the latest any timer fired",
     },
-    count(
+    Metric::count(
         "early_fires",
         "timers that fired before their call's timeout had passed",
     ),
-    count(
+    Metric::count(
         "lost",
         "timers more than a second overdue at the end that never fired",
     ),
-    count(
+    Metric::count(
         "duplicates",
         "timers that fired twice, or after their call was cancelled",
     ),
