@@ -37,6 +37,7 @@ pub mod expect;
 pub mod idle;
 pub mod interval;
 mod invariant;
+mod latencies;
 pub mod lock;
 pub mod output;
 pub mod profile;

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
+use ticklab_sim::{ClockId, Deadline, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
 
 use crate::expect::Outcome;
 use crate::scenario::{ModelConfig, Scenario};
@@ -148,6 +148,14 @@ pub fn replay_command(
         ));
     }
     command
+}
+
+/// A moment in physical time, as a deadline: boottime reads physical time since the start.
+pub(crate) fn physical(at_ns: u64) -> Deadline {
+    Deadline {
+        clock: ClockId::Boottime,
+        at_ns: at_ns as i64,
+    }
 }
 
 pub(crate) fn world_config(scenario: &Scenario) -> WorldConfig {

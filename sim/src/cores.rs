@@ -14,6 +14,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cpu::ThreadId;
+use crate::machine::EdgeEffect;
 use crate::time::NS_PER_MS;
 
 /// The default slice on a machine of 8 or more cores.
@@ -253,6 +254,17 @@ impl Cores {
         }
         // Work asked for while frozen waited for this moment.
         self.dispatch(now_ns, wakes);
+    }
+
+    /// Follows a fault edge: nothing runs while the process cannot, and the threads go on when
+    /// it can again.
+    pub fn on_edge(&mut self, effect: &EdgeEffect, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        if effect.stopped {
+            self.freeze(now_ns);
+        }
+        if effect.resumed_after_ns.is_some() {
+            self.thaw(now_ns, wakes);
+        }
     }
 
     /// Charges every thread's time up to `end_ns` and returns it, by thread.

@@ -1,48 +1,29 @@
 //! Percentiles of measured samples, and the straight line through fork's cost at each size.
 
-use hdrhistogram::Histogram;
-
+use crate::latencies::Latencies;
 use crate::profile::Cost;
 
-/// The measured durations of one figure, in ns.
-///
-/// Percentiles come from a histogram at three significant digits, the precision profiles are
-/// written with; the exact maximum caps them, since a bucket's upper edge can pass it.
+/// The measured durations of one figure, in ns, at the three significant digits profiles are
+/// written with.
 #[derive(Debug)]
-pub(super) struct Samples {
-    histogram: Histogram<u64>,
-    max_ns: u64,
-}
+pub(super) struct Samples(Latencies);
 
 impl Samples {
     pub fn new() -> Self {
-        Samples {
-            histogram: Histogram::new(3).expect("three significant digits is a valid precision"),
-            max_ns: 0,
-        }
+        Samples(Latencies::new())
     }
 
     pub fn record(&mut self, ns: u64) {
-        self.histogram
-            .record(ns)
-            .expect("an auto-resizing histogram takes any u64");
-        self.max_ns = self.max_ns.max(ns);
+        self.0.record(ns);
     }
 
     pub fn len(&self) -> u64 {
-        self.histogram.len()
+        self.0.len()
     }
 
     /// The p50 and p99, made valid for a profile (see [`valid_cost`]).
     pub fn cost(&self) -> Cost {
-        let quantile = |q| {
-            if self.histogram.is_empty() {
-                0
-            } else {
-                self.histogram.value_at_quantile(q).min(self.max_ns)
-            }
-        };
-        valid_cost(quantile(0.5), quantile(0.99))
+        valid_cost(self.0.quantile(0.5), self.0.quantile(0.99))
     }
 }
 

@@ -17,9 +17,7 @@ use std::sync::Arc;
 
 use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
 use ticklab_models::sync::StdPrimitives;
-use ticklab_sim::{
-    ClockId, CoreTime, Cores, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId, World,
-};
+use ticklab_sim::{CoreTime, Cores, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
 
 use super::arrivals::Arrivals;
 use super::pool::{Checkout, ConnectionId, Pools};
@@ -27,7 +25,7 @@ use super::spec::{ExecutorConfig, Step};
 use super::stats::ExecutorStats;
 use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
 use super::work::check_work;
-use crate::run::{RunError, RunOptions, record_fault, start_event, world_config};
+use crate::run::{RunError, RunOptions, physical, record_fault, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{
     DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent, Summary,
@@ -195,13 +193,8 @@ pub(crate) fn run<S: TraceSink>(
             WorldStep::Fault { edge, effect } => {
                 record_fault(&run.world, &edge, &effect, run.sink)?;
                 let now_ns = run.world.now_ns();
-                if effect.stopped {
-                    run.cores.freeze(now_ns);
-                }
-                if effect.resumed_after_ns.is_some() {
-                    run.cores.thaw(now_ns, &mut run.slice_ends);
-                    run.file_slice_ends();
-                }
+                run.cores.on_edge(&effect, now_ns, &mut run.slice_ends);
+                run.file_slice_ends();
             }
             WorldStep::End => break,
         }
@@ -1223,13 +1216,5 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             .collect();
         let stats = std::mem::replace(&mut self.stats, ExecutorStats::new(&[], &[]));
         Ok(stats.into_summary(end_ns, &names, self.pools.opened() as u64))
-    }
-}
-
-/// A moment in physical time, as a deadline: boottime reads physical time since the start.
-fn physical(at_ns: u64) -> Deadline {
-    Deadline {
-        clock: ClockId::Boottime,
-        at_ns: at_ns as i64,
     }
 }

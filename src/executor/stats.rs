@@ -1,66 +1,39 @@
 //! Streaming statistics of an executor run: the whole process, each task group, each worker.
 
-use hdrhistogram::Histogram;
-
 use super::{GROUP_METRICS, METRICS, WORKER_METRICS};
+use crate::latencies::Latencies;
 use crate::trace::{Section, Summary};
-
-fn histogram() -> Histogram<u64> {
-    Histogram::new(3).expect("three significant digits is a valid precision")
-}
-
-fn record(histogram: &mut Histogram<u64>, value_ns: u64) {
-    histogram
-        .record(value_ns)
-        .expect("an auto-resizing histogram takes any u64");
-}
-
-fn quantile(histogram: &Histogram<u64>, q: f64) -> u64 {
-    if histogram.is_empty() {
-        0
-    } else {
-        histogram.value_at_quantile(q)
-    }
-}
 
 #[derive(Debug)]
 pub(crate) struct GroupStats {
     name: String,
     pub started: u64,
     pub finished: u64,
-    /// Percentiles come from histograms at three significant digits; maxima are kept exact.
-    latency: Histogram<u64>,
-    max_latency_ns: u64,
-    io_latency: Histogram<u64>,
-    max_io_latency_ns: u64,
+    latency: Latencies,
+    io_latency: Latencies,
 }
 
 impl GroupStats {
     pub fn finish(&mut self, latency_ns: u64) {
         self.finished += 1;
-        record(&mut self.latency, latency_ns);
-        self.max_latency_ns = self.max_latency_ns.max(latency_ns);
+        self.latency.record(latency_ns);
     }
 
     pub fn io(&mut self, latency_ns: u64) {
-        record(&mut self.io_latency, latency_ns);
-        self.max_io_latency_ns = self.max_io_latency_ns.max(latency_ns);
+        self.io_latency.record(latency_ns);
     }
 
     fn section(&self) -> Section {
-        // A histogram bucket's upper edge can pass the exact maximum; no percentile may.
-        let latency = |q| quantile(&self.latency, q).min(self.max_latency_ns);
-        let io_latency = |q| quantile(&self.io_latency, q).min(self.max_io_latency_ns);
         let values = [
             self.started,
             self.finished,
-            latency(0.5),
-            latency(0.99),
-            self.max_latency_ns,
+            self.latency.quantile(0.5),
+            self.latency.quantile(0.99),
+            self.latency.max_ns(),
             self.io_latency.len(),
-            io_latency(0.5),
-            io_latency(0.99),
-            self.max_io_latency_ns,
+            self.io_latency.quantile(0.5),
+            self.io_latency.quantile(0.99),
+            self.io_latency.max_ns(),
         ];
         Section::new("group", self.name.clone(), GROUP_METRICS, &values)
     }
@@ -100,10 +73,8 @@ impl ExecutorStats {
                     name: name.clone(),
                     started: 0,
                     finished: 0,
-                    latency: histogram(),
-                    max_latency_ns: 0,
-                    io_latency: histogram(),
-                    max_io_latency_ns: 0,
+                    latency: Latencies::new(),
+                    io_latency: Latencies::new(),
                 })
                 .collect(),
             workers: workers

@@ -5,15 +5,17 @@
 //! calls (at the profile's mean cost) that fit before the loop first looks after the event. A
 //! blocking strategy makes one call at a time, its wake-up and overshoot drawn from the profile.
 
-use hdrhistogram::Histogram;
 use ticklab_models::idle::{Idle, Strategy, block, poll_until};
-use ticklab_sim::{ClockId, CoreTime, Deadline, SimRng, Step as WorldStep, World};
+use ticklab_sim::{CoreTime, SimRng, Step as WorldStep, World};
 
 use super::arrivals::{arrivals, arrivals_bound};
 use super::spec::IdleConfig;
 use super::{METRICS, STRATEGY_METRICS};
+use crate::latencies::Latencies;
 use crate::profile::Costs;
-use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
+use crate::run::{
+    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
+};
 use crate::scenario::Scenario;
 use crate::trace::{Event, IdleWakeEvent, Section, Summary, TraceSink};
 
@@ -54,8 +56,7 @@ struct Loop {
     syscall_cpu_ns: u64,
     handle_cpu_ns: u64,
     stopped_at_ns: Option<u64>,
-    latency: Histogram<u64>,
-    max_latency_ns: u64,
+    latency: Latencies,
     generation: u32,
     doing: Option<Doing>,
     /// Suspended: how long after the resume it looks again.
@@ -167,8 +168,7 @@ pub(crate) fn run<S: TraceSink>(
                 syscall_cpu_ns: 0,
                 handle_cpu_ns: 0,
                 stopped_at_ns: None,
-                latency: Histogram::new(3).expect("three significant digits is valid"),
-                max_latency_ns: 0,
+                latency: Latencies::new(),
                 generation: 0,
                 doing: None,
                 paused: None,
@@ -291,12 +291,7 @@ fn handle_arrived(
 ) -> u64 {
     let first = state.next_event;
     while state.next_event < arrivals.len() && arrivals[state.next_event] <= now_ns {
-        let latency_ns = now_ns - arrivals[state.next_event];
-        state
-            .latency
-            .record(latency_ns)
-            .expect("an auto-resizing histogram takes any u64");
-        state.max_latency_ns = state.max_latency_ns.max(latency_ns);
+        state.latency.record(now_ns - arrivals[state.next_event]);
         state.next_event += 1;
     }
     let handled = (state.next_event - first) as u64;
@@ -394,42 +389,43 @@ fn idle_call(
         };
         return (idle, doing);
     }
-    // A blocking call's own CPU is a system call's round trip, as a lone sched_yield costs.
-    let cpu_ns = profile.sched_yield.sample(costs);
-    let idle = match strategy {
-        Strategy::Condvar { timeout_ns } => block(
-            now_ns,
-            next_event_ns,
+    // The condvar and epoll waits are woken by an event, after a futex wake's latency; their own
+    // CPU is a system call's round trip, as a lone sched_yield costs. A fixed sleep overshoots
+    // by at least nanosleep(0)'s wall time (the slack and the call around it), at its CPU cost.
+    let (timeout_ns, overshoot, cpu, wake) = match strategy {
+        Strategy::Condvar { timeout_ns } => (
             timeout_ns,
-            true,
-            profile.condvar_signal_to_wake.sample(costs),
-            profile.condvar_timeout_overshoot.sample(costs),
-            cpu_ns,
+            &profile.condvar_timeout_overshoot,
+            &profile.sched_yield,
+            Some(&profile.condvar_signal_to_wake),
         ),
-        Strategy::Epoll { timeout_ns } => block(
-            now_ns,
-            next_event_ns,
+        Strategy::Epoll { timeout_ns } => (
             timeout_ns,
-            true,
-            profile.condvar_signal_to_wake.sample(costs),
-            profile.epoll_timeout_overshoot.sample(costs),
-            cpu_ns,
+            &profile.epoll_timeout_overshoot,
+            &profile.sched_yield,
+            Some(&profile.condvar_signal_to_wake),
         ),
-        // nanosleep(0)'s wall time is the least any sleep overshoots by: the slack and the
-        // system call around it.
-        Strategy::Sleep { duration_ns } => block(
-            now_ns,
-            next_event_ns,
+        Strategy::Sleep { duration_ns } => (
             duration_ns,
-            false,
-            0,
-            profile.nanosleep_zero.sample(costs),
-            profile.nanosleep_zero_cpu.sample(costs),
+            &profile.nanosleep_zero,
+            &profile.nanosleep_zero_cpu,
+            None,
         ),
         Strategy::Spin | Strategy::Yield | Strategy::SleepZero => {
             unreachable!("polling strategies return above")
         }
     };
+    let cpu_ns = cpu.sample(costs);
+    let wake_ns = wake.map_or(0, |latency| latency.sample(costs));
+    let idle = block(
+        now_ns,
+        next_event_ns,
+        timeout_ns,
+        wake.is_some(),
+        wake_ns,
+        overshoot.sample(costs),
+        cpu_ns,
+    );
     (idle, Doing::Blocking)
 }
 
@@ -447,6 +443,14 @@ fn effective_costs(config: &IdleConfig) -> Costs {
     costs
 }
 
+/// How long the process was stopped before `until_ns`.
+fn stopped_within(stops: &[(u64, u64)], until_ns: u64) -> u64 {
+    stops
+        .iter()
+        .map(|&(from_ns, to_ns)| to_ns.min(until_ns).saturating_sub(from_ns))
+        .sum()
+}
+
 /// The idle model's invariant: a loop never uses more CPU than the time it could run. Returns
 /// what each loop that broke it did.
 fn check_cpu(loops: &[Loop], stops: &[(u64, u64)], end_ns: u64) -> Vec<String> {
@@ -454,11 +458,7 @@ fn check_cpu(loops: &[Loop], stops: &[(u64, u64)], end_ns: u64) -> Vec<String> {
         .iter()
         .filter_map(|state| {
             let total_ns = state.stopped_at_ns.unwrap_or(end_ns);
-            let stopped_ns: u64 = stops
-                .iter()
-                .map(|&(from_ns, to_ns)| to_ns.min(total_ns).saturating_sub(from_ns.min(total_ns)))
-                .sum();
-            let runnable_ns = total_ns.saturating_sub(stopped_ns);
+            let runnable_ns = total_ns.saturating_sub(stopped_within(stops, total_ns));
             let cpu_ns = state.spin_cpu_ns + state.syscall_cpu_ns + state.handle_cpu_ns;
             (cpu_ns > runnable_ns).then(|| {
                 format!(
@@ -484,27 +484,17 @@ fn summarise(
     for state in loops {
         let total_ns = state.stopped_at_ns.unwrap_or(end_ns);
         let cpu_ns = state.spin_cpu_ns + state.syscall_cpu_ns + state.handle_cpu_ns;
-        let stopped_ns: u64 = stops
-            .iter()
-            .map(|&(from_ns, to_ns)| to_ns.min(total_ns).saturating_sub(from_ns))
-            .sum();
-        let idle_ns = total_ns.saturating_sub(state.handle_cpu_ns + stopped_ns);
-        let quantile = |q: f64| {
-            if state.latency.is_empty() {
-                0
-            } else {
-                state.latency.value_at_quantile(q).min(state.max_latency_ns)
-            }
-        };
+        let idle_ns =
+            total_ns.saturating_sub(state.handle_cpu_ns + stopped_within(stops, total_ns));
         let values = [
             state.calls,
             total_ns,
             idle_ns.checked_div(state.calls).unwrap_or(0),
             crate::cpu_report::percent(cpu_ns, total_ns),
             state.events,
-            quantile(0.5),
-            quantile(0.99),
-            state.max_latency_ns,
+            state.latency.quantile(0.5),
+            state.latency.quantile(0.99),
+            state.latency.max_ns(),
         ];
         let name = state.strategy.name();
         summary
@@ -524,12 +514,4 @@ fn summarise(
     let cores: Vec<u64> = threads.iter().map(|(_, time)| time.running_ns).collect();
     summary.parts = crate::cpu_report::sections(&threads, &cores, end_ns);
     summary
-}
-
-/// A moment in physical time, as a deadline: boottime reads physical time since the start.
-fn physical(at_ns: u64) -> Deadline {
-    Deadline {
-        clock: ClockId::Boottime,
-        at_ns: at_ns as i64,
-    }
 }

@@ -14,14 +14,13 @@ use std::sync::Arc;
 
 use rand_distr::{Distribution, Exp};
 use ticklab_models::lock::{Access, ProcessLock};
-use ticklab_sim::{
-    ClockId, CoreTime, Cores, CpuKind, Deadline, SimRng, SliceEnd, Step as WorldStep, ThreadId,
-    World,
-};
+use ticklab_sim::{CoreTime, Cores, CpuKind, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
 
 use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
-use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
+use crate::run::{
+    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
+};
 use crate::scenario::Scenario;
 use crate::scenario::values::MIB;
 use crate::trace::{Event, LockWaitEvent, Summary, TraceSink};
@@ -117,13 +116,8 @@ pub(crate) fn run<S: TraceSink>(
             WorldStep::Fault { edge, effect } => {
                 record_fault(&run.world, &edge, &effect, run.sink)?;
                 let now_ns = run.world.now_ns();
-                if effect.stopped {
-                    run.cores.freeze(now_ns);
-                }
-                if effect.resumed_after_ns.is_some() {
-                    run.cores.thaw(now_ns, &mut run.slice_ends);
-                    run.file_slice_ends();
-                }
+                run.cores.on_edge(&effect, now_ns, &mut run.slice_ends);
+                run.file_slice_ends();
             }
             WorldStep::End => break,
         }
@@ -380,13 +374,5 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
         let parts = crate::cpu_report::sections(&threads, self.cores.core_busy_ns(), end_ns);
         let stats = std::mem::replace(&mut self.stats, LockStats::new());
         Ok(stats.into_summary(end_ns, waiting_at_end, self.memory_mib(), parts))
-    }
-}
-
-/// A moment in physical time, as a deadline: boottime reads physical time since the start.
-fn physical(at_ns: u64) -> Deadline {
-    Deadline {
-        clock: ClockId::Boottime,
-        at_ns: at_ns as i64,
     }
 }

@@ -12,7 +12,9 @@ use ticklab_sim::{ClockId, Deadline, NS_PER_SEC, SimRng, Step, ThreadId, World};
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
 use super::stats::TimerStats;
-use crate::run::{RunError, RunOptions, record_fault, retiming_edges, start_event, world_config};
+use crate::run::{
+    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
+};
 use crate::scenario::Scenario;
 use crate::trace::{CallEvent, Event, FireEvent, ResponseEvent, RoundEvent, Summary, TraceSink};
 
@@ -437,13 +439,5 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             self.sink.record(&Event::Fire(fire))?;
         }
         Ok(())
-    }
-}
-
-/// A moment in physical time, as a deadline: boottime reads physical time since the start.
-fn physical(at_ns: u64) -> Deadline {
-    Deadline {
-        clock: ClockId::Boottime,
-        at_ns: at_ns as i64,
     }
 }

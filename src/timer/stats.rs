@@ -1,9 +1,9 @@
 //! Streaming statistics of a timer run.
 
-use hdrhistogram::Histogram;
 use ticklab_sim::{NS_PER_SEC, ThreadCpu};
 
 use super::METRICS;
+use crate::latencies::Latencies;
 use crate::trace::Summary;
 
 #[derive(Debug)]
@@ -18,8 +18,9 @@ pub(crate) struct TimerStats {
     pub(crate) waking_schedules: u64,
     pub(crate) early_fires: u64,
     pub(crate) duplicates: u64,
-    /// Lateness of on-time and late fires, in ns, to three significant digits.
-    lateness: Histogram<u64>,
+    /// Lateness of on-time and late fires, in ns: percentiles to three significant digits, the
+    /// maximum exact.
+    lateness: Latencies,
 }
 
 impl TimerStats {
@@ -35,7 +36,7 @@ impl TimerStats {
             waking_schedules: 0,
             early_fires: 0,
             duplicates: 0,
-            lateness: Histogram::new(3).expect("three significant digits is a valid precision"),
+            lateness: Latencies::new(),
         }
     }
 
@@ -44,10 +45,7 @@ impl TimerStats {
         if lateness_ns < 0 {
             self.early_fires += 1;
         } else {
-            // The histogram resizes itself to fit any lateness.
-            self.lateness
-                .record(lateness_ns as u64)
-                .expect("an auto-resizing histogram takes any u64");
+            self.lateness.record(lateness_ns as u64);
         }
     }
 
@@ -58,13 +56,6 @@ impl TimerStats {
             .max()
             .unwrap_or(0);
         let seconds = (end_ns / NS_PER_SEC).max(1);
-        let quantile = |q: f64| {
-            if self.lateness.is_empty() {
-                0
-            } else {
-                self.lateness.value_at_quantile(q)
-            }
-        };
         let values = [
             self.calls,
             self.timeouts,
@@ -75,9 +66,9 @@ impl TimerStats {
             self.wakeups / seconds,
             self.global_lock_schedules,
             self.waking_schedules,
-            quantile(0.5),
-            quantile(0.99),
-            self.lateness.max(),
+            self.lateness.quantile(0.5),
+            self.lateness.quantile(0.99),
+            self.lateness.max_ns(),
             self.early_fires,
             lost,
             self.duplicates,
