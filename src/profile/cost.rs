@@ -48,14 +48,6 @@ impl Cost {
             p99_ns: shift(self.p99_ns),
         }
     }
-
-    /// This cost scaled by `factor`, both percentiles.
-    pub fn scaled(&self, factor: f64) -> Self {
-        Cost {
-            p50_ns: (self.p50_ns as f64 * factor).round() as u64,
-            p99_ns: (self.p99_ns as f64 * factor).round() as u64,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ pub use faults::{Case, FaultSpec};
 
 use crate::run::{RunError, RunOptions, run_scenario};
 use crate::scenario;
-use crate::trace::{JsonlSink, NoTrace};
+use crate::trace::JsonlSink;
 
 /// Shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 2_000;
@@ -198,10 +198,4 @@ impl Write for HashWriter {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
-}
-
-/// Runs a case's scenario without a trace, for tests and replays.
-pub fn run_quietly(source: &str, text: &str) -> Result<crate::run::RunReport, String> {
-    let scenario = scenario::parse(source, text).map_err(|error| error.to_string())?;
-    run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).map_err(|e| e.to_string())
 }

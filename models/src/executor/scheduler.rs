@@ -267,11 +267,6 @@ impl<S: Primitives> Scheduler<S> {
         }
     }
 
-    /// Whether `worker` is parked.
-    pub fn is_parked(&self, worker: usize) -> bool {
-        self.cores[worker].parked
-    }
-
     /// The worker blocking in the driver, if any.
     pub fn driver_holder(&self) -> Option<usize> {
         self.driver_holder
