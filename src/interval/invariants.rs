@@ -4,10 +4,17 @@
 //! - `naive` and `burst` never skip or add a period: each deadline is exactly one period after
 //!   the one before, so a gap of `g` is made up by ⌊g / period⌋ ticks;
 //! - `delay`, `skip` and `fixed` never burst: each deadline is at least one period after the one
-//!   before. When `Instant` reads the wall clock this is not checked, since a wall step back
-//!   moves `now`, and with it the re-anchored deadline, backwards.
+//!   before;
+//! - `fixed` and `delay` never burst in handling either: `fixed` handles each tick at least one
+//!   period after the one before, `delay` at least one period less its 5 ms tolerance (an on-time
+//!   tick keeps the grid). `skip` may handle two ticks close together, when the first was late
+//!   by almost a whole number of periods.
+//!
+//! Spacing is not checked when `Instant` reads the wall clock, since a wall step back moves
+//! `now`, and with it the re-anchored deadline, backwards. A design is held to the behaviour it
+//! promises ([`MissedTick::promised`]).
 
-use ticklab_models::interval::MissedTick;
+use ticklab_models::interval::{LATE_TOLERANCE_NS, MissedTick};
 use ticklab_sim::{ClockId, Compact};
 
 #[derive(Debug)]
@@ -16,6 +23,7 @@ pub(crate) struct IntervalInvariants {
     spacing_checked: bool,
     periods_ns: Vec<u64>,
     last_deadline_ns: Vec<Option<i64>>,
+    last_handled_ns: Vec<Option<i64>>,
     pub violations: u64,
 }
 
@@ -23,10 +31,11 @@ impl IntervalInvariants {
     pub fn new(missed_tick: MissedTick, instant_clock: ClockId, periods_ns: Vec<u64>) -> Self {
         let intervals = periods_ns.len();
         IntervalInvariants {
-            missed_tick,
+            missed_tick: missed_tick.promised(),
             spacing_checked: instant_clock != ClockId::Wall,
             periods_ns,
             last_deadline_ns: vec![None; intervals],
+            last_handled_ns: vec![None; intervals],
             violations: 0,
         }
     }
@@ -35,13 +44,19 @@ impl IntervalInvariants {
     /// broken, if anything.
     pub fn on_tick(&mut self, index: usize, instant_ns: i64, deadline_ns: i64) -> Option<String> {
         let previous = self.last_deadline_ns[index].replace(deadline_ns);
+        let previous_handled = self.last_handled_ns[index].replace(instant_ns);
         let broken = if instant_ns < deadline_ns {
             Some(format!(
                 "interval {index} ticked {} before its deadline",
                 Compact(deadline_ns - instant_ns)
             ))
         } else {
-            previous.and_then(|previous_ns| self.spacing(index, previous_ns, deadline_ns))
+            previous
+                .and_then(|previous_ns| self.spacing(index, previous_ns, deadline_ns))
+                .or_else(|| {
+                    previous_handled
+                        .and_then(|handled_ns| self.handling_spacing(index, handled_ns, instant_ns))
+                })
         };
         self.violations += u64::from(broken.is_some());
         broken
@@ -68,6 +83,23 @@ impl IntervalInvariants {
             _ => None,
         }
     }
+
+    fn handling_spacing(&self, index: usize, previous_ns: i64, instant_ns: i64) -> Option<String> {
+        let period_ns = self.periods_ns[index] as i64;
+        let least_ns = match self.missed_tick {
+            MissedTick::Fixed => period_ns,
+            MissedTick::Delay => period_ns - LATE_TOLERANCE_NS,
+            _ => return None,
+        };
+        let apart_ns = instant_ns - previous_ns;
+        (self.spacing_checked && apart_ns < least_ns).then(|| {
+            format!(
+                "interval {index} burst: handled {} after the tick before, less than {}",
+                Compact(apart_ns),
+                Compact(least_ns)
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +125,37 @@ mod tests {
         assert_eq!(checks.on_tick(0, 35, 30), None);
         assert!(checks.on_tick(0, 36, 35).is_some(), "a burst");
         assert!(checks.on_tick(0, 40, 45).is_some(), "early");
+    }
+
+    #[test]
+    fn a_fixed_interval_handles_ticks_at_least_a_period_apart() {
+        let mut checks = IntervalInvariants::new(MissedTick::Fixed, ClockId::Monotonic, vec![10]);
+        assert_eq!(checks.on_tick(0, 10, 10), None);
+        assert_eq!(checks.on_tick(0, 55, 20), None, "late, then re-anchored");
+        assert!(
+            checks.on_tick(0, 56, 30).is_some(),
+            "replayed a missed period"
+        );
+    }
+
+    #[test]
+    fn a_delay_interval_may_handle_an_on_time_tick_within_its_tolerance() {
+        const MS: i64 = 1_000_000;
+        let mut checks =
+            IntervalInvariants::new(MissedTick::Delay, ClockId::Monotonic, vec![10 * MS as u64]);
+        assert_eq!(checks.on_tick(0, 4 * MS, 0), None, "4 ms late is on time");
+        assert_eq!(checks.on_tick(0, 10 * MS, 10 * MS), None);
+        let mut late =
+            IntervalInvariants::new(MissedTick::Delay, ClockId::Monotonic, vec![10 * MS as u64]);
+        assert_eq!(
+            late.on_tick(0, 8 * MS, 0),
+            None,
+            "8 ms late: must re-anchor"
+        );
+        assert!(
+            late.on_tick(0, 10 * MS, 10 * MS).is_some(),
+            "kept the grid after a late tick"
+        );
     }
 
     #[test]

@@ -154,6 +154,8 @@ pub trait Named: Copy + 'static {
     const ALL: &'static [Self];
     /// Each value's name as scenario files spell it.
     const NAMES: &'static [&'static str];
+    /// Values accepted by name but never listed in hints: the planted bugs of test builds.
+    const UNLISTED: &'static [(Self, &'static str)] = &[];
 }
 
 /// A value of a [`Named`] set, deserialized from its name.
@@ -169,8 +171,18 @@ impl<'de, T: Named> Deserialize<'de> for Name<T> {
                 write!(f, "one of {}", T::NAMES.join(", "))
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<Name<T>, E> {
-                match T::NAMES.iter().position(|name| *name == text) {
-                    Some(index) => Ok(Name(T::ALL[index])),
+                let listed = T::NAMES
+                    .iter()
+                    .position(|name| *name == text)
+                    .map(|index| T::ALL[index]);
+                let unlisted = || {
+                    T::UNLISTED
+                        .iter()
+                        .find(|(_, name)| *name == text)
+                        .map(|(value, _)| *value)
+                };
+                match listed.or_else(unlisted) {
+                    Some(value) => Ok(Name(value)),
                     None => Err(E::unknown_variant(text, T::NAMES)),
                 }
             }
@@ -197,6 +209,7 @@ impl Named for ticklab_sim::FaultKind {
 impl Named for ticklab_models::interval::MissedTick {
     const ALL: &'static [Self] = &ticklab_models::interval::MissedTick::ALL;
     const NAMES: &'static [&'static str] = ticklab_models::interval::MissedTick::NAMES;
+    const UNLISTED: &'static [(Self, &'static str)] = ticklab_models::interval::MissedTick::PLANTED;
 }
 
 /// One duration, or a range to draw from: `period = "1s"` or `period = ["10ms", "1s"]`.

@@ -21,6 +21,12 @@ pub enum MissedTick {
     /// The field report's fix to tokio 0.1: every next deadline is `now + period`, so missed
     /// periods are dropped instead of replayed.
     Fixed,
+    /// A planted bug, for testing ticklab itself: `fixed` that forgets to re-anchor on `now` and
+    /// steps from the missed deadline instead, so after a gap it replays every missed period
+    /// while claiming to drop them. Only ticklab's own tests build it (the `planted-bugs`
+    /// feature), to show that `ticklab sweep` finds and shrinks such a bug.
+    #[cfg(feature = "planted-bugs")]
+    FixedWithoutReanchor,
 }
 
 impl MissedTick {
@@ -33,8 +39,34 @@ impl MissedTick {
     ];
     pub const NAMES: &'static [&'static str] = &["naive", "burst", "delay", "skip", "fixed"];
 
+    /// Behaviours with planted bugs, accepted by name but listed nowhere.
+    #[cfg(feature = "planted-bugs")]
+    pub const PLANTED: &'static [(MissedTick, &'static str)] =
+        &[(MissedTick::FixedWithoutReanchor, "fixed-without-reanchor")];
+    #[cfg(not(feature = "planted-bugs"))]
+    pub const PLANTED: &'static [(MissedTick, &'static str)] = &[];
+
     pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
+        Self::NAMES
+            .get(self as usize)
+            .copied()
+            .or_else(|| {
+                Self::PLANTED
+                    .iter()
+                    .find(|(planted, _)| *planted == self)
+                    .map(|(_, name)| *name)
+            })
+            .unwrap_or("unnamed")
+    }
+
+    /// The behaviour this one promises: itself, or for a planted bug the behaviour it imitates.
+    /// Invariants hold a design to its promise.
+    pub fn promised(self) -> MissedTick {
+        match self {
+            #[cfg(feature = "planted-bugs")]
+            MissedTick::FixedWithoutReanchor => MissedTick::Fixed,
+            other => other,
+        }
     }
 
     /// tokio 1.x's `interval` ticks at once; tokio 0.1's `new_interval` waits one period.
@@ -65,6 +97,8 @@ pub fn next_deadline_ns(
     let next = match behavior {
         MissedTick::Naive => on_grid,
         MissedTick::Fixed => now_ns.checked_add(period_ns),
+        #[cfg(feature = "planted-bugs")]
+        MissedTick::FixedWithoutReanchor => on_grid,
         _ if now_ns <= deadline_ns.saturating_add(LATE_TOLERANCE_NS) => on_grid,
         MissedTick::Burst => on_grid,
         MissedTick::Delay => now_ns.checked_add(period_ns),
