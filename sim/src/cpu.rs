@@ -23,6 +23,7 @@ pub struct SimThread {
     frozen_remaining_ns: Option<u64>,
     busy_ns: u64,
     per_window: WindowMeter,
+    busy_per_second_ns: Vec<u64>,
 }
 
 /// Totals for one thread at the end of a run.
@@ -33,6 +34,8 @@ pub struct ThreadCpu {
     /// The most busy time in any one second of physical time, and where that second starts.
     pub worst_second_busy_ns: u64,
     pub worst_second_start_ns: u64,
+    /// Busy time in each whole second of physical time, from 0: what plots draw as utilisation.
+    pub busy_per_second_ns: Vec<u64>,
 }
 
 impl SimThread {
@@ -44,6 +47,7 @@ impl SimThread {
             frozen_remaining_ns: None,
             busy_ns: 0,
             per_window: WindowMeter::default(),
+            busy_per_second_ns: Vec::new(),
         }
     }
 
@@ -100,6 +104,7 @@ impl SimThread {
             busy_ns: self.busy_ns,
             worst_second_busy_ns: self.per_window.worst_ns,
             worst_second_start_ns: self.per_window.worst_start_ns,
+            busy_per_second_ns: self.busy_per_second_ns.clone(),
         }
     }
 
@@ -107,6 +112,22 @@ impl SimThread {
         if end_ns > start_ns {
             self.busy_ns += end_ns - start_ns;
             self.per_window.add(start_ns, end_ns);
+            self.bin_per_second(start_ns, end_ns);
+        }
+    }
+
+    /// Adds `[start_ns, end_ns)` to the seconds it overlaps.
+    fn bin_per_second(&mut self, start_ns: u64, end_ns: u64) {
+        let last_second = ((end_ns - 1) / NS_PER_SEC) as usize;
+        if self.busy_per_second_ns.len() <= last_second {
+            self.busy_per_second_ns.resize(last_second + 1, 0);
+        }
+        let mut from_ns = start_ns;
+        while from_ns < end_ns {
+            let second = (from_ns / NS_PER_SEC) as usize;
+            let until_ns = end_ns.min((second as u64 + 1) * NS_PER_SEC);
+            self.busy_per_second_ns[second] += until_ns - from_ns;
+            from_ns = until_ns;
         }
     }
 }
@@ -183,6 +204,16 @@ mod tests {
         assert_eq!(thread.run(200 * MS, MS), 201 * MS);
         let cpu = thread.finish(1_000 * MS);
         assert_eq!(cpu.busy_ns, 5 * MS);
+        assert_eq!(cpu.busy_per_second_ns, [5 * MS]);
+    }
+
+    #[test]
+    fn busy_time_is_split_across_the_seconds_it_spans() {
+        let mut thread = SimThread::new("rt");
+        thread.run(999 * MS, 3 * MS);
+        thread.run(2_500 * MS, MS);
+        let cpu = thread.finish(4_000 * MS);
+        assert_eq!(cpu.busy_per_second_ns, [MS, 2 * MS, MS]);
     }
 
     #[test]

@@ -21,29 +21,43 @@ pub(super) struct CheckArgs {
 }
 
 /// One row of the results table.
-struct Row {
-    source: String,
-    model: &'static str,
-    verdict: Verdict,
+#[derive(Debug)]
+pub(super) struct Row {
+    pub source: String,
+    pub model: &'static str,
+    pub verdict: Verdict,
 }
 
-enum Verdict {
+#[derive(Debug)]
+pub(super) enum Verdict {
     Checked(RunReport),
     Invalid(String),
 }
 
-pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
-    let mut scenarios = gather(&args.paths)?;
-    if scenarios.is_empty() {
-        return Err(Failure::Invalid("no scenario files found".to_string()));
-    }
-    if let Some(path) = &args.profile {
-        let profile =
-            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
-        for scenario in scenarios.iter_mut().flatten() {
-            scenario.use_profile(profile.clone());
+impl Row {
+    /// The row's result (`ok`, `FAILED`, `invalid`) and what its expectations came to.
+    pub fn result(&self) -> (&'static str, String) {
+        match &self.verdict {
+            Verdict::Invalid(_) => ("invalid", "see the error below".to_string()),
+            Verdict::Checked(report) if report.outcomes.is_empty() => ("ok", "none".to_string()),
+            Verdict::Checked(report) if report.passed() => {
+                ("ok", format!("{} met", report.outcomes.len()))
+            }
+            Verdict::Checked(report) => {
+                let failures: Vec<_> = report
+                    .outcomes
+                    .iter()
+                    .filter(|outcome| !outcome.passed)
+                    .map(|outcome| outcome.to_string())
+                    .collect();
+                ("FAILED", failures.join("; "))
+            }
         }
     }
+}
+
+pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
+    let scenarios = gather(&args.paths, args.profile.as_deref())?;
     let options = RunOptions {
         seed: None,
         max_events: args.limits.max_events,
@@ -53,9 +67,19 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
         .map(|loaded| check_one(loaded, &options))
         .collect();
     super::print(results_table(&rows))?;
+    verdict(&rows, &options, args.profile.as_deref())
+}
+
+/// Prints each invalid and failed scenario, with the command that replays a failure, and a
+/// count; exits 2 if any was invalid, else 1 if any failed.
+pub(super) fn verdict(
+    rows: &[Row],
+    options: &RunOptions,
+    profile: Option<&Path>,
+) -> Result<(), Failure> {
     let mut invalid = 0;
     let mut failed = 0;
-    for row in &rows {
+    for row in rows {
         match &row.verdict {
             Verdict::Invalid(message) => {
                 invalid += 1;
@@ -63,8 +87,7 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
-                let replay =
-                    replay_command(&row.source, report.seed, &options, args.profile.as_deref());
+                let replay = replay_command(&row.source, report.seed, options, profile);
                 eprintln!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}
@@ -85,10 +108,26 @@ pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
 }
 
 /// A scenario, or where it came from and why it could not be loaded.
-type Loaded = Result<Scenario, (String, String)>;
+pub(super) type Loaded = Result<Scenario, (String, String)>;
 
-/// Parsed scenarios (or the error each gave), from the paths or the default places.
-fn gather(paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
+/// Parsed scenarios (or the error each gave), from the paths or the default places, on the cost
+/// profile at `profile` if given.
+pub(super) fn gather(paths: &[PathBuf], profile: Option<&Path>) -> Result<Vec<Loaded>, Failure> {
+    let mut scenarios = gather_files(paths)?;
+    if scenarios.is_empty() {
+        return Err(Failure::Invalid("no scenario files found".to_string()));
+    }
+    if let Some(path) = profile {
+        let profile =
+            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
+        for scenario in scenarios.iter_mut().flatten() {
+            scenario.use_profile(profile.clone());
+        }
+    }
+    Ok(scenarios)
+}
+
+fn gather_files(paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
     let load = |path: &Path| {
         scenario::load(path).map_err(|error| (path.display().to_string(), error.to_string()))
     };
@@ -141,25 +180,13 @@ fn results_table(rows: &[Row]) -> Table {
         "expectations",
     ]);
     for row in rows {
-        let (result, detail) = match &row.verdict {
-            Verdict::Invalid(_) => ("invalid".to_string(), "see the error below".to_string()),
-            Verdict::Checked(report) if report.outcomes.is_empty() => {
-                ("ok".to_string(), "none".to_string())
-            }
-            Verdict::Checked(report) if report.passed() => {
-                ("ok".to_string(), format!("{} met", report.outcomes.len()))
-            }
-            Verdict::Checked(report) => {
-                let failures: Vec<_> = report
-                    .outcomes
-                    .iter()
-                    .filter(|outcome| !outcome.passed)
-                    .map(|outcome| outcome.to_string())
-                    .collect();
-                ("FAILED".to_string(), failures.join("; "))
-            }
-        };
-        table.add_row([row.source.clone(), row.model.to_string(), result, detail]);
+        let (result, detail) = row.result();
+        table.add_row([
+            row.source.clone(),
+            row.model.to_string(),
+            result.to_string(),
+            detail,
+        ]);
     }
     table
 }

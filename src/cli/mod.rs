@@ -6,6 +6,8 @@
 
 mod calibrate;
 mod check;
+mod plot;
+mod report;
 mod run;
 mod sweep;
 mod table;
@@ -41,6 +43,10 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Random fault schedules around a scenario; a failure is shrunk and written as a scenario.
     Sweep(sweep::SweepArgs),
+    /// Run one scenario and draw it as an SVG timeline.
+    Plot(plot::PlotArgs),
+    /// Check scenarios and write one HTML page with the results, the table and every plot.
+    Report(report::ReportArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -76,6 +82,8 @@ pub fn main() -> ExitCode {
         Command::Table(args) => table::table(&args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
         Command::Sweep(args) => sweep::sweep_command(&args),
+        Command::Plot(args) => plot::plot_command(&args),
+        Command::Report(args) => report::report_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -98,6 +106,27 @@ fn print(text: impl std::fmt::Display) -> Result<(), Failure> {
         }
         _ => Ok(()),
     }
+}
+
+/// Loads one scenario, charging its system calls from the cost profile at `profile` if given.
+fn load_scenario(
+    file: &std::path::Path,
+    profile: Option<&std::path::Path>,
+) -> Result<crate::scenario::Scenario, Failure> {
+    let mut scenario =
+        crate::scenario::load(file).map_err(|error| Failure::Invalid(error.to_string()))?;
+    if let Some(path) = profile {
+        let profile =
+            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
+        if !scenario.use_profile(profile) {
+            return Err(Failure::Invalid(format!(
+                "--profile applies to lock and idle scenarios; {} is a {} scenario, which charges nothing from a cost profile",
+                scenario.source,
+                scenario.model.kind()
+            )));
+        }
+    }
+    Ok(scenario)
 }
 
 /// The scenario files under `paths` (files as given, folders searched for `*.toml`), sorted.

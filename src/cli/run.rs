@@ -43,19 +43,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "--elide applies to the text format only".to_string(),
         ));
     }
-    let mut scenario =
-        scenario::load(&args.file).map_err(|error| Failure::Invalid(error.to_string()))?;
-    if let Some(path) = &args.profile {
-        let profile =
-            crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;
-        if !scenario.use_profile(profile) {
-            return Err(Failure::Invalid(format!(
-                "--profile applies to lock and idle scenarios; {} is a {} scenario, which charges nothing from a cost profile",
-                scenario.source,
-                scenario.model.kind()
-            )));
-        }
-    }
+    let scenario = super::load_scenario(&args.file, args.profile.as_deref())?;
     let options = RunOptions {
         seed: args.seed,
         max_events: args.limits.max_events,

@@ -24,11 +24,52 @@ pub(super) struct TableArgs {
 type Cell = (Platform, FaultKind, MissedTick);
 
 pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
-    let scenarios = crate::builtin::scenarios_under(MATRIX_FOLDER)
-        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let matrix = Matrix::run(args.limits.max_events)?;
+    super::print(&matrix.caption)?;
+    super::print(matrix.table())?;
+    Ok(())
+}
+
+/// The matrix's caption, header and rows, as text.
+#[derive(Debug)]
+pub(super) struct Matrix {
+    pub caption: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Matrix {
+    /// Runs the built-in matrix scenarios.
+    pub fn run(max_events: u64) -> Result<Matrix, Failure> {
+        let scenarios = crate::builtin::scenarios_under(MATRIX_FOLDER)
+            .map_err(|error| Failure::Invalid(error.to_string()))?;
+        let cells = run_cells(&scenarios, max_events)?;
+        let (header, rows) = matrix(&cells);
+        Ok(Matrix {
+            caption: caption(&scenarios),
+            header,
+            rows,
+        })
+    }
+
+    pub fn table(&self) -> Table {
+        let mut table = Table::new();
+        table
+            .load_style(ASCII_MARKDOWN)
+            .force_no_tty()
+            .set_header(self.header.clone());
+        for row in &self.rows {
+            table.add_row(row.clone());
+        }
+        table
+    }
+}
+
+/// Each matrix scenario's ticks after resume, by cell.
+fn run_cells(scenarios: &[Scenario], max_events: u64) -> Result<BTreeMap<Cell, u64>, Failure> {
     let options = RunOptions {
         seed: None,
-        max_events: args.limits.max_events,
+        max_events,
     };
     let cells: Vec<(Cell, u64)> = scenarios
         .par_iter()
@@ -51,10 +92,7 @@ pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
             )));
         }
     }
-    let cells = matrix_cells;
-    super::print(caption(&scenarios))?;
-    super::print(matrix(&cells))?;
-    Ok(())
+    Ok(matrix_cells)
 }
 
 /// A matrix scenario's interval model; the matrix holds nothing else.
@@ -129,8 +167,9 @@ fn caption(scenarios: &[Scenario]) -> String {
     }
 }
 
-fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {
-    let mut table = Table::new();
+/// The header and rows: one row per platform and suspend kind, one column per behaviour.
+fn matrix(cells: &BTreeMap<Cell, u64>) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut rows = Vec::new();
     let mut header = vec![
         "platform".to_string(),
         "Instant".to_string(),
@@ -141,10 +180,6 @@ fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {
             .iter()
             .map(|behavior| behavior.name().to_string()),
     );
-    table
-        .load_style(ASCII_MARKDOWN)
-        .force_no_tty()
-        .set_header(header);
     for platform in Platform::ALL {
         for suspend in [FaultKind::SystemSuspend, FaultKind::ProcessSuspend] {
             let mut row = vec![
@@ -158,8 +193,8 @@ fn matrix(cells: &BTreeMap<Cell, u64>) -> Table {
                     None => "-".to_string(),
                 }
             }));
-            table.add_row(row);
+            rows.push(row);
         }
     }
-    table
+    (header, rows)
 }

@@ -1,0 +1,71 @@
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{Failure, Limits};
+use crate::output::AtomicFile;
+use crate::run::RunOptions;
+
+#[derive(Debug, clap::Args)]
+pub(super) struct PlotArgs {
+    /// The scenario files; several are drawn one below the other.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Write the SVG here instead of to stdout (atomically; never over an existing file).
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// Replace the --out file if it exists.
+    #[arg(long, requires = "out")]
+    force: bool,
+    /// Use this seed instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Lock and idle scenarios: charge system calls from this cost profile instead of the one the
+    /// scenario names.
+    #[arg(long, value_name = "PATH")]
+    profile: Option<PathBuf>,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// Draws the run whatever its expectations say: a plot is most wanted of a failing run.
+pub(super) fn plot_command(args: &PlotArgs) -> Result<(), Failure> {
+    let scenarios = args
+        .files
+        .iter()
+        .map(|file| super::load_scenario(file, args.profile.as_deref()))
+        .collect::<Result<Vec<_>, Failure>>()?;
+    // Opened before the run, so a long run is not wasted on a file that cannot be written.
+    let file = args
+        .out
+        .as_deref()
+        .map(|out| AtomicFile::create(out, args.force))
+        .transpose()
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let options = RunOptions {
+        seed: args.seed,
+        max_events: args.limits.max_events,
+    };
+    let plot = crate::plot::plot(&scenarios, &options)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    match (file, &args.out) {
+        (Some(mut file), Some(out)) => {
+            file.write_all(plot.svg.as_bytes())
+                .and_then(|()| file.commit())
+                .map_err(|error| Failure::Invalid(error.to_string()))?;
+            eprintln!("wrote {} ({} bytes)", out.display(), plot.svg.len());
+        }
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(plot.svg.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|error| Failure::Invalid(format!("cannot write to stdout: {error}")))?;
+        }
+    }
+    for (file, report) in args.files.iter().zip(&plot.reports) {
+        for outcome in report.outcomes.iter().filter(|outcome| !outcome.passed) {
+            eprintln!("note: {}: expectation {outcome}", file.display());
+        }
+    }
+    Ok(())
+}

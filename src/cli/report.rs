@@ -1,0 +1,120 @@
+use std::io::Write;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use super::check::{Loaded, Row, Verdict, gather, verdict};
+use super::table::Matrix;
+use super::{Failure, Limits};
+use crate::output::AtomicFile;
+use crate::plot::PlotError;
+use crate::report::{Entry, Grid, html};
+use crate::run::RunOptions;
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ReportArgs {
+    /// Scenario files or folders; default: every scenario under ./scenarios (or the built-in ones).
+    paths: Vec<PathBuf>,
+    /// Where to write the HTML page (atomically; never over an existing file).
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
+    out: PathBuf,
+    /// Replace the --out file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Run lock and idle scenarios with this cost profile instead of the ones they name.
+    #[arg(long, value_name = "PATH")]
+    profile: Option<PathBuf>,
+    /// Leave out the matrix of `ticklab table`.
+    #[arg(long)]
+    no_matrix: bool,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// Writes the page, then ends as `ticklab check` would on the same scenarios: 1 if one failed,
+/// 2 if one was invalid.
+pub(super) fn report_command(args: &ReportArgs) -> Result<(), Failure> {
+    // Opened first, so a long run is not wasted on a file that cannot be written.
+    let mut file = AtomicFile::create(&args.out, args.force)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let scenarios = gather(&args.paths, args.profile.as_deref())?;
+    let options = RunOptions {
+        seed: None,
+        max_events: args.limits.max_events,
+    };
+    let drawn: Vec<(Row, Option<String>)> = scenarios
+        .into_par_iter()
+        .map(|loaded| draw_one(loaded, &options))
+        .collect();
+    let matrix = if args.no_matrix {
+        None
+    } else {
+        let matrix = Matrix::run(args.limits.max_events)?;
+        Some(Grid {
+            caption: matrix.caption,
+            header: matrix.header,
+            rows: matrix.rows,
+        })
+    };
+    let entries: Vec<Entry> = drawn
+        .iter()
+        .map(|(row, svg)| {
+            let (result, detail) = match &row.verdict {
+                Verdict::Invalid(message) => ("invalid", message.clone()),
+                Verdict::Checked(_) => row.result(),
+            };
+            Entry {
+                source: row.source.clone(),
+                model: row.model.to_string(),
+                result: result.to_string(),
+                detail,
+                svg: svg.clone(),
+            }
+        })
+        .collect();
+    let page = html(&entries, matrix.as_ref());
+    file.write_all(page.as_bytes())
+        .and_then(|()| file.commit())
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    eprintln!(
+        "wrote {} ({} scenarios, {} bytes)",
+        args.out.display(),
+        entries.len(),
+        page.len()
+    );
+    let rows: Vec<Row> = drawn.into_iter().map(|(row, _)| row).collect();
+    verdict(&rows, &options, args.profile.as_deref())
+}
+
+fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
+    match loaded {
+        Err((source, message)) => (
+            Row {
+                source,
+                model: "-",
+                verdict: Verdict::Invalid(message),
+            },
+            None,
+        ),
+        Ok(scenario) => {
+            let drawn = crate::plot::plot(std::slice::from_ref(&scenario), options);
+            let (verdict, svg) = match drawn {
+                Ok(mut plot) => (Verdict::Checked(plot.reports.remove(0)), Some(plot.svg)),
+                Err(PlotError::Run(error)) => (
+                    Verdict::Invalid(format!("{}: {error}", scenario.source)),
+                    None,
+                ),
+                Err(error @ PlotError::Draw(_)) => (
+                    Verdict::Invalid(format!("{}: {error}", scenario.source)),
+                    None,
+                ),
+            };
+            let row = Row {
+                source: scenario.source.clone(),
+                model: scenario.model.kind(),
+                verdict,
+            };
+            (row, svg)
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! A trace sink that keeps what the plots draw, in memory bounded whatever the run's length:
+//! counts per second, and per column (one [`COLUMNS`]th of the run) the extremes of each series
+//! and the time each worker spent in each state.
+
+use std::collections::BTreeMap;
+use std::io;
+
+use crate::trace::{Event, FaultEvent, LockWindowEvent, StartEvent, Summary, TraceSink, Wall};
+
+/// Horizontal resolution of the plots' data: about one column per two pixels.
+pub const COLUMNS: usize = 500;
+
+/// Events drawn one mark each (starvation reports) are kept up to this many.
+pub const MAX_MARKS: usize = 1_000;
+
+const NS_PER_SEC: i64 = 1_000_000_000;
+
+/// A fault with a duration, as a band on the time axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Band {
+    pub kind: &'static str,
+    pub from_ns: u64,
+    pub to_ns: u64,
+}
+
+/// The clocks' readings at one moment of physical time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockPoint {
+    pub t_ns: u64,
+    pub instant_ns: i64,
+    pub wall_ns: i64,
+}
+
+/// The smallest and largest value seen in each column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extremes(pub Vec<Option<(i64, i64)>>);
+
+impl Extremes {
+    fn new() -> Self {
+        Extremes(vec![None; COLUMNS])
+    }
+
+    fn add(&mut self, column: usize, value: i64) {
+        let slot = &mut self.0[column];
+        *slot = Some(match *slot {
+            None => (value, value),
+            Some((low, high)) => (low.min(value), high.max(value)),
+        });
+    }
+
+    pub fn max(&self) -> Option<i64> {
+        self.0.iter().flatten().map(|&(_, high)| high).max()
+    }
+
+    pub fn min(&self) -> Option<i64> {
+        self.0.iter().flatten().map(|&(low, _)| low).min()
+    }
+}
+
+/// A named series of extremes: a task group's latencies, an idle strategy's wake latencies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Named {
+    pub name: String,
+    pub values: Extremes,
+}
+
+/// What one executor worker did, column by column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerTrack {
+    pub name: String,
+    /// Per column, the time spent in each state: index 0 parked, `1 + g` polling a task of group
+    /// `g` (the group's index in [`Collected::groups`]).
+    pub time_ns: Vec<Vec<u64>>,
+    /// Per column, how many driver polls woke tasks.
+    pub driver_polls: Vec<u32>,
+    state: Option<(usize, u64)>,
+}
+
+/// Index of the parked state in [`WorkerTrack::time_ns`].
+pub const PARKED: usize = 0;
+
+impl WorkerTrack {
+    fn new(name: &str) -> Self {
+        WorkerTrack {
+            name: name.to_string(),
+            time_ns: vec![Vec::new(); COLUMNS],
+            driver_polls: vec![0; COLUMNS],
+            state: None,
+        }
+    }
+
+    /// The worker enters `state` at `t_ns`; the state before it is charged to its columns.
+    fn enter(&mut self, state: Option<usize>, t_ns: u64, run_for_ns: u64) {
+        if let Some((previous, since_ns)) = self.state.take() {
+            charge(&mut self.time_ns, previous, since_ns, t_ns, run_for_ns);
+        }
+        self.state = state.map(|state| (state, t_ns));
+    }
+}
+
+/// Adds `[from_ns, to_ns)` in `state` to the columns it covers.
+fn charge(columns: &mut [Vec<u64>], state: usize, from_ns: u64, to_ns: u64, run_for_ns: u64) {
+    let width_ns = run_for_ns.div_ceil(COLUMNS as u64).max(1);
+    let mut at_ns = from_ns;
+    while at_ns < to_ns {
+        let column = ((at_ns / width_ns) as usize).min(COLUMNS - 1);
+        let until_ns = to_ns.min((column as u64 + 1) * width_ns);
+        let until_ns = if until_ns <= at_ns { to_ns } else { until_ns };
+        let times = &mut columns[column];
+        if times.len() <= state {
+            times.resize(state + 1, 0);
+        }
+        times[state] += until_ns - at_ns;
+        at_ns = until_ns;
+    }
+}
+
+/// Everything the plots need from one run.
+#[derive(Clone, Debug, Default)]
+pub struct Collected {
+    pub start: Option<StartEvent>,
+    pub summary: Option<Summary>,
+    pub bands: Vec<Band>,
+    /// Wall steps: when, and by how much as the scenario says it.
+    pub wall_steps: Vec<(u64, String)>,
+    /// One reading per column, plus one at every fault edge.
+    pub clocks: Vec<ClockPoint>,
+    /// Ticks or fires per second of the wall clock since its start, and the physical time of the
+    /// first of each.
+    pub per_wall_second: BTreeMap<i64, (u64, u64)>,
+    /// How late each tick or fire was.
+    pub lateness: Option<Extremes>,
+    pub groups: Vec<Named>,
+    pub workers: Vec<WorkerTrack>,
+    /// Tasks still runnable past the starvation threshold: when it was reported, and the task;
+    /// the first [`MAX_MARKS`] of them.
+    pub starved: Vec<(u64, String)>,
+    /// How many starvation reports there were in all.
+    pub starved_total: u64,
+    pub lock_waits: Option<Extremes>,
+    pub lock_windows: Vec<LockWindowEvent>,
+    pub wakes: Vec<Named>,
+    open_bands: BTreeMap<usize, (&'static str, u64)>,
+    clock_columns_seen: Vec<bool>,
+}
+
+impl Collected {
+    pub fn run_for_ns(&self) -> u64 {
+        self.start
+            .as_ref()
+            .map_or(1, |start| start.run_for_ns.max(1))
+    }
+
+    pub fn column_of(&self, t_ns: u64) -> usize {
+        ((u128::from(t_ns) * COLUMNS as u128 / u128::from(self.run_for_ns())) as usize)
+            .min(COLUMNS - 1)
+    }
+
+    /// The physical time at the middle of `column`, in seconds.
+    pub fn column_seconds(&self, column: usize) -> f64 {
+        (column as f64 + 0.5) * self.run_for_ns() as f64 / COLUMNS as f64 / 1e9
+    }
+
+    fn wall_start_ns(&self) -> i64 {
+        self.start.as_ref().map_or(0, |start| start.wall.0)
+    }
+
+    fn clock_reading(&mut self, t_ns: u64, instant_ns: i64, wall: Wall, always: bool) {
+        let column = self.column_of(t_ns);
+        if always || !self.clock_columns_seen[column] {
+            self.clock_columns_seen[column] = true;
+            self.clocks.push(ClockPoint {
+                t_ns,
+                instant_ns,
+                wall_ns: wall.0,
+            });
+        }
+    }
+
+    fn count_on_wall(&mut self, t_ns: u64, wall_ns: i64) {
+        let second = (wall_ns - self.wall_start_ns()).div_euclid(NS_PER_SEC);
+        let entry = self.per_wall_second.entry(second).or_insert((0, t_ns));
+        entry.0 += 1;
+    }
+
+    fn late(&mut self, t_ns: u64, lateness_ns: i64) {
+        let column = self.column_of(t_ns);
+        self.lateness
+            .get_or_insert_with(Extremes::new)
+            .add(column, lateness_ns);
+    }
+
+    fn fault(&mut self, fault: &FaultEvent, begins: bool) {
+        self.clock_reading(fault.t_ns, fault.instant_ns, fault.wall, true);
+        if begins {
+            self.open_bands
+                .insert(fault.fault, (fault.kind, fault.t_ns));
+        } else if let Some((kind, from_ns)) = self.open_bands.remove(&fault.fault) {
+            self.bands.push(Band {
+                kind,
+                from_ns,
+                to_ns: fault.t_ns,
+            });
+        }
+    }
+
+    fn worker(&mut self, name: &str) -> &mut WorkerTrack {
+        let index = match self.workers.iter().position(|track| track.name == name) {
+            Some(index) => index,
+            None => {
+                self.workers.push(WorkerTrack::new(name));
+                self.workers.len() - 1
+            }
+        };
+        &mut self.workers[index]
+    }
+
+    fn named(series: &mut Vec<Named>, name: &str) -> usize {
+        match series.iter().position(|named| named.name == name) {
+            Some(index) => index,
+            None => {
+                series.push(Named {
+                    name: name.to_string(),
+                    values: Extremes::new(),
+                });
+                series.len() - 1
+            }
+        }
+    }
+
+    fn finish_run(&mut self, end_ns: u64) {
+        let run_for_ns = self.run_for_ns();
+        for worker in &mut self.workers {
+            worker.enter(None, end_ns, run_for_ns);
+        }
+        let open = std::mem::take(&mut self.open_bands);
+        self.bands
+            .extend(open.into_values().map(|(kind, from_ns)| Band {
+                kind,
+                from_ns,
+                to_ns: end_ns,
+            }));
+        self.bands.sort_by_key(|band| (band.from_ns, band.to_ns));
+    }
+}
+
+/// The group a task label belongs to: `flush#12` is in `flush`; connection tasks are grouped.
+pub fn task_group(task: &str) -> &str {
+    match task.split_once('#') {
+        Some((group, _)) => group,
+        None if task.starts_with("conn") => "connections",
+        None => task,
+    }
+}
+
+impl TraceSink for Collected {
+    fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
+        let run_for_ns = self.run_for_ns();
+        match event {
+            Event::Start(start) => {
+                self.start = Some((*start).clone());
+                self.clock_columns_seen = vec![false; COLUMNS];
+            }
+            Event::Tick(tick) => {
+                self.clock_reading(tick.t_ns, tick.instant_ns, tick.wall, false);
+                self.count_on_wall(tick.t_ns, tick.wall.0);
+                self.late(tick.t_ns, tick.instant_ns - tick.deadline_ns);
+            }
+            Event::Fire(fire) => {
+                // Fires carry no wall reading; without steps the wall moves with physical time.
+                let wall_ns = self.wall_start_ns() + fire.t_ns as i64;
+                self.count_on_wall(fire.t_ns, wall_ns);
+                self.late(fire.t_ns, fire.lateness_ns);
+            }
+            Event::FaultBegin(fault) => self.fault(fault, true),
+            Event::FaultEnd(fault) => self.fault(fault, false),
+            Event::WallStep(fault) => {
+                self.clock_reading(fault.t_ns, fault.instant_ns, fault.wall, true);
+                self.wall_steps.push((fault.t_ns, fault.what.clone()));
+            }
+            Event::Resume(resume) => {
+                self.clock_reading(resume.t_ns, resume.instant_ns, resume.wall, true);
+            }
+            Event::Poll(poll) => {
+                let group = 1 + Self::named(&mut self.groups, task_group(&poll.task));
+                self.worker(&poll.worker)
+                    .enter(Some(group), poll.t_ns, run_for_ns);
+            }
+            Event::Park(park) => {
+                self.worker(&park.worker)
+                    .enter(Some(PARKED), park.t_ns, run_for_ns);
+            }
+            Event::DriverPoll(poll) => {
+                let column = self.column_of(poll.t_ns);
+                self.worker(&poll.worker).driver_polls[column] += 1;
+            }
+            Event::TaskDone(done) => {
+                let group = Self::named(&mut self.groups, task_group(&done.task));
+                let column = self.column_of(done.t_ns);
+                self.groups[group]
+                    .values
+                    .add(column, done.latency_ns as i64);
+            }
+            Event::Starvation(starved) => {
+                self.starved_total += 1;
+                if self.starved.len() < MAX_MARKS {
+                    self.starved.push((starved.t_ns, starved.task.to_string()));
+                }
+            }
+            Event::LockWait(wait) => {
+                let column = self.column_of(wait.t_ns);
+                self.lock_waits
+                    .get_or_insert_with(Extremes::new)
+                    .add(column, wait.waited_ns as i64);
+            }
+            Event::LockWindow(window) => self.lock_windows.push(window.clone()),
+            Event::IdleWake(wake) => {
+                let strategy = Self::named(&mut self.wakes, wake.strategy);
+                let column = self.column_of(wake.t_ns);
+                self.wakes[strategy]
+                    .values
+                    .add(column, wake.latency_ns as i64);
+            }
+            Event::Summary(summary) => {
+                self.finish_run(summary.t_ns);
+                self.summary = Some((*summary).clone());
+            }
+            Event::Call(_)
+            | Event::Response(_)
+            | Event::TimerRound(_)
+            | Event::Spawn(_)
+            | Event::Io(_)
+            | Event::Invariant(_) => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_is_charged_to_every_column_it_covers() {
+        let mut columns = vec![Vec::new(); COLUMNS];
+        let run_for_ns = COLUMNS as u64 * 10;
+        charge(&mut columns, 2, 5, 25, run_for_ns);
+        assert_eq!(columns[0], [0, 0, 5]);
+        assert_eq!(columns[1], [0, 0, 10]);
+        assert_eq!(columns[2], [0, 0, 5]);
+        assert!(columns[3].is_empty());
+    }
+
+    #[test]
+    fn tasks_are_grouped_by_their_label() {
+        assert_eq!(task_group("flush#12"), "flush");
+        assert_eq!(task_group("conn7"), "connections");
+    }
+}

@@ -1,0 +1,206 @@
+//! Executor runs: a Gantt chart of what each worker did (polling a task of which group, parked,
+//! driver polls that woke tasks, starvation reports), and each task group's latency over time.
+
+use plotters::prelude::*;
+
+use ticklab_sim::Approx;
+
+use super::PlotError;
+use super::collect::{COLUMNS, Collected, PARKED, WorkerTrack};
+use super::style::{
+    self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, Unit, draw_extremes, legend, run_seconds,
+    series_color, time_panel, time_panel_with, y_range_to,
+};
+
+/// Height of one worker's row in the Gantt chart.
+pub const ROW_HEIGHT_PX: u32 = 26;
+/// Rows beyond this many workers are left out, and the caption says so.
+pub const MAX_ROWS: usize = 40;
+const GANTT_MARGINS_PX: u32 = 90;
+/// The height plotters gives each legend entry at a 12 px font.
+const LEGEND_ENTRY_PX: u32 = 16;
+const PARKED_COLOR: RGBColor = RGBColor(215, 215, 215);
+const STARVED_COLOR: RGBColor = RGBColor(200, 0, 0);
+
+/// The canvas height an executor plot needs.
+pub fn height_px(collected: &Collected) -> u32 {
+    TITLE_HEIGHT_PX + gantt_height_px(collected) + PANEL_HEIGHT_PX
+}
+
+fn gantt_height_px(collected: &Collected) -> u32 {
+    GANTT_MARGINS_PX + ROW_HEIGHT_PX * gantt_rows(collected) as u32
+}
+
+/// Entries in the Gantt chart's legend: the groups, and the starvation marks if any.
+fn legend_entries(collected: &Collected) -> usize {
+    collected.groups.len() + usize::from(!collected.starved.is_empty())
+}
+
+/// Rows of the Gantt chart: one per worker shown, plus empty ones above them that keep the
+/// legend clear of the bars.
+fn gantt_rows(collected: &Collected) -> usize {
+    let workers = collected.workers.len().clamp(1, MAX_ROWS);
+    let legend_px = LEGEND_ENTRY_PX * legend_entries(collected) as u32 + 10;
+    workers + legend_px.div_ceil(ROW_HEIGHT_PX) as usize
+}
+
+pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+    let body = style::layout(root, collected, 1)?.remove(0);
+    let (gantt_area, latency_area) = body.split_vertically(gantt_height_px(collected));
+    gantt(&gantt_area, collected)?;
+    latencies(&latency_area, collected)
+}
+
+/// How a worker's bar looks in one column: the group it polled most, shaded by the share of the
+/// column it spent polling (in quarters, so neighbouring columns merge), over grey if it parked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cell {
+    parked: bool,
+    polling: Option<(usize, u8)>,
+}
+
+fn cell(worker: &WorkerTrack, column: usize, width_ns: u64) -> Cell {
+    let times = &worker.time_ns[column];
+    let parked = times.get(PARKED).is_some_and(|&ns| ns > 0);
+    let polls = times.iter().enumerate().skip(PARKED + 1);
+    let busy_ns: u64 = polls.clone().map(|(_, &ns)| ns).sum();
+    let polling = polls
+        .filter(|&(_, &ns)| ns > 0)
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(&a.0)))
+        .map(|(state, _)| {
+            let quarters = (busy_ns * 4).div_ceil(width_ns.max(1)).clamp(1, 4) as u8;
+            (state - 1, quarters)
+        });
+    Cell { parked, polling }
+}
+
+fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+    let workers = &collected.workers[..collected.workers.len().min(MAX_ROWS)];
+    let rows = workers.len().max(1);
+    let all_rows = gantt_rows(collected);
+    let left_out = collected.workers.len() - workers.len();
+    let mut caption = "what each worker did: polling a task of a group (shaded by the share of time), parked (grey); | driver polls that woke tasks".to_string();
+    if left_out > 0 {
+        caption.push_str(&format!(" ({left_out} more workers not shown)"));
+    }
+    let no_labels = |_: &f64| String::new();
+    let y_range = 0.0..all_rows as f64;
+    let mut chart = time_panel_with(area, collected, &caption, y_range, "", true, &no_labels)?;
+    let width_s = run_seconds(collected) / COLUMNS as f64;
+    let width_ns = collected.run_for_ns().div_ceil(COLUMNS as u64);
+    for (row, worker) in workers.iter().enumerate() {
+        let top = (rows - row) as f64 - 0.15;
+        let bottom = (rows - row - 1) as f64 + 0.15;
+        let cells: Vec<Cell> = (0..COLUMNS).map(|c| cell(worker, c, width_ns)).collect();
+        let bar = |from: usize, to: usize, style: ShapeStyle| {
+            Rectangle::new(
+                [(from as f64 * width_s, bottom), (to as f64 * width_s, top)],
+                style,
+            )
+        };
+        let parked = runs(&cells, |cell| cell.parked.then_some(()));
+        chart.draw_series(
+            parked
+                .iter()
+                .map(|&(from, to, ())| bar(from, to, PARKED_COLOR.filled())),
+        )?;
+        let polling = runs(&cells, |cell| cell.polling);
+        chart.draw_series(polling.iter().map(|&(from, to, (group, quarters))| {
+            let share = f64::from(quarters) / 4.0;
+            bar(from, to, series_color(group).mix(share).filled())
+        }))?;
+        chart.draw_series(
+            worker
+                .driver_polls
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(column, _)| {
+                    let x = collected.column_seconds(column);
+                    PathElement::new(vec![(x, top), (x, top + 0.12)], BLACK.stroke_width(1))
+                }),
+        )?;
+        chart.draw_series(std::iter::once(Text::new(
+            worker.name.clone(),
+            (0.0, top),
+            (FONT, 11).into_font().color(&BLACK),
+        )))?;
+    }
+    chart.draw_series(collected.starved.iter().map(|(t_ns, _)| {
+        let x = *t_ns as f64 / 1e9;
+        PathElement::new(
+            vec![(x, 0.0), (x, rows as f64)],
+            STARVED_COLOR.stroke_width(2),
+        )
+    }))?;
+    for (group, named) in collected.groups.iter().enumerate() {
+        let color = series_color(group);
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label(named.name.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    if !collected.starved.is_empty() {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label(format!("starved ({})", collected.starved_total))
+            .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], STARVED_COLOR));
+    }
+    legend(&mut chart)
+}
+
+/// Stretches of consecutive columns with the same look, as `(from, to, look)`: one bar each.
+fn runs<T: Copy + PartialEq>(
+    cells: &[Cell],
+    look: impl Fn(&Cell) -> Option<T>,
+) -> Vec<(usize, usize, T)> {
+    let mut runs: Vec<(usize, usize, T)> = Vec::new();
+    for (column, cell) in cells.iter().enumerate() {
+        let Some(value) = look(cell) else {
+            continue;
+        };
+        match runs.last_mut() {
+            Some((_, end, last)) if *last == value && *end == column => *end = column + 1,
+            _ => runs.push((column, column + 1, value)),
+        }
+    }
+    runs
+}
+
+fn latencies(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+    let highest = collected
+        .groups
+        .iter()
+        .filter_map(|group| group.values.max())
+        .max();
+    let caption = match highest {
+        Some(highest_ns) => format!(
+            "latency of each task group, from arrival to done (range per column): worst {}",
+            Approx(highest_ns as u64)
+        ),
+        None => "latency of each task group: no task finished".to_string(),
+    };
+    let unit = Unit::for_largest(highest.unwrap_or(0));
+    let to_unit = |ns: i64| unit.of(ns);
+    let y_range = y_range_to(0.0, to_unit(highest.unwrap_or(0)));
+    let y_desc = format!("latency ({})", unit.name);
+    let mut chart = time_panel(area, collected, &caption, y_range, &y_desc, false)?;
+    for (group, named) in collected.groups.iter().enumerate() {
+        if named.values.max().is_none() {
+            continue;
+        }
+        let label = Some(named.name.clone());
+        draw_extremes(
+            &mut chart,
+            collected,
+            &named.values,
+            series_color(group),
+            &to_unit,
+            label,
+        )?;
+    }
+    if highest.is_some() {
+        legend(&mut chart)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,382 @@
+//! What every plot shares: the canvas, the fonts and colours, time-axis panels, and the fault
+//! bands drawn across them.
+
+use std::ops::Range;
+
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::PlotError;
+use super::collect::{Collected, Extremes};
+
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub type TimeChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+pub const WIDTH_PX: u32 = 1000;
+pub const PANEL_HEIGHT_PX: u32 = 230;
+pub const TITLE_HEIGHT_PX: u32 = 50;
+pub const FONT: &str = "sans-serif";
+
+/// Series colours, in order: distinguishable, and dark enough on white.
+pub const SERIES: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+pub fn series_color(index: usize) -> RGBColor {
+    SERIES[index % SERIES.len()]
+}
+
+/// The shade of each kind of fault.
+fn fault_color(kind: &str) -> RGBColor {
+    match kind {
+        "system-suspend" => RGBColor(70, 110, 200),
+        "process-suspend" => RGBColor(230, 140, 30),
+        "wall-slew" => RGBColor(60, 170, 90),
+        _ => RGBColor(150, 150, 150),
+    }
+}
+
+const WALL_STEP: RGBColor = RGBColor(200, 30, 30);
+
+/// Splits the canvas into a title strip and `panels` panels of equal height, and writes the
+/// title: the scenario, its description and seed.
+pub fn layout<'a>(
+    root: &Area<'a>,
+    collected: &Collected,
+    panels: usize,
+) -> Result<Vec<Area<'a>>, PlotError> {
+    root.fill(&WHITE)?;
+    let (title, body) = root.split_vertically(TITLE_HEIGHT_PX);
+    if let Some(start) = &collected.start {
+        title.draw_text(
+            &format!(
+                "{} ({} model, seed {})",
+                start.source, start.model, start.seed
+            ),
+            &(FONT, 18).into_font().style(FontStyle::Bold).color(&BLACK),
+            (10, 6),
+        )?;
+        title.draw_text(
+            &start.about,
+            &(FONT, 14).into_font().color(&BLACK),
+            (10, 30),
+        )?;
+    }
+    Ok(body.split_evenly((panels, 1)))
+}
+
+/// Physical time of the whole run, in seconds, as the x axis.
+pub fn run_seconds(collected: &Collected) -> f64 {
+    collected.run_for_ns() as f64 / 1e9
+}
+
+/// A panel whose x axis is physical time over the whole run, with the fault bands behind it.
+/// `label_faults` names each band (done in the first panel only, to keep the others clear).
+pub fn time_panel<'a, 'b>(
+    area: &'a Area<'b>,
+    collected: &Collected,
+    caption: &str,
+    y_range: Range<f64>,
+    y_desc: &str,
+    label_faults: bool,
+) -> Result<TimeChart<'a, 'b>, PlotError> {
+    time_panel_with(
+        area,
+        collected,
+        caption,
+        y_range,
+        y_desc,
+        label_faults,
+        &plain,
+    )
+}
+
+fn plain(value: &f64) -> String {
+    // Trims the float noise of tick positions (0.30000000000000004).
+    let text = format!("{value:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// [`time_panel`], with the y axis's labels written by `y_format`.
+pub fn time_panel_with<'a, 'b>(
+    area: &'a Area<'b>,
+    collected: &Collected,
+    caption: &str,
+    y_range: Range<f64>,
+    y_desc: &str,
+    label_faults: bool,
+    y_format: &dyn Fn(&f64) -> String,
+) -> Result<TimeChart<'a, 'b>, PlotError> {
+    let run_s = run_seconds(collected);
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 15))
+        .margin(8)
+        .margin_right(20)
+        .x_label_area_size(32)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..run_s, y_range.clone())?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_desc("physical time (s)")
+        .y_desc(y_desc)
+        .x_label_formatter(&plain)
+        .y_label_formatter(y_format)
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 12))
+        .draw()?;
+    draw_faults(&mut chart, collected, &y_range, label_faults)?;
+    Ok(chart)
+}
+
+/// Shades each suspend or slew, draws each wall step as a line, and optionally labels them.
+fn draw_faults(
+    chart: &mut TimeChart<'_, '_>,
+    collected: &Collected,
+    y_range: &Range<f64>,
+    label: bool,
+) -> Result<(), PlotError> {
+    let seconds = |ns: u64| ns as f64 / 1e9;
+    chart.draw_series(collected.bands.iter().map(|band| {
+        Rectangle::new(
+            [
+                (seconds(band.from_ns), y_range.start),
+                (seconds(band.to_ns), y_range.end),
+            ],
+            fault_color(band.kind).mix(0.18).filled(),
+        )
+    }))?;
+    chart.draw_series(collected.wall_steps.iter().map(|(t_ns, _)| {
+        PathElement::new(
+            vec![
+                (seconds(*t_ns), y_range.start),
+                (seconds(*t_ns), y_range.end),
+            ],
+            WALL_STEP.stroke_width(2),
+        )
+    }))?;
+    if label {
+        let style = (FONT, 12).into_font();
+        // Each label one line below the one before, so faults that start together stay legible.
+        let line = (y_range.end - y_range.start) / 12.0;
+        chart.draw_series(collected.bands.iter().enumerate().map(|(index, band)| {
+            Text::new(
+                band.kind.to_string(),
+                (
+                    seconds(band.from_ns),
+                    y_range.end - line * (index % 6) as f64,
+                ),
+                style.clone().color(&fault_color(band.kind)),
+            )
+        }))?;
+        chart.draw_series(collected.wall_steps.iter().map(|(t_ns, what)| {
+            Text::new(
+                what.clone(),
+                (seconds(*t_ns), y_range.end),
+                style.clone().color(&WALL_STEP),
+            )
+        }))?;
+    }
+    Ok(())
+}
+
+/// A y range from 0 (or below, for negative values) to a little above the largest value, never
+/// empty.
+pub fn y_range_to(low: f64, high: f64) -> Range<f64> {
+    let low = low.min(0.0);
+    let high = if high > low { high } else { low + 1.0 };
+    low..high + (high - low) * 0.08
+}
+
+/// Horizontal bars, one per named row, on a linear axis from 0 or, with `log`, on powers of ten
+/// (values must then be positive; others are left out).
+pub fn bar_panel(
+    area: &Area<'_>,
+    caption: &str,
+    rows: &[Bar],
+    x_desc: &str,
+    log: bool,
+) -> Result<(), PlotError> {
+    let value = |v: f64| if log { v.log10() } else { v };
+    let shown: Vec<(usize, &Bar)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, bar)| !log || bar.value > 0.0)
+        .collect();
+    let high = shown
+        .iter()
+        .map(|(_, bar)| value(bar.value))
+        .fold(f64::MIN, f64::max);
+    let low = shown
+        .iter()
+        .map(|(_, bar)| value(bar.value))
+        .fold(f64::MAX, f64::min);
+    let x_range = if log {
+        let (low, high) = if shown.is_empty() {
+            (0.0, 1.0)
+        } else {
+            (low, high)
+        };
+        (low.floor() - 0.5)..(high.ceil() + 0.5)
+    } else {
+        y_range_to(0.0, if shown.is_empty() { 1.0 } else { high })
+    };
+    let count = rows.len().max(1);
+    let names: Vec<String> = rows.iter().map(|bar| bar.name.clone()).collect();
+    let y_format = |y: &f64| {
+        let index = count as f64 - 0.5 - y;
+        let nearest = index.round();
+        if (index - nearest).abs() < 1e-6 && nearest >= 0.0 {
+            names.get(nearest as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let x_format = |x: &f64| if log { power_of_ten(*x) } else { plain(x) };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 15))
+        .margin(8)
+        .margin_right(20)
+        .x_label_area_size(32)
+        .y_label_area_size(150)
+        .build_cartesian_2d(x_range.clone(), 0.0..count as f64)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .disable_y_mesh()
+        .y_labels(count * 2 + 1)
+        .x_desc(x_desc)
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 12))
+        .x_label_formatter(&x_format)
+        .y_label_formatter(&y_format)
+        .draw()?;
+    chart.draw_series(shown.iter().map(|&(index, bar)| {
+        let top = (count - index) as f64 - 0.2;
+        let bottom = (count - index - 1) as f64 + 0.2;
+        Rectangle::new(
+            [(x_range.start, bottom), (value(bar.value), top)],
+            series_color(bar.color).filled(),
+        )
+    }))?;
+    Ok(())
+}
+
+/// One bar of a [`bar_panel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub name: String,
+    pub value: f64,
+    /// Index into the series colours, so bars of one series share a colour.
+    pub color: usize,
+}
+
+/// A log10 axis position as the value it stands for (`1`, `10`, `100`, `0.1`), or nothing
+/// between powers of ten.
+pub fn power_of_ten(exponent: f64) -> String {
+    if (exponent - exponent.round()).abs() > 1e-6 {
+        return String::new();
+    }
+    plain(&10f64.powf(exponent.round()))
+}
+
+/// Draws a series of per-column extremes: each stretch of consecutive columns as a shaded band
+/// from the smallest to the largest value with a line along the largest, a lone column as a
+/// bar and a dot. Few elements, whatever the number of events, keep the SVG small.
+pub fn draw_extremes<'a, 'b: 'a>(
+    chart: &mut TimeChart<'a, 'b>,
+    collected: &Collected,
+    values: &Extremes,
+    color: RGBColor,
+    to_y: &dyn Fn(i64) -> f64,
+    label: Option<String>,
+) -> Result<(), PlotError> {
+    let mut stretches: Vec<Vec<(f64, f64, f64)>> = Vec::new();
+    let mut previous = None;
+    for (column, range) in values.0.iter().enumerate() {
+        let Some((low, high)) = *range else {
+            continue;
+        };
+        let point = (collected.column_seconds(column), to_y(low), to_y(high));
+        match stretches.last_mut() {
+            Some(stretch) if previous == Some(column.wrapping_sub(1)) => stretch.push(point),
+            _ => stretches.push(vec![point]),
+        }
+        previous = Some(column);
+    }
+    for stretch in &stretches {
+        if let [(x, low, high)] = stretch[..] {
+            chart.draw_series([PathElement::new(
+                vec![(x, low), (x, high)],
+                color.stroke_width(2),
+            )])?;
+            chart.draw_series([Circle::new((x, high), 2, color.filled())])?;
+            continue;
+        }
+        let band: Vec<(f64, f64)> = stretch
+            .iter()
+            .map(|&(x, _, high)| (x, high))
+            .chain(stretch.iter().rev().map(|&(x, low, _)| (x, low)))
+            .collect();
+        chart.draw_series([Polygon::new(band, color.mix(0.25).filled())])?;
+        let top: Vec<(f64, f64)> = stretch.iter().map(|&(x, _, high)| (x, high)).collect();
+        chart.draw_series([PathElement::new(top, color.stroke_width(2))])?;
+    }
+    if let Some(label) = label {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled()));
+    }
+    Ok(())
+}
+
+/// A unit to show durations in, picked so that the largest reads between 10 and 10,000.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Unit {
+    pub name: &'static str,
+    pub ns: f64,
+}
+
+impl Unit {
+    pub fn for_largest(largest_ns: i64) -> Unit {
+        let largest_ns = largest_ns.unsigned_abs();
+        let (name, ns) = match largest_ns {
+            10_000_000_000.. => ("s", 1e9),
+            10_000_000.. => ("ms", 1e6),
+            10_000.. => ("µs", 1e3),
+            _ => ("ns", 1.0),
+        };
+        Unit { name, ns }
+    }
+
+    pub fn of(self, ns: i64) -> f64 {
+        ns as f64 / self.ns
+    }
+}
+
+/// Draws the legend of the series labelled so far.
+pub fn legend<'a, 'b: 'a>(chart: &mut TimeChart<'a, 'b>) -> Result<(), PlotError> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 12))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()?;
+    Ok(())
+}

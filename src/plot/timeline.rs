@@ -1,0 +1,214 @@
+//! Interval and timer runs: ticks or fires per wall second, the lateness of each, CPU
+//! utilisation per thread, and the `Instant` and wall clocks against physical time, all over
+//! the faults' bands.
+
+use plotters::prelude::*;
+
+use super::PlotError;
+use super::collect::{ClockPoint, Collected};
+use super::style::{self, Area, Unit, draw_extremes, legend, series_color, time_panel, y_range_to};
+use ticklab_sim::Approx;
+
+/// At most this many threads' CPU lines; the busiest are kept.
+const MAX_CPU_LINES: usize = 8;
+
+pub fn draw(root: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
+    let panels = style::layout(root, collected, 4)?;
+    per_wall_second(&panels[0], collected, noun)?;
+    lateness(&panels[1], collected, noun)?;
+    cpu(&panels[2], collected)?;
+    clocks(&panels[3], collected)?;
+    Ok(())
+}
+
+fn per_wall_second(area: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
+    let highest = collected
+        .per_wall_second
+        .values()
+        .map(|&(count, _)| count)
+        .max()
+        .unwrap_or(0);
+    let y_range = y_range_to(0.0, highest as f64);
+    let caption = format!("{noun}s per wall-clock second (most: {highest})");
+    let mut chart = time_panel(area, collected, &caption, y_range, noun, true)?;
+    // Each wall second's bar starts where its first tick happened in physical time, so a wall
+    // step shows as bars out of step with the axis rather than as a gap.
+    chart.draw_series(
+        collected
+            .per_wall_second
+            .values()
+            .map(|&(count, first_ns)| {
+                let x = first_ns as f64 / 1e9;
+                Rectangle::new(
+                    [(x, 0.0), (x + 1.0, count as f64)],
+                    series_color(0).filled(),
+                )
+            }),
+    )?;
+    Ok(())
+}
+
+fn lateness(area: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
+    let Some(lateness) = &collected.lateness else {
+        let caption = format!("lateness of each {noun}: none happened");
+        time_panel(area, collected, &caption, 0.0..1.0, "ms", false)?;
+        return Ok(());
+    };
+    let (lowest, highest) = (lateness.min().unwrap_or(0), lateness.max().unwrap_or(0));
+    let unit = Unit::for_largest(lowest.abs().max(highest));
+    let to_unit = |ns: i64| unit.of(ns);
+    let y_range = y_range_to(to_unit(lowest), to_unit(highest));
+    let mut caption = format!(
+        "lateness of each {noun} (range per column): at worst {} late",
+        Approx(highest.max(0) as u64)
+    );
+    if lowest < 0 {
+        caption.push_str(&format!(", {} early", Approx(lowest.unsigned_abs())));
+    }
+    let y_desc = format!("late by ({})", unit.name);
+    let mut chart = time_panel(area, collected, &caption, y_range, &y_desc, false)?;
+    draw_extremes(
+        &mut chart,
+        collected,
+        lateness,
+        series_color(1),
+        &to_unit,
+        None,
+    )
+}
+
+fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+    let mut threads: Vec<_> = collected
+        .summary
+        .iter()
+        .flat_map(|summary| &summary.threads)
+        .filter(|thread| thread.busy_ns > 0)
+        .collect();
+    threads.sort_by(|a, b| b.busy_ns.cmp(&a.busy_ns).then_with(|| a.name.cmp(&b.name)));
+    threads.truncate(MAX_CPU_LINES);
+    let highest = threads
+        .iter()
+        .flat_map(|thread| &thread.busy_per_second_ns)
+        .max()
+        .map_or(0.0, |&busy_ns| busy_ns as f64 / 1e7);
+    let caption = if threads.is_empty() {
+        "CPU utilisation per second: no thread used any".to_string()
+    } else {
+        format!("CPU utilisation per second, per thread (busiest second {highest:.1}%)")
+    };
+    let mut chart = time_panel(
+        area,
+        collected,
+        &caption,
+        y_range_to(0.0, highest.max(1.0)),
+        "% of a core",
+        false,
+    )?;
+    for (index, thread) in threads.iter().enumerate() {
+        let color = series_color(index);
+        let points = thread
+            .busy_per_second_ns
+            .iter()
+            .enumerate()
+            .flat_map(|(second, &busy_ns)| {
+                let percent = busy_ns as f64 / 1e7;
+                [(second as f64, percent), (second as f64 + 1.0, percent)]
+            });
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(thread.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+    }
+    if !threads.is_empty() {
+        legend(&mut chart)?;
+    }
+    Ok(())
+}
+
+/// The clocks' readings through the run: at its start (monotonic and boottime read 0, the wall
+/// its start), at every reading the trace gave, and at its end, extrapolated from the last one
+/// (no fault edge lies after it, so both clocks move with physical time there).
+fn clock_line(collected: &Collected) -> Vec<ClockPoint> {
+    let (wall_start_ns, instant_on_wall) = collected.start.as_ref().map_or((0, false), |start| {
+        (start.wall.0, start.instant_clock == "wall")
+    });
+    let mut points = vec![ClockPoint {
+        t_ns: 0,
+        instant_ns: if instant_on_wall { wall_start_ns } else { 0 },
+        wall_ns: wall_start_ns,
+    }];
+    let mut sorted = collected.clocks.clone();
+    sorted.sort_by_key(|point| point.t_ns);
+    for point in sorted {
+        // A wall step's reading is taken after the step: the reading just before it continues
+        // the line from the point before, so the step shows as a jump.
+        let stepped = collected
+            .wall_steps
+            .iter()
+            .any(|(t_ns, _)| *t_ns == point.t_ns);
+        let before = *points.last().expect("the start is always there");
+        if stepped {
+            points.push(advanced(before, point.t_ns));
+        }
+        points.push(point);
+    }
+    let last = *points.last().expect("the start is always there");
+    points.push(advanced(last, collected.run_for_ns().max(last.t_ns)));
+    points
+}
+
+/// `point`'s readings carried forward to `t_ns`, both clocks moving with physical time.
+fn advanced(point: ClockPoint, t_ns: u64) -> ClockPoint {
+    let elapsed_ns = (t_ns - point.t_ns) as i64;
+    ClockPoint {
+        t_ns,
+        instant_ns: point.instant_ns + elapsed_ns,
+        wall_ns: point.wall_ns + elapsed_ns,
+    }
+}
+
+fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+    let points = clock_line(collected);
+    let origin = points[0];
+    let seconds = |ns: i64| ns as f64 / 1e9;
+    let instant: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p.t_ns as f64 / 1e9,
+                seconds(p.instant_ns - origin.instant_ns),
+            )
+        })
+        .collect();
+    let wall: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.t_ns as f64 / 1e9, seconds(p.wall_ns - origin.wall_ns)))
+        .collect();
+    let values = instant.iter().chain(&wall).map(|&(_, y)| y);
+    let low = values.clone().fold(0.0, f64::min);
+    let high = values.fold(0.0, f64::max);
+    let instant_clock = collected
+        .start
+        .as_ref()
+        .map_or("instant", |start| start.instant_clock);
+    let caption = format!("clocks against physical time (Instant reads {instant_clock})");
+    let mut chart = time_panel(
+        area,
+        collected,
+        &caption,
+        y_range_to(low, high),
+        "advanced by (s)",
+        false,
+    )?;
+    let wall_color = series_color(2);
+    let instant_color = series_color(0);
+    chart
+        .draw_series(LineSeries::new(wall, wall_color.stroke_width(3)))?
+        .label("wall clock")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], wall_color));
+    chart
+        .draw_series(LineSeries::new(instant, instant_color.stroke_width(2)))?
+        .label("Instant")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], instant_color));
+    legend(&mut chart)
+}
