@@ -28,8 +28,8 @@ use super::work::check_work;
 use crate::run::{RunError, RunOptions, physical, record_fault, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{
-    DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent, Summary,
-    TaskDoneEvent, TraceSink,
+    BlockingEvent, DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent,
+    StarvationEvent, Summary, TaskDoneEvent, TraceSink,
 };
 
 /// tokio's cooperative budget: a worker's polls from one scheduler tick, LIFO chain included,
@@ -210,6 +210,8 @@ struct ExecutorRun<'a, S> {
     config: &'a ExecutorConfig,
     cores: Cores,
     owners: Vec<ThreadOwner>,
+    /// When each thread's current blocking section started, for its trace event.
+    blocking_since_ns: Vec<u64>,
     runtimes: Vec<Runtime>,
     tasks: Tasks,
     pools: Pools,
@@ -290,6 +292,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             config,
             cores,
             owners,
+            blocking_since_ns: Vec::new(),
             runtimes,
             tasks: Tasks::default(),
             pools: Pools::new(&config.pools, config.runtimes.len()),
@@ -1048,6 +1051,11 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     fn run_blocking(&mut self, thread: ThreadId, owner: ThreadOwner, ns: u64) {
         self.owners[thread.0 as usize] = owner;
         let now_ns = self.world.now_ns();
+        let index = thread.0 as usize;
+        if self.blocking_since_ns.len() <= index {
+            self.blocking_since_ns.resize(index + 1, 0);
+        }
+        self.blocking_since_ns[index] = now_ns;
         // A zero-length section still finishes through the cores, one event later.
         self.cores
             .run(thread, ns.max(1), now_ns, &mut self.slice_ends);
@@ -1133,6 +1141,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 self.continue_task(on, task)
             }
             ThreadOwner::Blocking { runtime, task } => {
+                self.record_blocking(thread, runtime, None, task, true)?;
                 self.release_thread(runtime, thread);
                 self.wake_task(task, None, false)
             }
@@ -1140,12 +1149,45 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 runtime,
                 worker,
                 task,
-            } => self.in_place_done(runtime, worker, task, thread),
+            } => {
+                self.record_blocking(thread, runtime, Some(worker), task, true)?;
+                self.in_place_done(runtime, worker, task, thread)
+            }
             ThreadOwner::Coreless { runtime, task } => {
                 self.continue_task(On::Thread { runtime, thread }, task)
             }
             ThreadOwner::Spare => unreachable!("an idle thread has no work to finish"),
         }
+    }
+
+    /// Traces the blocking section on `thread`, which `finished` or is cut short by the end of
+    /// the run: `block_in_place` if it ran for `worker`, else `spawn_blocking`.
+    fn record_blocking(
+        &mut self,
+        thread: ThreadId,
+        runtime: usize,
+        worker: Option<usize>,
+        task: TaskId,
+        finished: bool,
+    ) -> io::Result<()> {
+        if !self.wants_events {
+            return Ok(());
+        }
+        let rt = &self.runtimes[runtime];
+        let event = BlockingEvent {
+            t_ns: self.now_ns(),
+            started_ns: self.blocking_since_ns[thread.0 as usize],
+            task: self.label(task),
+            section: if worker.is_some() {
+                "block_in_place"
+            } else {
+                "spawn_blocking"
+            },
+            runtime: rt.name.clone(),
+            worker: worker.map(|worker| rt.workers[worker].name.clone()),
+            finished,
+        };
+        self.sink.record(&Event::Blocking(event))
     }
 
     /// Where a queued task waits, in words.
@@ -1175,6 +1217,21 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// Charges what is still open at the end, reports tasks still starving, and summarises.
     fn finish(&mut self) -> io::Result<Summary> {
         let end_ns = self.world.end_ns();
+        // Blocking sections still running are traced too, so a plot shows them.
+        for index in 0..self.owners.len() {
+            let thread = ThreadId(index as u32);
+            match self.owners[index] {
+                ThreadOwner::Blocking { runtime, task } => {
+                    self.record_blocking(thread, runtime, None, task, false)?;
+                }
+                ThreadOwner::InPlace {
+                    runtime,
+                    worker,
+                    task,
+                } => self.record_blocking(thread, runtime, Some(worker), task, false)?,
+                _ => {}
+            }
+        }
         let times = self.cores.finish(end_ns);
         for runtime in 0..self.runtimes.len() {
             for worker in 0..self.runtimes[runtime].workers.len() {

@@ -68,7 +68,8 @@ pub struct Named {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkerTrack {
     pub name: String,
-    /// Per column, the time spent in each state: index 0 parked, `1 + g` polling a task of group
+    /// Per column, the time spent in each state: [`PARKED`], [`BLOCKING`] (in a blocking section,
+    /// which overlaps the poll it belongs to), or [`FIRST_GROUP`]` + g` polling a task of group
     /// `g` (the group's index in [`Collected::groups`]).
     pub time_ns: Vec<Vec<u64>>,
     /// Per column, how many driver polls woke tasks.
@@ -76,8 +77,10 @@ pub struct WorkerTrack {
     state: Option<(usize, u64)>,
 }
 
-/// Index of the parked state in [`WorkerTrack::time_ns`].
+/// Indexes of the states in [`WorkerTrack::time_ns`].
 pub const PARKED: usize = 0;
+pub const BLOCKING: usize = 1;
+pub const FIRST_GROUP: usize = 2;
 
 impl WorkerTrack {
     fn new(name: &str) -> Self {
@@ -282,13 +285,28 @@ impl TraceSink for Collected {
                 self.clock_reading(resume.t_ns, resume.instant_ns, resume.wall, true);
             }
             Event::Poll(poll) => {
-                let group = 1 + Self::named(&mut self.groups, task_group(&poll.task));
+                let group = FIRST_GROUP + Self::named(&mut self.groups, task_group(&poll.task));
                 self.worker(&poll.worker)
                     .enter(Some(group), poll.t_ns, run_for_ns);
             }
             Event::Park(park) => {
                 self.worker(&park.worker)
                     .enter(Some(PARKED), park.t_ns, run_for_ns);
+            }
+            Event::Blocking(blocking) => {
+                // `spawn_blocking` runs on the runtime's pool, drawn as one row of its own.
+                let row = match &blocking.worker {
+                    Some(worker) => worker.to_string(),
+                    None => format!("{} blocking pool", blocking.runtime),
+                };
+                let track = self.worker(&row);
+                charge(
+                    &mut track.time_ns,
+                    BLOCKING,
+                    blocking.started_ns,
+                    blocking.t_ns,
+                    run_for_ns,
+                );
             }
             Event::DriverPoll(poll) => {
                 let column = self.column_of(poll.t_ns);

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use ticklab_sim::Approx;
 
 use super::PlotError;
-use super::collect::{COLUMNS, Collected, PARKED, WorkerTrack};
+use super::collect::{BLOCKING, COLUMNS, Collected, FIRST_GROUP, PARKED, WorkerTrack};
 use super::style::{
     self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, Unit, draw_extremes, legend, run_seconds,
     series_color, time_panel, time_panel_with, y_range_to,
@@ -21,6 +21,7 @@ const GANTT_MARGINS_PX: u32 = 90;
 const LEGEND_ENTRY_PX: u32 = 16;
 const PARKED_COLOR: RGBColor = RGBColor(215, 215, 215);
 const STARVED_COLOR: RGBColor = RGBColor(200, 0, 0);
+const BLOCKING_COLOR: RGBColor = RGBColor(40, 40, 40);
 
 /// The canvas height an executor plot needs.
 pub fn height_px(collected: &Collected) -> u32 {
@@ -31,9 +32,9 @@ fn gantt_height_px(collected: &Collected) -> u32 {
     GANTT_MARGINS_PX + ROW_HEIGHT_PX * gantt_rows(collected) as u32
 }
 
-/// Entries in the Gantt chart's legend: the groups, and the starvation marks if any.
+/// Entries in the Gantt chart's legend: the groups, blocking sections and starvation marks.
 fn legend_entries(collected: &Collected) -> usize {
-    collected.groups.len() + usize::from(!collected.starved.is_empty())
+    collected.groups.len() + 2
 }
 
 /// Rows of the Gantt chart: one per worker shown, plus empty ones above them that keep the
@@ -53,25 +54,34 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
 
 /// How a worker's bar looks in one column: the group it polled most, shaded by the share of the
 /// column it spent polling (in quarters, so neighbouring columns merge), over grey if it parked.
+/// A blocking section (`block_in_place` on a worker's row, `spawn_blocking` on a pool's) is drawn
+/// over the poll it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Cell {
     parked: bool,
     polling: Option<(usize, u8)>,
+    blocking: Option<u8>,
+}
+
+/// `part` of `whole` in quarters, from 1 (any at all) to 4.
+fn quarters(part_ns: u64, whole_ns: u64) -> u8 {
+    (part_ns * 4).div_ceil(whole_ns.max(1)).clamp(1, 4) as u8
 }
 
 fn cell(worker: &WorkerTrack, column: usize, width_ns: u64) -> Cell {
     let times = &worker.time_ns[column];
-    let parked = times.get(PARKED).is_some_and(|&ns| ns > 0);
-    let polls = times.iter().enumerate().skip(PARKED + 1);
+    let time = |state: usize| times.get(state).copied().unwrap_or(0);
+    let polls = times.iter().enumerate().skip(FIRST_GROUP);
     let busy_ns: u64 = polls.clone().map(|(_, &ns)| ns).sum();
     let polling = polls
         .filter(|&(_, &ns)| ns > 0)
         .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(&a.0)))
-        .map(|(state, _)| {
-            let quarters = (busy_ns * 4).div_ceil(width_ns.max(1)).clamp(1, 4) as u8;
-            (state - 1, quarters)
-        });
-    Cell { parked, polling }
+        .map(|(state, _)| (state - FIRST_GROUP, quarters(busy_ns, width_ns)));
+    Cell {
+        parked: time(PARKED) > 0,
+        polling,
+        blocking: (time(BLOCKING) > 0).then(|| quarters(time(BLOCKING), width_ns)),
+    }
 }
 
 fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
@@ -79,7 +89,7 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let rows = workers.len().max(1);
     let all_rows = gantt_rows(collected);
     let left_out = collected.workers.len() - workers.len();
-    let mut caption = "what each worker did: polling a task of a group (shaded by the share of time), parked (grey); | driver polls that woke tasks".to_string();
+    let mut caption = "what each worker did: polling a task of a group (shaded by the share of time), in a blocking section (dark, lower half), parked (grey); | driver polls that woke tasks".to_string();
     if left_out > 0 {
         caption.push_str(&format!(" ({left_out} more workers not shown)"));
     }
@@ -108,6 +118,18 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         chart.draw_series(polling.iter().map(|&(from, to, (group, quarters))| {
             let share = f64::from(quarters) / 4.0;
             bar(from, to, series_color(group).mix(share).filled())
+        }))?;
+        let blocking = runs(&cells, |cell| cell.blocking);
+        chart.draw_series(blocking.iter().map(|&(from, to, quarters)| {
+            let share = f64::from(quarters) / 4.0;
+            let middle = (top + bottom) / 2.0;
+            Rectangle::new(
+                [
+                    (from as f64 * width_s, bottom),
+                    (to as f64 * width_s, middle),
+                ],
+                BLOCKING_COLOR.mix(share).filled(),
+            )
         }))?;
         chart.draw_series(
             worker
@@ -139,6 +161,17 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
             .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
             .label(named.name.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    if collected.workers.iter().any(|worker| {
+        worker
+            .time_ns
+            .iter()
+            .any(|times| times.get(BLOCKING).is_some_and(|&ns| ns > 0))
+    }) {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label("blocking section")
+            .legend(|(x, y)| Rectangle::new([(x, y), (x + 14, y + 5)], BLOCKING_COLOR.filled()));
     }
     if !collected.starved.is_empty() {
         chart

@@ -24,6 +24,7 @@ pub enum Event<'a> {
     Io(IoEvent),
     Park(ParkEvent),
     DriverPoll(DriverPollEvent),
+    Blocking(BlockingEvent),
     Starvation(StarvationEvent),
     LockWait(LockWaitEvent),
     LockWindow(LockWindowEvent),
@@ -193,6 +194,23 @@ pub struct DriverPollEvent {
     pub when: &'static str,
 }
 
+/// A blocking section finished: a `spawn_blocking` closure on a blocking-pool thread, or a
+/// `block_in_place` section on the thread that left its worker.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockingEvent {
+    pub t_ns: u64,
+    /// When the section started running (it may have waited for a core since).
+    pub started_ns: u64,
+    pub task: Arc<str>,
+    /// `spawn_blocking` or `block_in_place`.
+    pub section: &'static str,
+    pub runtime: Arc<str>,
+    /// For `block_in_place`, the worker whose thread ran it.
+    pub worker: Option<Arc<str>>,
+    /// False for a section still running when the run ended.
+    pub finished: bool,
+}
+
 /// A runnable task waited longer than the scenario's `starvation_threshold`.
 #[derive(Clone, Debug, Serialize)]
 pub struct StarvationEvent {
@@ -288,6 +306,7 @@ impl Event<'_> {
             Event::Io(event) => Some(Event::Io(event.clone())),
             Event::Park(event) => Some(Event::Park(event.clone())),
             Event::DriverPoll(event) => Some(Event::DriverPoll(event.clone())),
+            Event::Blocking(event) => Some(Event::Blocking(event.clone())),
             Event::LockWait(event) => Some(Event::LockWait(event.clone())),
             Event::IdleWake(event) => Some(Event::IdleWake(*event)),
             Event::Starvation(_)
@@ -316,6 +335,7 @@ impl Event<'_> {
             Event::Io(io) => io.t_ns,
             Event::Park(park) => park.t_ns,
             Event::DriverPoll(poll) => poll.t_ns,
+            Event::Blocking(blocking) => blocking.t_ns,
             Event::Starvation(starvation) => starvation.t_ns,
             Event::LockWait(wait) => wait.t_ns,
             Event::LockWindow(window) => window.t_ns,

@@ -12,9 +12,10 @@ mod text_lines;
 use std::io;
 
 pub use event::{
-    CallEvent, DriverPollEvent, Event, FaultEvent, FireEvent, IdleWakeEvent, InvariantEvent,
-    IoEvent, LockWaitEvent, LockWindowEvent, ParkEvent, PollEvent, ResponseEvent, ResumeEvent,
-    RoundEvent, SpawnEvent, StartEvent, StarvationEvent, TaskDoneEvent, TickEvent, Wall,
+    BlockingEvent, CallEvent, DriverPollEvent, Event, FaultEvent, FireEvent, IdleWakeEvent,
+    InvariantEvent, IoEvent, LockWaitEvent, LockWindowEvent, ParkEvent, PollEvent, ResponseEvent,
+    ResumeEvent, RoundEvent, SpawnEvent, StartEvent, StarvationEvent, TaskDoneEvent, TickEvent,
+    Wall,
 };
 pub use jsonl::JsonlSink;
 pub use summary::{Section, Summary};

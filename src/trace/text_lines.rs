@@ -201,6 +201,26 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
             "{t:>17} driver    {} woke {} ({})",
             poll.worker, poll.woke, poll.when
         ),
+        Event::Blocking(blocking) => {
+            let took = Approx(blocking.t_ns - blocking.started_ns);
+            let verb = if blocking.finished {
+                "ran"
+            } else {
+                "was still in"
+            };
+            match &blocking.worker {
+                Some(worker) => writeln!(
+                    out,
+                    "{t:>17} blocking  {} {verb} block_in_place for {took} on the thread of {worker}",
+                    blocking.task
+                ),
+                None => writeln!(
+                    out,
+                    "{t:>17} blocking  {} {verb} spawn_blocking for {took} on a blocking thread of {}",
+                    blocking.task, blocking.runtime
+                ),
+            }
+        }
         Event::Starvation(starved) => match &starved.polled_by {
             Some(worker) => writeln!(
                 out,
@@ -286,6 +306,7 @@ pub(super) fn plural(event: &Event<'_>) -> &'static str {
         Event::Io(_) => "io calls",
         Event::Park(_) => "parks",
         Event::DriverPoll(_) => "driver polls",
+        Event::Blocking(_) => "blocking sections",
         Event::LockWait(_) => "lock acquisitions",
         Event::IdleWake(_) => "wakes",
         _ => "events",
