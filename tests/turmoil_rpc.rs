@@ -6,8 +6,8 @@
 //! clock: it runs a round, then sleeps until the next deadline or until a `schedule` asks for a
 //! wake. Whichever comes first resolves a call: the reply, if `unschedule` still cancels the
 //! timer, or else the timer's callback, which makes the reply late. The server delays its replies
-//! far past the deadline during latency spikes, and the simulation partitions the two hosts for a
-//! while and then repairs the link, so datagrams are lost.
+//! far past the deadline during latency spikes, and partitions the two hosts for a while and then
+//! repairs the link, so datagrams are lost.
 //!
 //! The workload checks that every call resolves exactly once; that calls well inside a fault
 //! window time out and calls far from every fault get their reply; that fired and cancelled timers
@@ -344,9 +344,11 @@ fn decode_call(datagram: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(datagram.try_into().ok()?))
 }
 
-/// The server host: echoes every call back, late during a spike.
+/// The server host: echoes every call back, late during a spike, and cuts its link to the client
+/// for `PARTITION`.
 async fn run_server() -> turmoil::Result {
     let clock = SimClock::anchor();
+    spawn_local(cut_the_link(clock));
     let socket = Rc::new(UdpSocket::bind((Ipv4Addr::UNSPECIFIED, PORT)).await?);
     let mut datagram = [0; 8];
     loop {
@@ -359,6 +361,14 @@ async fn run_server() -> turmoil::Result {
             delay_ms,
         ));
     }
+}
+
+/// Partitions the hosts at the start of `PARTITION` and repairs the link at its end.
+async fn cut_the_link(clock: SimClock) {
+    sleep_until(clock.instant_at_ms(PARTITION.start_ms)).await;
+    turmoil::partition(CLIENT, SERVER);
+    sleep_until(clock.instant_at_ms(PARTITION.end_ms)).await;
+    turmoil::repair(CLIENT, SERVER);
 }
 
 /// Sends one reply after `delay_ms`. Each reply waits in a task of its own, so a spike stalls the
@@ -548,22 +558,6 @@ async fn wait_for_wake_or_deadline(wake: &Notify, clock: SimClock, until_ns: Opt
     }
 }
 
-/// Steps the simulation to its end, cutting the link between the hosts for `PARTITION`.
-fn run_with_partition(sim: &mut Sim<'_>) -> turmoil::Result {
-    loop {
-        let elapsed_ms = sim.elapsed().as_millis() as u64;
-        if elapsed_ms == PARTITION.start_ms {
-            sim.partition(CLIENT, SERVER);
-        }
-        if elapsed_ms == PARTITION.end_ms {
-            sim.repair(CLIENT, SERVER);
-        }
-        if sim.step()? {
-            return Ok(());
-        }
-    }
-}
-
 fn build_sim(seed: u64) -> Sim<'static> {
     turmoil::Builder::new()
         .rng_seed(seed)
@@ -583,7 +577,8 @@ fn simulate(seed: u64) -> Ledger {
     let mut sim = build_sim(seed);
     sim.host(SERVER, run_server);
     sim.client(CLIENT, run_client(Rc::clone(&ledger)));
-    run_with_partition(&mut sim).expect("the client finishes within the simulation's duration");
+    sim.run()
+        .expect("the client finishes within the simulation's duration");
     ledger.take()
 }
 
