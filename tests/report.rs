@@ -198,3 +198,44 @@ fn a_screenshot_of_the_report_shows_the_drawings() {
         "only {blue_bars} pixels of the series colour"
     );
 }
+
+#[test]
+fn an_invalid_scenario_is_listed_in_the_page_and_ends_with_exit_2() {
+    let folder = tempfile::tempdir().unwrap();
+    let bad = folder.path().join("bad.toml");
+    std::fs::write(&bad, "platform = \"linux\"\nrun_for = \"-1s\"\n").unwrap();
+    let page = folder.path().join("report.html");
+    ticklab()
+        .arg("report")
+        .arg(SCENARIOS[0])
+        .arg(&bad)
+        .args(["--no-matrix", "-o"])
+        .arg(&page)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "2 scenarios: 1 passed, 0 failed, 1 invalid",
+        ));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<figure").count(), 1);
+    assert!(html.contains("<td class=\"invalid\">invalid</td>"));
+    assert!(html.contains("bad.toml"), "the invalid file is named");
+    assert!(
+        !html.contains("<table id=\"matrix\""),
+        "--no-matrix leaves the matrix out"
+    );
+}
+
+#[test]
+fn an_existing_page_is_kept_unless_forced() {
+    let folder = tempfile::tempdir().unwrap();
+    let page = folder.path().join("report.html");
+    std::fs::write(&page, "my notes").unwrap();
+    ticklab()
+        .args(["report", SCENARIOS[0], "-o"])
+        .arg(&page)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "my notes");
+}
