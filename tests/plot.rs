@@ -41,7 +41,7 @@ fn the_drawings_carry_the_runs_numbers() {
     // 392 ticks in the wall second after waking, at 2 ms of CPU each: 78.4% of that second.
     let naive = plot(&[NAIVE]);
     assert!(naive.contains("ticks per wall-clock second (most: 392)"));
-    assert!(naive.contains("busiest second 78.4%"));
+    assert!(naive.contains("busiest such second 78.4%"));
     assert!(
         has_label(&naive, "system-suspend"),
         "the suspend's band is labelled"
@@ -49,6 +49,13 @@ fn the_drawings_carry_the_runs_numbers() {
     let fixed = plot(&[FIXED]);
     assert!(fixed.contains("ticks per wall-clock second (most: 1)"));
     // The task left in the LIFO slot is reported once, and marked on the Gantt chart.
+    // Blocking sections: `block_in_place` on the worker's row, `spawn_blocking` on the pool's.
+    let blocking = plot(&["scenarios/executor/tokio-4730-block-in-place.toml"]);
+    assert!(has_label(&blocking, "rt blocking pool") && has_label(&blocking, "blocking section"));
+    assert!(
+        blocking.contains("fill=\"#282828\""),
+        "a blocking bar is drawn"
+    );
     let lifo = plot(&[LIFO_SLOT]);
     assert!(has_label(&lifo, "starved (1)"));
     assert!(
@@ -59,8 +66,9 @@ fn the_drawings_carry_the_runs_numbers() {
     let step = plot(&["scenarios/timer/bucketed-wall-clock-wall-step-forward.toml"]);
     assert!(step.contains("wall-step by +1h"));
     let idle = plot(&["scenarios/idle/event-loop-poisson.toml"]);
-    for strategy in ["spin p50", "sleep0 p99", "epoll max"] {
-        assert!(idle.contains(strategy), "{strategy}");
+    assert!(idle.contains("p50 (solid), p99, max (palest)"));
+    for strategy in ["spin", "yield", "sleep0", "condvar", "sleep", "epoll"] {
+        assert!(has_label(&idle, strategy), "{strategy}");
     }
     let lock = plot(&["scenarios/lock/forklock-growing-heap-fork.toml"]);
     assert!(has_label(&lock, "p99 per window") && has_label(&lock, "busy-0"));

@@ -9,7 +9,8 @@ use super::{Failure, Limits};
 use crate::output::AtomicFile;
 use crate::plot::PlotError;
 use crate::report::{Entry, Grid, html};
-use crate::run::RunOptions;
+use crate::run::{RunOptions, run_scenario};
+use crate::trace::NoTrace;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ReportArgs {
@@ -104,10 +105,15 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
                     Verdict::Invalid(format!("{}: {error}", scenario.source)),
                     None,
                 ),
-                Err(error @ PlotError::Draw(_)) => (
-                    Verdict::Invalid(format!("{}: {error}", scenario.source)),
-                    None,
-                ),
+                // The run itself was fine: its verdict stands, shown without a figure.
+                Err(error @ PlotError::Draw(_)) => {
+                    eprintln!("{}: {error}", scenario.source);
+                    let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
+                        Ok(report) => Verdict::Checked(report),
+                        Err(error) => Verdict::Invalid(format!("{}: {error}", scenario.source)),
+                    };
+                    (verdict, None)
+                }
             };
             let row = Row {
                 source: scenario.source.clone(),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io;
 
-use crate::trace::{Event, FaultEvent, LockWindowEvent, StartEvent, Summary, TraceSink, Wall};
+use crate::trace::{Event, FaultEvent, StartEvent, Summary, TraceSink, Wall};
 
 /// Horizontal resolution of the plots' data: about one column per two pixels.
 pub const COLUMNS: usize = 500;
@@ -101,14 +101,27 @@ impl WorkerTrack {
     }
 }
 
+/// The column `t_ns` falls in, of a run lasting `run_for_ns`: every series uses this one map.
+pub fn column_at(t_ns: u64, run_for_ns: u64) -> usize {
+    let run_for_ns = u128::from(run_for_ns.max(1));
+    ((u128::from(t_ns) * COLUMNS as u128 / run_for_ns) as usize).min(COLUMNS - 1)
+}
+
+/// Where `column` starts: the first time [`column_at`] maps to it.
+fn column_start_ns(column: usize, run_for_ns: u64) -> u64 {
+    (column as u128 * u128::from(run_for_ns.max(1))).div_ceil(COLUMNS as u128) as u64
+}
+
 /// Adds `[from_ns, to_ns)` in `state` to the columns it covers.
 fn charge(columns: &mut [Vec<u64>], state: usize, from_ns: u64, to_ns: u64, run_for_ns: u64) {
-    let width_ns = run_for_ns.div_ceil(COLUMNS as u64).max(1);
     let mut at_ns = from_ns;
     while at_ns < to_ns {
-        let column = ((at_ns / width_ns) as usize).min(COLUMNS - 1);
-        let until_ns = to_ns.min((column as u64 + 1) * width_ns);
-        let until_ns = if until_ns <= at_ns { to_ns } else { until_ns };
+        let column = column_at(at_ns, run_for_ns);
+        let until_ns = if column + 1 < COLUMNS {
+            to_ns.min(column_start_ns(column + 1, run_for_ns))
+        } else {
+            to_ns
+        };
         let times = &mut columns[column];
         if times.len() <= state {
             times.resize(state + 1, 0);
@@ -129,8 +142,9 @@ pub struct Collected {
     /// One reading per column, plus one at every fault edge.
     pub clocks: Vec<ClockPoint>,
     /// Ticks or fires per second of the wall clock since its start, and the physical time of the
-    /// first of each.
-    pub per_wall_second: BTreeMap<i64, (u64, u64)>,
+    /// first of each. Keyed first by how many wall steps came before, so that seconds a step
+    /// back repeats are counted apart from the first time round.
+    pub per_wall_second: BTreeMap<(usize, i64), (u64, u64)>,
     /// How late each tick or fire was.
     pub lateness: Option<Extremes>,
     pub groups: Vec<Named>,
@@ -141,7 +155,13 @@ pub struct Collected {
     /// How many starvation reports there were in all.
     pub starved_total: u64,
     pub lock_waits: Option<Extremes>,
-    pub lock_windows: Vec<LockWindowEvent>,
+    /// Each window's p50 and p99 lock wait, by the column the window ends in.
+    pub lock_window_p50: Option<Extremes>,
+    pub lock_window_p99: Option<Extremes>,
+    /// Faults still in effect when the run ended.
+    pub open_at_end: Vec<&'static str>,
+    /// The latest clock reading, from which fires (which carry none) read the wall clock.
+    last_clock: Option<ClockPoint>,
     pub wakes: Vec<Named>,
     open_bands: BTreeMap<usize, (&'static str, u64)>,
     clock_columns_seen: Vec<bool>,
@@ -155,8 +175,7 @@ impl Collected {
     }
 
     pub fn column_of(&self, t_ns: u64) -> usize {
-        ((u128::from(t_ns) * COLUMNS as u128 / u128::from(self.run_for_ns())) as usize)
-            .min(COLUMNS - 1)
+        column_at(t_ns, self.run_for_ns())
     }
 
     /// The physical time at the middle of `column`, in seconds.
@@ -169,20 +188,32 @@ impl Collected {
     }
 
     fn clock_reading(&mut self, t_ns: u64, instant_ns: i64, wall: Wall, always: bool) {
+        let point = ClockPoint {
+            t_ns,
+            instant_ns,
+            wall_ns: wall.0,
+        };
+        self.last_clock = Some(point);
         let column = self.column_of(t_ns);
         if always || !self.clock_columns_seen[column] {
             self.clock_columns_seen[column] = true;
-            self.clocks.push(ClockPoint {
-                t_ns,
-                instant_ns,
-                wall_ns: wall.0,
-            });
+            self.clocks.push(point);
+        }
+    }
+
+    /// The wall clock at `t_ns`, carried forward from the latest reading (exact but for a slew
+    /// in progress, whose rate the trace does not give).
+    fn wall_at(&self, t_ns: u64) -> i64 {
+        match self.last_clock {
+            Some(last) => last.wall_ns + (t_ns as i64 - last.t_ns as i64),
+            None => self.wall_start_ns() + t_ns as i64,
         }
     }
 
     fn count_on_wall(&mut self, t_ns: u64, wall_ns: i64) {
         let second = (wall_ns - self.wall_start_ns()).div_euclid(NS_PER_SEC);
-        let entry = self.per_wall_second.entry(second).or_insert((0, t_ns));
+        let key = (self.wall_steps.len(), second);
+        let entry = self.per_wall_second.entry(key).or_insert((0, t_ns));
         entry.0 += 1;
     }
 
@@ -237,6 +268,7 @@ impl Collected {
             worker.enter(None, end_ns, run_for_ns);
         }
         let open = std::mem::take(&mut self.open_bands);
+        self.open_at_end = open.values().map(|&(kind, _)| kind).collect();
         self.bands
             .extend(open.into_values().map(|(kind, from_ns)| Band {
                 kind,
@@ -270,8 +302,7 @@ impl TraceSink for Collected {
                 self.late(tick.t_ns, tick.instant_ns - tick.deadline_ns);
             }
             Event::Fire(fire) => {
-                // Fires carry no wall reading; without steps the wall moves with physical time.
-                let wall_ns = self.wall_start_ns() + fire.t_ns as i64;
+                let wall_ns = self.wall_at(fire.t_ns);
                 self.count_on_wall(fire.t_ns, wall_ns);
                 self.late(fire.t_ns, fire.lateness_ns);
             }
@@ -331,7 +362,15 @@ impl TraceSink for Collected {
                     .get_or_insert_with(Extremes::new)
                     .add(column, wait.waited_ns as i64);
             }
-            Event::LockWindow(window) => self.lock_windows.push(window.clone()),
+            Event::LockWindow(window) => {
+                let column = self.column_of(window.t_ns.saturating_sub(1));
+                self.lock_window_p50
+                    .get_or_insert_with(Extremes::new)
+                    .add(column, window.p50_wait_ns as i64);
+                self.lock_window_p99
+                    .get_or_insert_with(Extremes::new)
+                    .add(column, window.p99_wait_ns as i64);
+            }
             Event::IdleWake(wake) => {
                 let strategy = Self::named(&mut self.wakes, wake.strategy);
                 let column = self.column_of(wake.t_ns);
@@ -367,6 +406,79 @@ mod tests {
         assert_eq!(columns[1], [0, 0, 10]);
         assert_eq!(columns[2], [0, 0, 5]);
         assert!(columns[3].is_empty());
+    }
+
+    #[test]
+    fn spans_and_instants_share_one_column_map_on_any_run_length() {
+        for run_for_ns in [1, 300, 499, 501, 12_345, 8 * 60 * 1_000_000_000] {
+            let mut columns = vec![Vec::new(); COLUMNS];
+            charge(&mut columns, 0, 0, run_for_ns, run_for_ns);
+            let charged: u64 = columns.iter().filter_map(|times| times.first()).sum();
+            assert_eq!(charged, run_for_ns, "every ns charged once");
+            for t_ns in [0, run_for_ns / 3, run_for_ns - 1] {
+                let column = column_at(t_ns, run_for_ns);
+                assert!(column_start_ns(column, run_for_ns) <= t_ns);
+                assert!(
+                    !columns[column].is_empty(),
+                    "{run_for_ns}: column {column} drawn"
+                );
+            }
+        }
+    }
+
+    fn tick(t_ns: u64, wall_ns: i64) -> Event<'static> {
+        Event::Tick(crate::trace::TickEvent {
+            t_ns,
+            interval: 0,
+            seq: 0,
+            instant_ns: t_ns as i64,
+            deadline_ns: t_ns as i64,
+            wall: Wall(wall_ns),
+        })
+    }
+
+    #[test]
+    fn seconds_a_wall_step_back_repeats_are_counted_apart() {
+        const S: u64 = 1_000_000_000;
+        let start = StartEvent {
+            t_ns: 0,
+            about: String::new(),
+            source: String::new(),
+            model: "interval",
+            platform: "linux",
+            instant_clock: "monotonic",
+            instant_source: None,
+            seed: 0,
+            run_for_ns: 60 * S,
+            wall: Wall(0),
+            profile: None,
+        };
+        let mut collected = Collected::default();
+        collected.record(&Event::Start(&start)).unwrap();
+        collected
+            .record(&tick(25 * S + S / 2, (25 * S + S / 2) as i64))
+            .unwrap();
+        let step = FaultEvent {
+            t_ns: 30 * S,
+            fault: 0,
+            kind: "wall-step",
+            what: "wall-step by -5s".to_string(),
+            instant_ns: (30 * S) as i64,
+            wall: Wall((25 * S) as i64),
+        };
+        collected.record(&Event::WallStep(step)).unwrap();
+        collected
+            .record(&tick(30 * S + S / 2, (25 * S + S / 2) as i64))
+            .unwrap();
+        let bars: Vec<_> = collected.per_wall_second.into_iter().collect();
+        assert_eq!(
+            bars,
+            [
+                ((0, 25), (1, 25 * S + S / 2)),
+                ((1, 25), (1, 30 * S + S / 2))
+            ],
+            "the second wall second 25 is drawn where it happened"
+        );
     }
 
     #[test]

@@ -14,11 +14,12 @@ use super::style::{
 pub fn draw_lock(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let panels = style::layout(root, collected, 2)?;
     lock_waits(&panels[0], collected)?;
-    let rows = cpu_rows(collected, "thread");
+    let (names, bars) = cpu_rows(collected, "thread");
     bar_panel(
         &panels[1],
         "CPU per thread, over the run",
-        &rows,
+        &names,
+        &bars,
         "% of a core",
         false,
     )
@@ -26,11 +27,12 @@ pub fn draw_lock(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError
 
 pub fn draw_idle(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let panels = style::layout(root, collected, 3)?;
-    let rows = cpu_rows(collected, "strategy");
+    let (names, bars) = cpu_rows(collected, "strategy");
     bar_panel(
         &panels[0],
         "CPU per idle strategy, while it ran",
-        &rows,
+        &names,
+        &bars,
         "% of a core",
         false,
     )?;
@@ -38,21 +40,25 @@ pub fn draw_idle(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError
     wakes_over_time(&panels[2], collected)
 }
 
-/// Each part of `kind` and its `cpu_percent`, from the summary.
-fn cpu_rows(collected: &Collected, kind: &str) -> Vec<Bar> {
+/// Each part of `kind` and its `cpu_percent`, from the summary, as a bar panel's rows and bars.
+fn cpu_rows(collected: &Collected, kind: &str) -> (Vec<String>, Vec<Bar>) {
     let summary = collected.summary.iter();
     let sections = summary.flat_map(|summary| summary.groups.iter().chain(&summary.parts));
-    sections
+    let parts: Vec<(String, f64)> = sections
         .filter(|section| section.kind == kind)
+        .filter_map(|section| Some((section.name.clone(), section.get("cpu_percent")? as f64)))
+        .collect();
+    let bars = parts
+        .iter()
         .enumerate()
-        .filter_map(|(index, section)| {
-            Some(Bar {
-                name: section.name.clone(),
-                value: section.get("cpu_percent")? as f64,
-                color: index,
-            })
+        .map(|(row, (_, percent))| Bar {
+            row,
+            value: *percent,
+            color: row,
+            opacity: 1.0,
         })
-        .collect()
+        .collect();
+    (parts.into_iter().map(|(name, _)| name).collect(), bars)
 }
 
 fn lock_waits(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
@@ -69,7 +75,7 @@ fn lock_waits(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let y_range = y_range_to(0.0, unit.of(highest));
     let y_desc = format!("wait ({})", unit.name);
     let mut chart = time_panel(area, collected, &caption, y_range, &y_desc, true)?;
-    let ms = |ns: u64| unit.of(ns as i64);
+    let mut labelled = false;
     if let Some(waits) = &collected.lock_waits {
         let label = Some("acquisitions".to_string());
         draw_extremes(
@@ -80,61 +86,82 @@ fn lock_waits(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
             &|ns| unit.of(ns),
             label,
         )?;
+        labelled = true;
     }
-    let windows = &collected.lock_windows;
-    let steps = |pick: fn(&crate::trace::LockWindowEvent) -> u64| {
-        windows
-            .iter()
-            .flat_map(move |window| {
-                let value = ms(pick(window));
-                [
-                    (window.from_ns as f64 / 1e9, value),
-                    (window.t_ns as f64 / 1e9, value),
-                ]
-            })
-            .collect::<Vec<_>>()
-    };
-    for (name, pick, color) in [
+    // Each window's percentile held from the end of the window before to its own end, the
+    // highest where windows share a column.
+    let windows = [
         (
             "p50 per window",
-            (|w: &crate::trace::LockWindowEvent| w.p50_wait_ns) as fn(&_) -> u64,
+            &collected.lock_window_p50,
             series_color(2),
         ),
-        ("p99 per window", |w| w.p99_wait_ns, series_color(1)),
-    ] {
-        if windows.is_empty() {
-            break;
-        }
+        (
+            "p99 per window",
+            &collected.lock_window_p99,
+            series_color(1),
+        ),
+    ];
+    for (name, values, color) in windows {
+        let Some(values) = values else {
+            continue;
+        };
+        let ends = values.0.iter().enumerate().filter_map(|(column, range)| {
+            range.map(|(_, high)| (collected.column_seconds(column), unit.of(high)))
+        });
+        let mut from_s = 0.0;
+        let points: Vec<(f64, f64)> = ends
+            .flat_map(|(to_s, value)| {
+                let step = [(from_s, value), (to_s, value)];
+                from_s = to_s;
+                step
+            })
+            .collect();
         chart
-            .draw_series(LineSeries::new(steps(pick), color.stroke_width(2)))?
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
             .label(name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+        labelled = true;
     }
-    legend(&mut chart)
+    if labelled {
+        legend(&mut chart)?;
+    }
+    Ok(())
 }
 
+/// One row per strategy: its maximum wake latency as a pale bar, p99 over it, p50 solid on top.
 fn wake_percentiles(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-    let mut rows = Vec::new();
-    let strategies = collected.summary.iter().flat_map(|summary| &summary.groups);
-    for (index, section) in strategies.enumerate() {
-        for (label, metric) in [
-            ("p50", "p50_wake_latency"),
-            ("p99", "p99_wake_latency"),
-            ("max", "max_wake_latency"),
+    let strategies: Vec<_> = collected
+        .summary
+        .iter()
+        .flat_map(|summary| &summary.groups)
+        .collect();
+    let names = strategies
+        .iter()
+        .map(|section| section.name.clone())
+        .collect::<Vec<_>>();
+    let mut bars = Vec::new();
+    for (row, section) in strategies.iter().enumerate() {
+        for (metric, opacity) in [
+            ("max_wake_latency", 0.25),
+            ("p99_wake_latency", 0.55),
+            ("p50_wake_latency", 1.0),
         ] {
             if let Some(ns) = section.get(metric) {
-                rows.push(Bar {
-                    name: format!("{} {label}", section.name),
+                bars.push(Bar {
+                    row,
                     value: ns as f64 / 1e3,
-                    color: index,
+                    color: row,
+                    opacity,
                 });
             }
         }
     }
     bar_panel(
         area,
-        "wake latency per strategy: from an event's arrival to the loop handling it",
-        &rows,
+        "wake latency per strategy, from an event's arrival: p50 (solid), p99, max (palest)",
+        &names,
+        &bars,
         "µs (log scale)",
         true,
     )
@@ -175,5 +202,8 @@ fn wakes_over_time(area: &Area<'_>, collected: &Collected) -> Result<(), PlotErr
             label,
         )?;
     }
-    legend(&mut chart)
+    if !collected.wakes.is_empty() {
+        legend(&mut chart)?;
+    }
+    Ok(())
 }

@@ -89,7 +89,7 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let rows = workers.len().max(1);
     let all_rows = gantt_rows(collected);
     let left_out = collected.workers.len() - workers.len();
-    let mut caption = "what each worker did: polling a task of a group (shaded by the share of time), in a blocking section (dark, lower half), parked (grey); | driver polls that woke tasks".to_string();
+    let mut caption = "workers: polling a task group (shade: share of time), blocking (dark), parked (grey), | driver polls".to_string();
     if left_out > 0 {
         caption.push_str(&format!(" ({left_out} more workers not shown)"));
     }

@@ -202,41 +202,29 @@ pub fn y_range_to(low: f64, high: f64) -> Range<f64> {
     low..high + (high - low) * 0.08
 }
 
-/// Horizontal bars, one per named row, on a linear axis from 0 or, with `log`, on powers of ten
-/// (values must then be positive; others are left out).
+/// Horizontal bars in named rows, on a linear axis from 0 or, with `log`, on powers of ten
+/// (values must then be positive; others are left out). Bars sharing a row are drawn over one
+/// another in the order given, so the longest should come first.
 pub fn bar_panel(
     area: &Area<'_>,
     caption: &str,
-    rows: &[Bar],
+    names: &[String],
+    bars: &[Bar],
     x_desc: &str,
     log: bool,
 ) -> Result<(), PlotError> {
     let value = |v: f64| if log { v.log10() } else { v };
-    let shown: Vec<(usize, &Bar)> = rows
-        .iter()
-        .enumerate()
-        .filter(|(_, bar)| !log || bar.value > 0.0)
-        .collect();
-    let high = shown
-        .iter()
-        .map(|(_, bar)| value(bar.value))
-        .fold(f64::MIN, f64::max);
-    let low = shown
-        .iter()
-        .map(|(_, bar)| value(bar.value))
-        .fold(f64::MAX, f64::min);
-    let x_range = if log {
-        let (low, high) = if shown.is_empty() {
-            (0.0, 1.0)
-        } else {
-            (low, high)
-        };
-        (low.floor() - 0.5)..(high.ceil() + 0.5)
-    } else {
-        y_range_to(0.0, if shown.is_empty() { 1.0 } else { high })
+    let shown: Vec<&Bar> = bars.iter().filter(|bar| !log || bar.value > 0.0).collect();
+    let values = shown.iter().map(|bar| value(bar.value));
+    let high = values.clone().fold(f64::MIN, f64::max);
+    let low = values.fold(f64::MAX, f64::min);
+    let x_range = match (shown.is_empty(), log) {
+        (true, true) => -0.5..1.5,
+        (false, true) => (low.floor() - 0.5)..(high.ceil() + 0.5),
+        (true, false) => y_range_to(0.0, 1.0),
+        (false, false) => y_range_to(0.0, high),
     };
-    let count = rows.len().max(1);
-    let names: Vec<String> = rows.iter().map(|bar| bar.name.clone()).collect();
+    let count = names.len().max(1);
     let y_format = |y: &f64| {
         let index = count as f64 - 0.5 - y;
         let nearest = index.round();
@@ -265,12 +253,12 @@ pub fn bar_panel(
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .draw()?;
-    chart.draw_series(shown.iter().map(|&(index, bar)| {
-        let top = (count - index) as f64 - 0.2;
-        let bottom = (count - index - 1) as f64 + 0.2;
+    chart.draw_series(shown.iter().map(|bar| {
+        let top = (count - bar.row) as f64 - 0.2;
+        let bottom = (count - bar.row - 1) as f64 + 0.2;
         Rectangle::new(
             [(x_range.start, bottom), (value(bar.value), top)],
-            series_color(bar.color).filled(),
+            series_color(bar.color).mix(bar.opacity).filled(),
         )
     }))?;
     Ok(())
@@ -279,10 +267,13 @@ pub fn bar_panel(
 /// One bar of a [`bar_panel`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bar {
-    pub name: String,
+    /// Index into the panel's row names.
+    pub row: usize,
     pub value: f64,
     /// Index into the series colours, so bars of one series share a colour.
     pub color: usize,
+    /// 1 for a solid bar; less for one other bars are drawn over.
+    pub opacity: f64,
 }
 
 /// A log10 axis position as the value it stands for (`1`, `10`, `100`, `0.1`), or nothing

@@ -86,15 +86,22 @@ fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         .collect();
     threads.sort_by(|a, b| b.busy_ns.cmp(&a.busy_ns).then_with(|| a.name.cmp(&b.name)));
     threads.truncate(MAX_CPU_LINES);
-    let highest = threads
+    let run_for_ns = collected.run_for_ns();
+    let lines: Vec<Vec<(f64, f64)>> = threads
         .iter()
-        .flat_map(|thread| &thread.busy_per_second_ns)
-        .max()
-        .map_or(0.0, |&busy_ns| busy_ns as f64 / 1e7);
+        .map(|thread| per_second_percent(&thread.busy_per_second_ns, run_for_ns))
+        .collect();
+    let highest = lines
+        .iter()
+        .flatten()
+        .map(|&(_, percent)| percent)
+        .fold(0.0, f64::max);
     let caption = if threads.is_empty() {
         "CPU utilisation per second: no thread used any".to_string()
     } else {
-        format!("CPU utilisation per second, per thread (busiest second {highest:.1}%)")
+        format!(
+            "CPU utilisation per second from 0 s, per thread (busiest such second {highest:.1}%)"
+        )
     };
     let mut chart = time_panel(
         area,
@@ -104,16 +111,8 @@ fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         "% of a core",
         false,
     )?;
-    for (index, thread) in threads.iter().enumerate() {
+    for (index, (thread, points)) in threads.iter().zip(lines).enumerate() {
         let color = series_color(index);
-        let points = thread
-            .busy_per_second_ns
-            .iter()
-            .enumerate()
-            .flat_map(|(second, &busy_ns)| {
-                let percent = busy_ns as f64 / 1e7;
-                [(second as f64, percent), (second as f64 + 1.0, percent)]
-            });
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(2)))?
             .label(thread.name.clone())
@@ -123,6 +122,24 @@ fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         legend(&mut chart)?;
     }
     Ok(())
+}
+
+/// A thread's busy time per second as a step line in percent of that second, over the whole
+/// run: seconds after its last busy one read 0, and a last, partial second is measured against
+/// its own length.
+fn per_second_percent(busy_per_second_ns: &[u64], run_for_ns: u64) -> Vec<(f64, f64)> {
+    const NS_PER_SEC: u64 = 1_000_000_000;
+    let seconds = run_for_ns.div_ceil(NS_PER_SEC) as usize;
+    (0..seconds.max(busy_per_second_ns.len()))
+        .flat_map(|second| {
+            let from_ns = second as u64 * NS_PER_SEC;
+            let length_ns = run_for_ns.saturating_sub(from_ns).clamp(1, NS_PER_SEC);
+            let busy_ns = busy_per_second_ns.get(second).copied().unwrap_or(0);
+            let percent = busy_ns as f64 * 100.0 / length_ns as f64;
+            let (from_s, to_s) = (from_ns as f64 / 1e9, (from_ns + length_ns) as f64 / 1e9);
+            [(from_s, percent), (to_s, percent)]
+        })
+        .collect()
 }
 
 /// The clocks' readings through the run: at its start (monotonic and boottime read 0, the wall
@@ -153,7 +170,17 @@ fn clock_line(collected: &Collected) -> Vec<ClockPoint> {
         points.push(point);
     }
     let last = *points.last().expect("the start is always there");
-    points.push(advanced(last, collected.run_for_ns().max(last.t_ns)));
+    let mut end = advanced(last, collected.run_for_ns().max(last.t_ns));
+    // A system suspend still going at the end stops a monotonic `Instant` to the end.
+    let instant_stopped = collected.open_at_end.contains(&"system-suspend")
+        && collected
+            .start
+            .as_ref()
+            .is_some_and(|start| start.instant_clock == "monotonic");
+    if instant_stopped {
+        end.instant_ns = last.instant_ns;
+    }
+    points.push(end);
     points
 }
 
@@ -211,4 +238,70 @@ fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         .label("Instant")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], instant_color));
     legend(&mut chart)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{StartEvent, Wall};
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn cpu_is_a_share_of_each_second_through_the_end_of_the_run() {
+        let line = per_second_percent(&[S / 2, 0, S / 4], 5 * S / 2);
+        assert_eq!(
+            line,
+            [
+                (0.0, 50.0),
+                (1.0, 50.0),
+                (1.0, 0.0),
+                (2.0, 0.0),
+                (2.0, 50.0),
+                (2.5, 50.0)
+            ],
+            "the last half second was half busy"
+        );
+        assert_eq!(
+            per_second_percent(&[], 2 * S).len(),
+            4,
+            "idle seconds read 0"
+        );
+    }
+
+    fn run_of(instant_clock: &'static str) -> Collected {
+        let mut collected = Collected::default();
+        collected.start = Some(StartEvent {
+            t_ns: 0,
+            about: String::new(),
+            source: String::new(),
+            model: "interval",
+            platform: "linux",
+            instant_clock,
+            instant_source: None,
+            seed: 0,
+            run_for_ns: 10 * S,
+            wall: Wall(0),
+            profile: None,
+        });
+        // A system suspend began at 8 s and was still going when the run ended.
+        collected.clocks = vec![ClockPoint {
+            t_ns: 8 * S,
+            instant_ns: 8 * S as i64,
+            wall_ns: 8 * S as i64,
+        }];
+        collected.open_at_end = vec!["system-suspend"];
+        collected
+    }
+
+    #[test]
+    fn a_suspend_open_at_the_end_stops_a_monotonic_instant_to_the_end() {
+        let end = *clock_line(&run_of("monotonic")).last().unwrap();
+        assert_eq!(
+            (end.t_ns, end.instant_ns, end.wall_ns),
+            (10 * S, 8 * S as i64, 10 * S as i64)
+        );
+        let end = *clock_line(&run_of("boottime")).last().unwrap();
+        assert_eq!(end.instant_ns, 10 * S as i64, "boottime counts the suspend");
+    }
 }
