@@ -81,38 +81,49 @@ pub fn cases(run_for_ms: u64) -> impl Strategy<Value = Case> {
         })
 }
 
-/// Scales the picked parameter of `model`; keys that are neither whole numbers nor durations,
-/// and `kind`, are left alone.
+/// Scales the picked parameter of `model`: any whole number or duration in it, nested ones
+/// included, so an executor's step durations (`cpu`, `block_in_place`, `spawn_blocking`, the
+/// blocking steps) vary as well as its top-level keys. `kind` is left alone.
 fn apply_tweak(model: &mut Table, tweak: Tweak) {
-    let scale = |value: i64| value.saturating_mul(i64::from(tweak.percent)) / 100;
-    let tunable: Vec<String> = model
-        .iter()
-        .filter(|(key, value)| {
-            key.as_str() != "kind"
-                && match value {
-                    Value::Integer(n) => *n >= 1,
-                    Value::String(text) => {
-                        crate::scenario::values::parse_duration_ns(text).is_ok_and(|ns| ns > 0)
-                    }
-                    _ => false,
-                }
-        })
-        .map(|(key, _)| key.clone())
-        .collect();
+    let mut tunable = Vec::new();
+    for (key, value) in model.iter_mut() {
+        if key != "kind" {
+            collect_tunable(value, &mut tunable);
+        }
+    }
     if tunable.is_empty() {
         return;
     }
-    let key = &tunable[usize::from(tweak.pick) % tunable.len()];
-    let value = model.get_mut(key).expect("a key just listed");
-    let scaled = match &*value {
-        Value::Integer(n) => Value::Integer(scale(*n).max(1)),
+    let count = tunable.len();
+    let value = tunable.swap_remove(usize::from(tweak.pick) % count);
+    let scale = |n: i64| (n.saturating_mul(i64::from(tweak.percent)) / 100).max(1);
+    *value = match &*value {
+        Value::Integer(n) => Value::Integer(scale(*n)),
         Value::String(text) => {
-            let ns = crate::scenario::values::parse_duration_ns(text).expect("checked above");
-            Value::String(format!("{}ns", scale(ns).max(1)))
+            let ns = crate::scenario::values::parse_duration_ns(text).expect("checked when listed");
+            Value::String(format!("{}ns", scale(ns)))
         }
         other => other.clone(),
     };
-    *value = scaled;
+}
+
+/// The positive whole numbers and durations in `value`, in the file's order.
+fn collect_tunable<'a>(value: &'a mut Value, tunable: &mut Vec<&'a mut Value>) {
+    match value {
+        Value::Integer(n) if *n >= 1 => tunable.push(value),
+        Value::String(text)
+            if crate::scenario::values::parse_duration_ns(text).is_ok_and(|ns| ns > 0) =>
+        {
+            tunable.push(value)
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| collect_tunable(item, tunable)),
+        Value::Table(table) => table
+            .iter_mut()
+            .for_each(|(_, item)| collect_tunable(item, tunable)),
+        _ => {}
+    }
 }
 
 impl FaultSpec {
@@ -234,5 +245,25 @@ mod tests {
             },
         );
         assert_eq!(tiny["count"].as_integer(), Some(1));
+    }
+
+    #[test]
+    fn an_executor_step_nested_in_its_tasks_can_be_scaled() {
+        let mut model: Table = "kind = \"executor\"\n\
+                                [[task]]\nname = \"blocker\"\ncount = 1\n\
+                                steps = [{ cpu = \"1ms\" }, { block_in_place = \"10s\" }]"
+            .parse()
+            .unwrap();
+        // Tunable in file order: count, then the two step durations.
+        apply_tweak(
+            &mut model,
+            Tweak {
+                pick: 2,
+                percent: 50,
+            },
+        );
+        let steps = &model["task"][0]["steps"];
+        assert_eq!(steps[1]["block_in_place"].as_str(), Some("5000000000ns"));
+        assert_eq!(steps[0]["cpu"].as_str(), Some("1ms"));
     }
 }
