@@ -113,7 +113,8 @@ fn the_readme_picture_is_what_its_command_draws() {
     let out = folder.path().join("windows-sleep.svg");
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let command = format!("cargo run --release -- plot {NAIVE} {FIXED} -o docs/windows-sleep.svg");
+    let command =
+        format!("cargo run --release -- plot {NAIVE} {FIXED} -o docs/windows-sleep.svg --force");
     assert!(readme.contains(&command), "README.md gives `{command}`");
     assert!(readme.contains("docs/windows-sleep.svg"));
     ticklab()
@@ -128,7 +129,7 @@ fn the_readme_picture_is_what_its_command_draws() {
     .unwrap();
     assert!(
         std::fs::read_to_string(&out).unwrap() == committed,
-        "docs/windows-sleep.svg is stale: run `{command} --force`"
+        "docs/windows-sleep.svg is stale: run `{command}`"
     );
 }
 

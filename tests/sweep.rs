@@ -14,29 +14,27 @@ fn ticklab() -> Command {
 /// Timeouts on wall-clock deadlines: a forward wall step makes pending timers fire early.
 const WALL_CLOCK_TIMERS: &str = "scenarios/timer/bucketed-wall-clock-sweep-base.toml";
 
+/// Sweeps `file` for `cases` cases and requires every one to pass.
+fn sweep_passes(file: impl AsRef<std::ffi::OsStr>, cases: u32) {
+    ticklab()
+        .arg("sweep")
+        .arg(file)
+        .args(["--cases", &cases.to_string()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "{cases} cases of shard 1/1: {cases} passed"
+        )));
+}
+
 #[test]
 fn sound_designs_pass_every_case() {
-    ticklab()
-        .args([
-            "sweep",
-            "scenarios/interval/windows-sleep-fixed.toml",
-            "--cases",
-            "40",
-        ])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("40 cases of shard 1/1: "));
+    sweep_passes("scenarios/interval/windows-sleep-fixed.toml", 40);
     // `delay` keeps its grid for a tick up to 5 ms late: the handling invariant allows that.
-    ticklab()
-        .args([
-            "sweep",
-            "scenarios/interval/matrix/linux-process-suspend-delay.toml",
-            "--cases",
-            "40",
-        ])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("40 passed"));
+    sweep_passes(
+        "scenarios/interval/matrix/linux-process-suspend-delay.toml",
+        40,
+    );
 }
 
 #[test]
@@ -125,13 +123,7 @@ fn the_same_sweep_passes_when_the_interval_re_anchors() {
     let fixed = planted.replace("\"fixed-without-reanchor\"", "\"fixed\"");
     assert_ne!(planted, fixed);
     std::fs::write(&sound, fixed).unwrap();
-    ticklab()
-        .arg("sweep")
-        .arg(&sound)
-        .args(["--cases", "100"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("100 passed"));
+    sweep_passes(&sound, 100);
 }
 
 #[test]

@@ -59,7 +59,7 @@ impl Extremes {
 
 /// A named series of extremes: a task group's latencies, an idle strategy's wake latencies.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Named {
+pub struct Series {
     pub name: String,
     pub values: Extremes,
 }
@@ -147,7 +147,7 @@ pub struct Collected {
     pub per_wall_second: BTreeMap<(usize, i64), (u64, u64)>,
     /// How late each tick or fire was.
     pub lateness: Option<Extremes>,
-    pub groups: Vec<Named>,
+    pub groups: Vec<Series>,
     pub workers: Vec<WorkerTrack>,
     /// Tasks still runnable past the starvation threshold: when it was reported, and the task;
     /// the first [`MAX_MARKS`] of them.
@@ -162,7 +162,7 @@ pub struct Collected {
     pub open_at_end: Vec<&'static str>,
     /// The latest clock reading, from which fires (which carry none) read the wall clock.
     last_clock: Option<ClockPoint>,
-    pub wakes: Vec<Named>,
+    pub wakes: Vec<Series>,
     open_bands: BTreeMap<usize, (&'static str, u64)>,
     clock_columns_seen: Vec<bool>,
 }
@@ -239,27 +239,23 @@ impl Collected {
     }
 
     fn worker(&mut self, name: &str) -> &mut WorkerTrack {
-        let index = match self.workers.iter().position(|track| track.name == name) {
-            Some(index) => index,
-            None => {
-                self.workers.push(WorkerTrack::new(name));
-                self.workers.len() - 1
-            }
-        };
+        let index = index_of(
+            &mut self.workers,
+            |track| track.name == name,
+            || WorkerTrack::new(name),
+        );
         &mut self.workers[index]
     }
 
-    fn named(series: &mut Vec<Named>, name: &str) -> usize {
-        match series.iter().position(|named| named.name == name) {
-            Some(index) => index,
-            None => {
-                series.push(Named {
-                    name: name.to_string(),
-                    values: Extremes::new(),
-                });
-                series.len() - 1
-            }
-        }
+    fn series_index(series: &mut Vec<Series>, name: &str) -> usize {
+        index_of(
+            series,
+            |series| series.name == name,
+            || Series {
+                name: name.to_string(),
+                values: Extremes::new(),
+            },
+        )
     }
 
     fn finish_run(&mut self, end_ns: u64) {
@@ -277,6 +273,15 @@ impl Collected {
             }));
         self.bands.sort_by_key(|band| (band.from_ns, band.to_ns));
     }
+}
+
+/// The index of the first item `is` picks, after appending `make()` if there is none: names stay
+/// in the order the trace first gave them, so plots are the same every run.
+fn index_of<T>(items: &mut Vec<T>, is: impl Fn(&T) -> bool, make: impl FnOnce() -> T) -> usize {
+    items.iter().position(is).unwrap_or_else(|| {
+        items.push(make());
+        items.len() - 1
+    })
 }
 
 /// The group a task label belongs to: `flush#12` is in `flush`; connection tasks are grouped.
@@ -316,7 +321,8 @@ impl TraceSink for Collected {
                 self.clock_reading(resume.t_ns, resume.instant_ns, resume.wall, true);
             }
             Event::Poll(poll) => {
-                let group = FIRST_GROUP + Self::named(&mut self.groups, task_group(&poll.task));
+                let group =
+                    FIRST_GROUP + Self::series_index(&mut self.groups, task_group(&poll.task));
                 self.worker(&poll.worker)
                     .enter(Some(group), poll.t_ns, run_for_ns);
             }
@@ -344,7 +350,7 @@ impl TraceSink for Collected {
                 self.worker(&poll.worker).driver_polls[column] += 1;
             }
             Event::TaskDone(done) => {
-                let group = Self::named(&mut self.groups, task_group(&done.task));
+                let group = Self::series_index(&mut self.groups, task_group(&done.task));
                 let column = self.column_of(done.t_ns);
                 self.groups[group]
                     .values
@@ -372,7 +378,7 @@ impl TraceSink for Collected {
                     .add(column, window.p99_wait_ns as i64);
             }
             Event::IdleWake(wake) => {
-                let strategy = Self::named(&mut self.wakes, wake.strategy);
+                let strategy = Self::series_index(&mut self.wakes, wake.strategy);
                 let column = self.column_of(wake.t_ns);
                 self.wakes[strategy]
                     .values
