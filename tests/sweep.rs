@@ -51,18 +51,13 @@ fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
         .code(1)
         .stderr(predicate::str::contains("shrunk to 1 fault(s)"))
         .stderr(predicate::str::contains("replay: ticklab run "));
-    let written: Vec<_> = std::fs::read_dir(&regressions)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    assert_eq!(written.len(), 1, "{written:?}");
-    let text = std::fs::read_to_string(&written[0]).unwrap();
+    let (written, text) = the_one_regression(&regressions);
     assert_eq!(text.matches("[[fault]]").count(), 1, "{text}");
     assert!(text.contains("kind = \"wall-step\""), "{text}");
     // The file reproduces the failure on its own.
     ticklab()
         .arg("run")
-        .arg(&written[0])
+        .arg(&written)
         .assert()
         .code(1)
         .stdout(predicate::str::contains("BROKEN    timer of call #"));
@@ -70,7 +65,18 @@ fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
     sweep()
         .code(1)
         .stderr(predicate::str::contains("this case was recorded before"));
-    assert_eq!(std::fs::read_to_string(&written[0]).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), text);
+}
+
+/// The only file a sweep wrote into `folder`, and its text.
+fn the_one_regression(folder: &std::path::Path) -> (std::path::PathBuf, String) {
+    let written: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let text = std::fs::read_to_string(&written[0]).unwrap();
+    (written[0].clone(), text)
 }
 
 /// A `fixed` interval with a planted bug, known only to test builds (the models' `planted-bugs`
@@ -87,12 +93,7 @@ fn a_planted_replaying_fixed_interval_is_found_shrunk_and_replays() {
         .code(1)
         .stderr(predicate::str::contains("case 0 failed"))
         .stderr(predicate::str::contains("shrunk to 1 fault(s)"));
-    let written: Vec<_> = std::fs::read_dir(folder.path())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    assert_eq!(written.len(), 1, "{written:?}");
-    let text = std::fs::read_to_string(&written[0]).unwrap();
+    let (written, text) = the_one_regression(folder.path());
     // The smallest schedule that shows the bug: one gap of just over a period in which Linux's
     // `Instant` keeps counting, so a missed tick is due on waking.
     assert_eq!(text.matches("[[fault]]").count(), 1, "{text}");
@@ -109,7 +110,7 @@ fn a_planted_replaying_fixed_interval_is_found_shrunk_and_replays() {
     assert_eq!(suspend_ms, 1_001, "{text}");
     ticklab()
         .arg("run")
-        .arg(&written[0])
+        .arg(&written)
         .assert()
         .code(1)
         .stdout(predicate::str::contains("BROKEN    interval 0 burst"));
