@@ -11,7 +11,9 @@ use std::fmt;
 
 use ticklab_sim::Approx;
 
-use crate::scenario::{ExpectTable, Located, ScenarioError, values::parse_duration_ns};
+use crate::scenario::{
+    ExpectEntry, ExpectTable, Located, ScenarioError, values::parse_duration_ns,
+};
 
 /// How a metric's values are written and shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,10 +177,10 @@ pub(crate) fn parse_expectations(
             continue;
         }
         match value.get_ref() {
-            toml::Value::Table(group_table) => {
-                expectations.extend(parse_group(file, key, value, group_table, schema)?);
+            ExpectEntry::Group(group_table) => {
+                expectations.extend(parse_group(file, key, group_table, schema)?);
             }
-            raw => expectations.push(parse_one(
+            ExpectEntry::Value(raw) => expectations.push(parse_one(
                 file,
                 key.get_ref(),
                 key.span(),
@@ -196,10 +198,10 @@ pub(crate) fn parse_expectations(
 fn parse_invariants(
     file: &Located<'_>,
     key: &toml::Spanned<String>,
-    value: &toml::Spanned<toml::Value>,
+    value: &toml::Spanned<ExpectEntry>,
     metrics: &[Metric],
 ) -> Result<Option<Expectation>, ScenarioError> {
-    let toml::Value::Boolean(wanted) = value.get_ref() else {
+    let ExpectEntry::Value(toml::Value::Boolean(wanted)) = value.get_ref() else {
         return Err(file
             .error(value.span(), "`invariants` takes true or false")
             .with_hint("write invariants = true to require the model's invariants to hold"));
@@ -217,13 +219,11 @@ fn parse_invariants(
     }))
 }
 
-/// A sub-table such as `[expect.flush]`. TOML keeps no positions inside it, so its errors point
-/// at the whole sub-table.
+/// A sub-table such as `[expect.flush]`, in the file's order.
 fn parse_group(
     file: &Located<'_>,
     key: &toml::Spanned<String>,
-    value: &toml::Spanned<toml::Value>,
-    table: &toml::Table,
+    table: &std::collections::BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>,
     schema: ExpectSchema<'_>,
 ) -> Result<Vec<Expectation>, ScenarioError> {
     let group = key.get_ref();
@@ -243,20 +243,37 @@ fn parse_group(
             .error(key.span(), format!("`{group}` in [expect] is not a {noun}"))
             .with_hint(hint));
     }
-    table
-        .iter()
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(name, _)| name.span().start);
+    entries
+        .into_iter()
         .map(|(name, raw)| {
             parse_one(
                 file,
-                name,
-                value.span(),
-                raw,
-                value.span(),
+                name.get_ref(),
+                name.span(),
+                raw.get_ref(),
+                raw.span(),
                 Some(group),
                 schema.group_metrics,
             )
         })
         .collect()
+}
+
+/// The metric whose name has the same words as `name` in another order, such as `p99_lateness`
+/// for `lateness_p99`.
+fn same_words<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
+    let words = |text: &str| {
+        let mut words: Vec<String> = text.split('_').map(str::to_string).collect();
+        words.sort();
+        words
+    };
+    let wanted = words(name);
+    names
+        .iter()
+        .copied()
+        .find(|candidate| words(candidate) == wanted)
 }
 
 fn parse_one(
@@ -278,19 +295,19 @@ fn parse_one(
         _ => (Bound::Exactly, written),
     };
     let Some(metric) = metrics.iter().find(|metric| metric.name == name) else {
-        let mut valid: Vec<String> = Vec::new();
-        for metric in metrics {
-            valid.extend([
-                format!("max_{}", metric.name),
-                format!("min_{}", metric.name),
-                metric.name.to_string(),
-            ]);
-        }
-        let choices: Vec<&str> = valid.iter().map(String::as_str).collect();
-        let hint = match crate::scenario::nearest(written, &choices) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => "expectations are max_<metric>, min_<metric> or <metric> for an exact value."
-                .to_string(),
+        // The metric's name decides the suggestion, not the bound's prefix, which every
+        // `max_...` key shares.
+        let names: Vec<&str> = metrics.iter().map(|metric| metric.name).collect();
+        let hint = match same_words(name, &names).or_else(|| crate::scenario::nearest(name, &names))
+        {
+            Some(best) => {
+                let prefix = &written[..written.len() - name.len()];
+                format!("did you mean `{prefix}{best}`?")
+            }
+            None => format!(
+                "no metric is called `{name}`; expectations are max_<metric>, min_<metric> or \
+                 <metric> for an exact value."
+            ),
         };
         let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
         let whose = if group.is_some() {

@@ -1,9 +1,18 @@
-//! Output files are written atomically and never replace a user's file by surprise.
+//! Output files are written atomically and never replace a user's file by surprise, and
+//! diagnostics never turn a closed stream into a crash.
 
+use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
+
+/// Writes one line of diagnostics to stderr. A closed stderr (`ticklab run x.toml 2>&1 | head -1`)
+/// is not an error: the line is dropped, and the exit code still says how the command ended.
+pub fn note(text: impl fmt::Display) {
+    let mut stderr = io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+}
 
 /// A file being written: a temporary file beside the target, renamed over it on [`commit`].
 /// Dropped without committing, it disappears and the target is untouched.

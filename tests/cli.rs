@@ -482,6 +482,88 @@ fn check_and_table_survive_a_closed_pipe() {
     }
 }
 
+/// Runs ticklab with both streams closed before it writes anything, as
+/// `ticklab … 2>&1 | head -0` would.
+fn run_with_both_streams_closed(args: &[&str]) -> std::process::ExitStatus {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ticklab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    child.wait().unwrap()
+}
+
+#[test]
+fn every_command_keeps_its_exit_code_with_both_streams_closed() {
+    let folder = tempfile::tempdir().unwrap();
+    let failing = folder.path().join("failing.toml");
+    std::fs::write(
+        &failing,
+        format!("{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"),
+    )
+    .unwrap();
+    let invalid = folder.path().join("invalid.toml");
+    std::fs::write(&invalid, "platform = \"linux\"\nrun_for = \"-1s\"\n").unwrap();
+    let svg = folder.path().join("plot.svg");
+    let html = folder.path().join("report.html");
+    let regressions = folder.path().join("regressions");
+    let (failing, invalid) = (failing.to_str().unwrap(), invalid.to_str().unwrap());
+    let passing = scenario("windows-sleep-naive");
+    let cases: Vec<(Vec<&str>, i32)> = vec![
+        (vec!["run", &passing], 0),
+        (vec!["run", failing], 1),
+        (vec!["run", failing, "--summary-only"], 1),
+        (vec!["run", invalid], 2),
+        (vec!["check", &passing], 0),
+        (vec!["check", failing], 1),
+        (vec!["check", invalid], 2),
+        (vec!["plot", failing], 1),
+        (vec!["plot", failing, "-o", svg.to_str().unwrap()], 1),
+        (vec!["plot", invalid], 2),
+        (vec!["report", failing, "--no-matrix", "-o", html.to_str().unwrap()], 1),
+        (vec!["table"], 0),
+        (
+            vec![
+                "sweep",
+                "tests/planted/fixed-without-reanchor.toml",
+                "--cases",
+                "3",
+                "--regressions",
+                regressions.to_str().unwrap(),
+            ],
+            1,
+        ),
+        (vec!["frobnicate"], 2),
+    ];
+    for (args, code) in cases {
+        let status = run_with_both_streams_closed(&args);
+        assert_eq!(status.code(), Some(code), "ticklab {}", args.join(" "));
+    }
+}
+
+#[test]
+fn plot_exits_1_like_run_when_an_expectation_fails() {
+    let (_folder, path) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    ticklab()
+        .args(["plot", path.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with("<svg"))
+        .stderr(predicate::str::contains(
+            "expect FAILED: ticks_after_resume <= 3 (got 11)",
+        ))
+        .stderr(predicate::str::contains(format!(
+            "replay: ticklab run {} --seed 0",
+            path.display()
+        )));
+}
+
 #[test]
 fn the_replay_command_carries_a_raised_event_limit() {
     let (_folder, path) = temp_scenario(&format!(

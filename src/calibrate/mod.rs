@@ -282,11 +282,11 @@ fn fork_sizes_mib(plan: &Plan, available_bytes: u64) -> Result<Vec<u64>, Calibra
     let mut sizes = Vec::new();
     for &mib in &plan.fork_sizes_mib {
         if mib * MIB > available_bytes / 2 {
-            eprintln!(
+            crate::output::note(format_args!(
                 "calibrate: skipping fork at +{mib} MiB: MemAvailable is {} MiB, and a size may \
                  take at most half of it",
                 available_bytes / MIB
-            );
+            ));
         } else {
             sizes.push(mib);
         }

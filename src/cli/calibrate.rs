@@ -37,7 +37,7 @@ pub(super) fn calibrate(args: &CalibrateArgs) -> Result<(), Failure> {
     match &args.out {
         Some(path) => {
             write_atomically(path, text.as_bytes(), args.force).map_err(invalid)?;
-            eprintln!("wrote {}", path.display());
+            note!("wrote {}", path.display());
             Ok(())
         }
         None => super::print(text.trim_end()),

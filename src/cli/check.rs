@@ -83,12 +83,12 @@ pub(super) fn verdict(
         match &row.verdict {
             Verdict::Invalid(message) => {
                 invalid += 1;
-                eprintln!("error: {message}");
+                note!("error: {message}");
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
                 let replay = replay_command(&row.source, report.seed, options, profile);
-                eprintln!("{}: failed; replay: {replay}", row.source);
+                note!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}
         }
@@ -144,7 +144,7 @@ fn gather_files(paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
             .map(|path| load(path))
             .collect());
     }
-    eprintln!("no ./scenarios folder here: checking the built-in scenarios");
+    note!("no ./scenarios folder here: checking the built-in scenarios");
     let builtin =
         crate::builtin::scenarios_under("").map_err(|error| Failure::Invalid(error.to_string()))?;
     Ok(builtin.into_iter().map(Ok).collect())

@@ -4,6 +4,13 @@
 //! run whose work would be unbounded, an output file that would be overwritten, a calibration that
 //! cannot run on this host).
 
+/// `eprintln!` that survives a closed stderr: see [`crate::output::note`].
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::output::note(format_args!($($arg)*))
+    };
+}
+
 mod calibrate;
 mod check;
 mod plot;
@@ -89,7 +96,7 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Expectation) => ExitCode::from(1),
         Err(Failure::Invalid(message)) => {
-            eprintln!("error: {message}");
+            note!("error: {message}");
             ExitCode::from(2)
         }
     }

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use super::{Failure, Limits};
 use crate::output::AtomicFile;
-use crate::run::RunOptions;
+use crate::run::{RunOptions, replay_command};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct PlotArgs {
@@ -27,7 +27,8 @@ pub(super) struct PlotArgs {
     limits: Limits,
 }
 
-/// Draws the run whatever its expectations say: a plot is most wanted of a failing run.
+/// Draws the run whatever its expectations say, as a plot is most wanted of a failing run, then
+/// exits as `run` would: 1 if an expectation failed.
 pub(super) fn plot_command(args: &PlotArgs) -> Result<(), Failure> {
     let scenarios = args
         .files
@@ -52,20 +53,43 @@ pub(super) fn plot_command(args: &PlotArgs) -> Result<(), Failure> {
             file.write_all(plot.svg.as_bytes())
                 .and_then(|()| file.commit())
                 .map_err(|error| Failure::Invalid(error.to_string()))?;
-            eprintln!("wrote {} ({} bytes)", out.display(), plot.svg.len());
+            note!("wrote {} ({} bytes)", out.display(), plot.svg.len());
         }
         _ => {
             let mut stdout = std::io::stdout().lock();
-            stdout
+            match stdout
                 .write_all(plot.svg.as_bytes())
                 .and_then(|()| stdout.flush())
-                .map_err(|error| Failure::Invalid(format!("cannot write to stdout: {error}")))?;
+            {
+                // A reader that went away (`ticklab plot x.toml | head`) is not an error: the
+                // exit code still says whether the expectations held.
+                Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(Failure::Invalid(format!("cannot write to stdout: {error}")));
+                }
+                _ => {}
+            }
         }
     }
+    // The picture is written whatever the expectations say, and the exit code says what `run`
+    // and `check` would: 1 if one failed.
+    let mut failed = false;
     for (file, report) in args.files.iter().zip(&plot.reports) {
         for outcome in report.outcomes.iter().filter(|outcome| !outcome.passed) {
-            eprintln!("note: {}: expectation {outcome}", file.display());
+            note!("{}: expect {outcome}", file.display());
         }
+        if !report.passed() {
+            failed = true;
+            let replay = replay_command(
+                &file.display().to_string(),
+                report.seed,
+                &options,
+                args.profile.as_deref(),
+            );
+            note!("replay: {replay}");
+        }
+    }
+    if failed {
+        return Err(Failure::Expectation);
     }
     Ok(())
 }

@@ -77,7 +77,7 @@ pub(super) fn report_command(args: &ReportArgs) -> Result<(), Failure> {
     file.write_all(page.as_bytes())
         .and_then(|()| file.commit())
         .map_err(|error| Failure::Invalid(error.to_string()))?;
-    eprintln!(
+    note!(
         "wrote {} ({} scenarios, {} bytes)",
         args.out.display(),
         entries.len(),
@@ -107,7 +107,7 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
                 ),
                 // The run itself was fine: its verdict stands, shown without a figure.
                 Err(error @ PlotError::Draw(_)) => {
-                    eprintln!("{}: {error}", scenario.source);
+                    note!("{}: {error}", scenario.source);
                     let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
                         Ok(report) => Verdict::Checked(report),
                         Err(error) => Verdict::Invalid(format!("{}: {error}", scenario.source)),

@@ -103,12 +103,12 @@ fn report_expectations(
     report: &RunReport,
 ) -> Result<(), Failure> {
     for outcome in &report.outcomes {
-        eprintln!("expect {outcome}");
+        note!("expect {outcome}");
     }
     if report.passed() {
         return Ok(());
     }
-    eprintln!(
+    note!(
         "replay: {}",
         replay_command(&file.display().to_string(), report.seed, options, profile)
     );

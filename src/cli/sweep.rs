@@ -94,7 +94,7 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
         one_line(failure.reason.trim_start_matches("FAILED: ")),
     );
     write_regression(&path, &format!("{header}{}", failure.text))?;
-    eprintln!(
+    note!(
         "case {} failed: {}\nshrunk to {} fault(s), written to {}\nreplay: {replay}",
         failure.case,
         failure.reason,
@@ -114,7 +114,7 @@ fn write_regression(path: &Path, text: &str) -> Result<(), Failure> {
     match write_atomically(path, text.as_bytes(), false) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            eprintln!(
+            note!(
                 "{} is already there: this case was recorded before",
                 path.display()
             );

@@ -75,7 +75,8 @@ impl ScenarioError {
     /// vocabulary (keys and values) and suggesting the nearest valid name.
     pub fn from_toml(source: &str, text: &str, error: &toml::de::Error) -> Self {
         let span = error.span().unwrap_or(0..0);
-        let (message, hint) = explain(error.message(), &table_around(text, span.start));
+        let spanned = text.get(span.clone()).unwrap_or("");
+        let (message, hint) = explain(error.message(), &table_around(text, span.start), spanned);
         ScenarioError::at(source, text, span, message).with_hint(hint)
     }
 

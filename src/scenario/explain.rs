@@ -4,8 +4,9 @@
 /// Custom deserialization errors carry their hint after this separator.
 pub(crate) const HINT_SEPARATOR: &str = "\nhint: ";
 
-/// A message and its hint for an error found in `table` (such as `[model]`, or "" at the top).
-pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
+/// A message and its hint for an error found in `table` (such as `[model]`, or "" at the top), at
+/// the text `spanned`.
+pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, String) {
     let message = message.trim_end();
     if let Some((message, hint)) = message.split_once(HINT_SEPARATOR) {
         return (message.to_string(), hint.to_string());
@@ -51,16 +52,30 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
             "whole numbers here must fit in 64 bits".to_string(),
         );
     }
+    if message.starts_with("duplicate key") {
+        let key = match spanned.trim() {
+            "" => "this key".to_string(),
+            key => format!("`{key}`"),
+        };
+        return (
+            format!("{key} is set twice {place}"),
+            "each key appears once in its table: keep the value you mean and delete the other"
+                .to_string(),
+        );
+    }
     if let Some(rest) = message.strip_prefix("invalid type: ")
         && let Some((found, expected)) = rest.split_once(", expected ")
     {
         let expected = plain_type(expected);
-        let hint = if expected.contains("duration") {
-            "durations are quoted strings with a unit, such as \"8m\"".to_string()
-        } else if table.starts_with("[[") && table != "[[fault]]" {
+        // A table written with double brackets, such as [[model]], arrives as a list where one
+        // table was expected.
+        let listed_table = found == "sequence" && expected.contains("table");
+        let hint = if listed_table {
             format!(
                 "{table} is a list of tables; a scenario has one: write its header with single brackets"
             )
+        } else if expected.contains("duration") {
+            "durations are quoted strings with a unit, such as \"8m\"".to_string()
         } else if expected == "a number" || expected == "a whole number" {
             format!(
                 "write {expected} here, without quotes, such as {}",
@@ -76,7 +91,7 @@ pub(crate) fn explain(message: &str, table: &str) -> (String, String) {
         } else {
             format!("write {expected} here")
         };
-        if table.starts_with("[[") && table != "[[fault]]" {
+        if listed_table {
             let single = table.trim_start_matches('[').trim_end_matches(']');
             return (
                 format!("expected one [{single}] table, found a list of them"),
@@ -120,6 +135,7 @@ fn missing_key_hint(key: &str, table: &str) -> String {
         ("missed_tick", _) => "`missed_tick = \"skip\"`: one of naive, burst, delay, skip, fixed",
         ("period", _) => "`period = \"1s\"`, or a range such as [\"10ms\", \"1s\"]",
         ("at", _) => "`at = \"15.5s\"`: when the fault starts, in physical time since the start",
+        ("cores", _) => "`cores = 4`: the CPU cores every simulated thread shares",
         _ => return format!("add `{key} = ...`"),
     };
     format!("add {example}")
@@ -170,6 +186,7 @@ mod tests {
         let (message, hint) = explain(
             "unknown field `perod`, expected one of `kind`, `period`, `count`",
             "[model]",
+            "perod",
         );
         assert_eq!(message, "unknown key `perod` in [model]");
         assert_eq!(
@@ -183,6 +200,7 @@ mod tests {
         let (message, hint) = explain(
             "unknown variant `windoze`, expected one of `windows`, `linux`",
             "",
+            "windoze",
         );
         assert_eq!(message, "unknown value `windoze`");
         assert!(hint.starts_with("did you mean `windows`?"));
@@ -190,17 +208,45 @@ mod tests {
 
     #[test]
     fn far_off_names_get_the_list_but_no_guess() {
-        let (_, hint) = explain("unknown field `zzzzzzzz`, expected `kind` or `period`", "");
+        let (_, hint) = explain(
+            "unknown field `zzzzzzzz`, expected `kind` or `period`",
+            "",
+            "zzzzzzzz",
+        );
         assert_eq!(hint, "valid keys here: `kind`, `period`");
     }
 
     #[test]
     fn custom_errors_carry_their_own_hint() {
-        let (message, hint) = explain(&format!("too long{HINT_SEPARATOR}shorten it"), "");
+        let (message, hint) = explain(&format!("too long{HINT_SEPARATOR}shorten it"), "", "");
         assert_eq!(
             (message.as_str(), hint.as_str()),
             ("too long", "shorten it")
         );
+    }
+
+    #[test]
+    fn a_key_set_twice_is_named_with_its_table() {
+        let (message, hint) = explain("duplicate key", "[model]", "period");
+        assert_eq!(message, "`period` is set twice in [model]");
+        assert!(hint.starts_with("each key appears once"), "{hint}");
+    }
+
+    #[test]
+    fn only_a_list_where_one_table_belongs_is_called_a_list_of_tables() {
+        let (message, _) = explain(
+            "invalid type: sequence, expected a [model] table with a `kind`",
+            "[[model]]",
+            "",
+        );
+        assert_eq!(message, "expected one [model] table, found a list of them");
+        let (message, hint) = explain(
+            "invalid type: integer, expected a duration",
+            "[[model.task]]",
+            "10",
+        );
+        assert_eq!(message, "expected a duration, found integer");
+        assert!(hint.starts_with("durations are quoted strings"), "{hint}");
     }
 
     #[test]

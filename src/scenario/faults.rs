@@ -106,10 +106,14 @@ fn validate_fault(
                 return Err(file
                     .error(
                         rate.span(),
-                        format!("a slew rate must be between -1 and 1, not {value}"),
+                        format!(
+                            "a slew rate must be more than -1 and less than 1, not {value}; \
+                             both bounds are excluded"
+                        ),
                     )
                     .with_hint(
-                        "rates are fractions of real time: NTP slews at most 0.0005 (500 ppm)",
+                        "rates are fractions of real time: at -1 the wall clock would stop and at \
+                         1 it would run twice as fast; NTP slews at most 0.0005 (500 ppm)",
                     ));
             }
             let duration_ns = positive_duration()?;
@@ -151,7 +155,7 @@ fn check_slews_keep_the_clock_running(
         if total_ppb.abs() >= 1_000_000_000 {
             return Err(file
                 .error(specs[index].span(), "overlapping slews add up to a rate of 1 or more either way")
-                .with_hint("the rates of slews that overlap add up, and together must stay between -1 and 1"));
+                .with_hint("the rates of slews that overlap add up, and together must stay more than -1 and less than 1"));
         }
     }
     Ok(())

@@ -19,7 +19,7 @@ use ticklab_sim::{ClockId, Fault, Platform};
 
 pub use error::ScenarioError;
 pub use explain::nearest;
-pub(crate) use schema::ExpectTable;
+pub(crate) use schema::{ExpectEntry, ExpectTable};
 
 use crate::expect::{ExpectSchema, Expectation, parse_expectations};
 use crate::interval::{IntervalConfig, spec::IntervalSpec};

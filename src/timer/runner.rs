@@ -272,7 +272,19 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         };
         match outcome {
             Unscheduled::Cancelled => self.stats.cancels += 1,
-            Unscheduled::NotFound | Unscheduled::Running => self.stats.late_responses += 1,
+            // Late only if the timer it found gone had fired: a call that never got a timer slot
+            // is a schedule failure, counted where it failed.
+            Unscheduled::NotFound | Unscheduled::Running if call.fired => {
+                self.stats.late_responses += 1;
+            }
+            Unscheduled::NotFound | Unscheduled::Running if call.timer.is_some() => {
+                // Neither fired nor cancelled, yet gone: the design lost the timer.
+                self.stats.vanished += 1;
+                let what = format!("timer of call #{index} was gone at its response, never fired");
+                let at_ns = self.world.now_ns();
+                crate::invariant::report(self.sink, at_ns, self.stats.violations(), what)?;
+            }
+            Unscheduled::NotFound | Unscheduled::Running => {}
         }
         if self.wants_events {
             let outcome = match outcome {
@@ -413,7 +425,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         else {
             // The call ended (its timer was cancelled) or already fired.
             self.stats.duplicates += 1;
-            let violations = self.stats.early_fires + self.stats.duplicates;
+            let violations = self.stats.violations();
             let what = format!("timer of call #{index} fired after a cancel or a fire");
             crate::invariant::report(self.sink, at_ns, violations, what)?;
             return Ok(());
@@ -422,7 +434,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         let lateness_ns = at_ns as i64 - call.timeout_at_ns as i64;
         self.stats.on_fire(lateness_ns);
         if lateness_ns < 0 {
-            let violations = self.stats.early_fires + self.stats.duplicates;
+            let violations = self.stats.violations();
             let what = format!(
                 "timer of call #{index} fired {} before its timeout",
                 ticklab_sim::Approx(lateness_ns.unsigned_abs())

@@ -69,7 +69,8 @@ pub struct TimerConfig {
     pub buckets: usize,
     /// Timer threads of the hashed design.
     pub timer_threads: usize,
-    /// Timer slots; a schedule that finds none free fails, as brpc's does when allocation fails.
+    /// Timer slots of the whole design, made as they are first needed; a schedule that finds
+    /// none free fails, as brpc's does when allocation fails.
     pub capacity: usize,
     pub clients: u32,
     /// Each client starts a call this often.
@@ -92,7 +93,9 @@ pub struct TimerConfig {
 
 pub const DEFAULT_BUCKETS: usize = 13;
 pub const DEFAULT_TIMER_THREADS: usize = 4;
-pub const DEFAULT_CAPACITY: usize = 1 << 20;
+/// As many as a design may have: brpc's slots grow until memory runs out, and a run that would
+/// hold more is better told so than silently slowed.
+pub const DEFAULT_CAPACITY: usize = ticklab_models::timer::MAX_CAPACITY;
 
 /// Reads an optional count within `range`, or its default.
 fn count(
@@ -189,9 +192,10 @@ pub(crate) fn validate(
         file,
         &spec.capacity,
         "capacity",
-        1..=1 << 24,
+        1..=DEFAULT_CAPACITY as i64,
         DEFAULT_CAPACITY as i64,
-        "the most timers that may be scheduled, cancelled but not yet freed, at once",
+        "the most timers the whole design may hold at once (scheduled, or cancelled but not yet \
+         freed), whatever bucket or thread they are in; slots are made as they are first needed",
     )?;
     let clients = count(
         file,

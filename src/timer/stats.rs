@@ -18,6 +18,9 @@ pub(crate) struct TimerStats {
     pub(crate) waking_schedules: u64,
     pub(crate) early_fires: u64,
     pub(crate) duplicates: u64,
+    /// Timers whose call's response found them gone, though they never fired and were never
+    /// cancelled.
+    pub(crate) vanished: u64,
     /// Lateness of on-time and late fires, in ns: percentiles to three significant digits, the
     /// maximum exact.
     lateness: Latencies,
@@ -36,8 +39,15 @@ impl TimerStats {
             waking_schedules: 0,
             early_fires: 0,
             duplicates: 0,
+            vanished: 0,
             lateness: Latencies::new(),
         }
+    }
+
+    /// A timer never fires early, twice, or after a successful cancel, and never vanishes
+    /// unfired.
+    pub(crate) fn violations(&self) -> u64 {
+        self.early_fires + self.duplicates + self.vanished
     }
 
     pub(crate) fn on_fire(&mut self, lateness_ns: i64) {
@@ -73,8 +83,7 @@ impl TimerStats {
             lost,
             self.duplicates,
             cpu_worst_ns,
-            // A timer never fires early, twice, or after a successful cancel.
-            self.early_fires + self.duplicates,
+            self.violations(),
         ];
         Summary::new("timer", end_ns, METRICS, &values, threads)
     }

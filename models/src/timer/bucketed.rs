@@ -11,8 +11,9 @@
 //!   before each run; and sleeps on the signal count until its heap's earliest deadline.
 //! - `unschedule` only swaps the timer's version; the timer thread frees the slot later.
 //!
-//! Each bucket owns a share of the slots and hands them out under its own lock, so allocation
-//! adds no shared lock. The timer thread returns freed slots to their bucket on its next drain.
+//! Each bucket hands out slots under its own lock: ones its timers used before, which the timer
+//! thread returns to it on its next drain, or new ones from the shared table while there is room.
+//! Only a bucket that finds the whole capacity taken looks for a spare slot in the others.
 
 use std::collections::BinaryHeap;
 use std::marker::PhantomData;
@@ -21,7 +22,6 @@ use std::sync::atomic::Ordering::{Relaxed, Release, SeqCst};
 use super::slots::{PURGE_FLOOR, Slots, Start, Task};
 use super::{
     ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled, fmix64,
-    per_part,
 };
 use crate::sync::{Atomic64, Lock, Primitives};
 
@@ -55,7 +55,6 @@ const NEVER: i64 = i64::MAX;
 /// brpc's bucketed timer thread.
 pub struct Bucketed<S: Primitives, P: Send, V: Protocol = Brpc> {
     buckets: Box<[S::Mutex<Bucket<P>>]>,
-    slots_per_bucket: usize,
     slots: Slots<S>,
     /// Guards changes to `nearest_ns` and `signals`; the scheduler fast path never takes it.
     global: S::Mutex<()>,
@@ -71,7 +70,7 @@ impl<S: Primitives, P: Send, V: Protocol> std::fmt::Debug for Bucketed<S, P, V> 
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bucketed")
             .field("buckets", &self.buckets.len())
-            .field("slots", &self.slots.len())
+            .field("slots", &self.slots.minted())
             .field("clock", &self.clock)
             .finish_non_exhaustive()
     }
@@ -85,7 +84,8 @@ struct Bucket<P> {
 
 /// The timer thread's own state: its heap, and slots it freed but has not returned yet.
 pub struct BucketedThread<P> {
-    heap: BinaryHeap<Task<P>>,
+    /// Each timer with the bucket it came from, where its slot goes back.
+    heap: BinaryHeap<Task<(P, u32)>>,
     freed: Vec<Vec<u32>>,
     purged_at_len: usize,
 }
@@ -99,23 +99,20 @@ impl<P> std::fmt::Debug for BucketedThread<P> {
 }
 
 impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
-    /// `buckets` buckets (brpc's default is 13) sharing `capacity` slots.
+    /// `buckets` buckets (brpc's default is 13) with room for `capacity` timers in all (at most
+    /// [`MAX_CAPACITY`](super::MAX_CAPACITY)), allocated as they are first needed.
     pub fn new(buckets: usize, capacity: usize, clock: TimerClock) -> Self {
         let buckets = buckets.max(1);
-        let slots_per_bucket = per_part(capacity, buckets);
-        let bucket = |index: usize| {
-            let first = (index * slots_per_bucket) as u32;
-            let free = (first..first + slots_per_bucket as u32).rev().collect();
+        let bucket = |_| {
             S::Mutex::new(Bucket {
                 tasks: Vec::new(),
                 nearest_ns: NEVER,
-                free,
+                free: Vec::new(),
             })
         };
         Bucketed {
             buckets: (0..buckets).map(bucket).collect(),
-            slots_per_bucket,
-            slots: Slots::new(0, buckets * slots_per_bucket),
+            slots: Slots::new(capacity),
             global: S::Mutex::new(()),
             nearest_ns: S::AtomicU64::new(NEVER as u64),
             signals: S::AtomicU64::new(0),
@@ -153,6 +150,44 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
         }
     }
 
+    /// Pushes a timer into bucket `index`, in `slot` if given, else in one the bucket freed or a
+    /// new one; reports whether it beat the bucket's nearest deadline. `payload` is taken only
+    /// if the timer is pushed.
+    fn push(
+        &self,
+        index: usize,
+        deadline_ns: i64,
+        payload: &mut Option<P>,
+        slot: Option<u32>,
+    ) -> Result<(TimerId, bool), ScheduleError> {
+        self.buckets[index].with(|bucket| {
+            let slot = slot
+                .or_else(|| bucket.free.pop())
+                .or_else(|| self.slots.mint())
+                .ok_or(ScheduleError::Full)?;
+            let id = self.slots.id_for(slot);
+            bucket.tasks.push(Task {
+                deadline_ns,
+                id,
+                payload: payload.take().expect("a payload to schedule"),
+            });
+            let earlier = deadline_ns < bucket.nearest_ns;
+            if earlier {
+                bucket.nearest_ns = deadline_ns;
+            }
+            Ok((id, earlier))
+        })
+    }
+
+    /// A slot another bucket holds free, once no new ones can be made: the capacity is a total.
+    fn spare_slot(&self, except: usize) -> Option<u32> {
+        self.buckets
+            .iter()
+            .enumerate()
+            .filter(|&(index, _)| index != except)
+            .find_map(|(_, bucket)| bucket.with(|bucket| bucket.free.pop()))
+    }
+
     fn reset_nearest(&self) {
         self.global.with(|()| self.set_nearest(NEVER));
     }
@@ -169,22 +204,30 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
                     if self.slots.is_cancelled(task.id) {
                         bucket.free.push(task.id.slot());
                     } else {
-                        heap.push(task);
+                        heap.push(Task {
+                            deadline_ns: task.deadline_ns,
+                            id: task.id,
+                            payload: (task.payload, index as u32),
+                        });
                     }
                 }
             });
         }
     }
 
-    fn free(&self, state: &mut BucketedThread<P>, id: TimerId) {
-        state.freed[id.slot() as usize / self.slots_per_bucket].push(id.slot());
+    fn free(state: &mut BucketedThread<P>, id: TimerId, bucket: u32) {
+        state.freed[bucket as usize].push(id.slot());
     }
 
     /// Frees everything once stopped: queued, cancelled and pending timers alike.
     fn free_all(&self, state: &mut BucketedThread<P>) {
-        let pending: Vec<TimerId> = state.heap.drain().map(|task| task.id).collect();
-        for id in pending {
-            self.free(state, id);
+        let pending: Vec<(TimerId, u32)> = state
+            .heap
+            .drain()
+            .map(|task| (task.id, task.payload.1))
+            .collect();
+        for (id, bucket) in pending {
+            Self::free(state, id, bucket);
         }
         for (index, bucket) in self.buckets.iter().enumerate() {
             let freed = &mut state.freed[index];
@@ -205,12 +248,12 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
         state.heap.retain(|task| {
             let keep = !self.slots.is_cancelled(task.id);
             if !keep {
-                cancelled.push(task.id);
+                cancelled.push((task.id, task.payload.1));
             }
             keep
         });
-        for id in cancelled {
-            self.free(state, id);
+        for (id, bucket) in cancelled {
+            Self::free(state, id, bucket);
         }
         state.purged_at_len = state.heap.len();
     }
@@ -244,21 +287,15 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
         if self.stopped.load(Relaxed) != 0 {
             return Err(ScheduleError::Stopped);
         }
-        let bucket = &self.buckets[(fmix64(caller) % self.buckets.len() as u64) as usize];
-        let (id, earlier) = bucket.with(|bucket| {
-            let slot = bucket.free.pop().ok_or(ScheduleError::Full)?;
-            let id = self.slots.id_for(slot);
-            bucket.tasks.push(Task {
-                deadline_ns,
-                id,
-                payload,
-            });
-            let earlier = deadline_ns < bucket.nearest_ns;
-            if earlier {
-                bucket.nearest_ns = deadline_ns;
+        let index = (fmix64(caller) % self.buckets.len() as u64) as usize;
+        let mut payload = Some(payload);
+        let (id, earlier) = match self.push(index, deadline_ns, &mut payload, None) {
+            Err(ScheduleError::Full) => {
+                let spare = self.spare_slot(index).ok_or(ScheduleError::Full)?;
+                self.push(index, deadline_ns, &mut payload, Some(spare))?
             }
-            Ok((id, earlier))
-        })?;
+            pushed => pushed?,
+        };
         let wake = earlier && self.publish_earlier(deadline_ns);
         Ok(Scheduled {
             id,
@@ -303,7 +340,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
             while let Some(top) = state.heap.peek() {
                 if self.slots.is_cancelled(top.id) {
                     let cancelled = state.heap.pop().expect("peeked");
-                    self.free(state, cancelled.id);
+                    Self::free(state, cancelled.id, cancelled.payload.1);
                     continue;
                 }
                 if now_ns < top.deadline_ns {
@@ -316,8 +353,9 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
                     break;
                 }
                 let task = state.heap.pop().expect("peeked");
+                let (payload, bucket) = task.payload;
                 if self.slots.start(task.id) == Start::Run {
-                    now_ns = fire(task.id, task.payload);
+                    now_ns = fire(task.id, payload);
                     let order = if V::RELEASE_ON_FINISH {
                         Release
                     } else {
@@ -325,7 +363,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
                     };
                     self.slots.finish_with(task.id, order);
                 }
-                self.free(state, task.id);
+                Self::free(state, task.id, bucket);
             }
             if pull_again {
                 continue;
@@ -371,6 +409,6 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
             .iter()
             .map(|bucket| bucket.with(|bucket| bucket.free.len()))
             .sum();
-        self.slots.len() - free
+        self.slots.minted() - free
     }
 }

@@ -1,16 +1,18 @@
 //! K timer threads, each a global heap, picked by hashing the caller: contention spreads out, but
 //! every thread must be woken for its own earliest deadline.
 
-use super::global_heap::{GlobalHeap, GlobalHeapThread};
+use super::global_heap::{GlobalHeapThread, HeapShard};
+use super::slots::Slots;
 use super::{
     ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled, fmix64,
-    per_part,
 };
 use crate::sync::Primitives;
 
 pub struct Hashed<S: Primitives, P: Send> {
-    shards: Box<[GlobalHeap<S, P>]>,
-    slots_per_shard: usize,
+    shards: Box<[HeapShard<S, P>]>,
+    /// One table for every thread's timers: the capacity is the total, whichever threads the
+    /// callers hash to.
+    slots: Slots<S>,
     clock: TimerClock,
 }
 
@@ -31,31 +33,24 @@ pub struct HashedThread {
 }
 
 impl<S: Primitives, P: Send> Hashed<S, P> {
-    /// `threads` timer threads sharing `capacity` slots.
+    /// `threads` timer threads with room for `capacity` timers in all (at most
+    /// [`MAX_CAPACITY`](super::MAX_CAPACITY)), allocated as they are first needed.
     pub fn new(threads: usize, capacity: usize, clock: TimerClock) -> Self {
         let threads = threads.max(1);
-        let slots_per_shard = per_part(capacity, threads);
-        let shards = (0..threads)
-            .map(|thread| {
-                GlobalHeap::shard(
-                    thread,
-                    (thread * slots_per_shard) as u32,
-                    slots_per_shard,
-                    clock,
-                )
-            })
-            .collect();
         Hashed {
-            shards,
-            slots_per_shard,
+            shards: (0..threads).map(HeapShard::new).collect(),
+            slots: Slots::new(capacity),
             clock,
         }
     }
 
-    fn shard_of(&self, id: TimerId) -> Option<&GlobalHeap<S, P>> {
+    /// A slot another thread freed, once no new ones can be made: the capacity is a total.
+    fn spare_slot(&self, except: usize) -> Option<u32> {
         self.shards
-            .get(id.slot() as usize / self.slots_per_shard)
-            .filter(|shard| shard.owns(id))
+            .iter()
+            .enumerate()
+            .filter(|&(index, _)| index != except)
+            .find_map(|(_, shard)| shard.spare_slot())
     }
 }
 
@@ -83,13 +78,21 @@ impl<S: Primitives, P: Send> TimerDesign<P> for Hashed<S, P> {
         payload: P,
         caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
-        let shard = (fmix64(caller) % self.shards.len() as u64) as usize;
-        self.shards[shard].schedule(deadline_ns, payload, caller)
+        let index = (fmix64(caller) % self.shards.len() as u64) as usize;
+        let shard = &self.shards[index];
+        let mut payload = Some(payload);
+        match shard.schedule(&self.slots, deadline_ns, &mut payload) {
+            Err(ScheduleError::Full) => {
+                let slot = self.spare_slot(index).ok_or(ScheduleError::Full)?;
+                shard.give_slot(slot);
+                shard.schedule(&self.slots, deadline_ns, &mut payload)
+            }
+            scheduled => scheduled,
+        }
     }
 
     fn unschedule(&self, id: TimerId) -> Unscheduled {
-        self.shard_of(id)
-            .map_or(Unscheduled::NotFound, |shard| shard.unschedule(id))
+        self.slots.cancel(id)
     }
 
     fn run_round(
@@ -98,21 +101,20 @@ impl<S: Primitives, P: Send> TimerDesign<P> for Hashed<S, P> {
         now_ns: i64,
         fire: &mut dyn FnMut(TimerId, P) -> i64,
     ) -> Sleep {
-        self.shards[state.thread].run_round(&mut state.inner, now_ns, fire)
+        self.shards[state.thread].run_round(&self.slots, &mut state.inner, now_ns, fire)
     }
 
     fn signals(&self, thread: usize) -> u64 {
-        self.shards[thread].signals(0)
+        self.shards[thread].signals()
     }
 
     fn stop(&self) -> bool {
-        self.shards.iter().for_each(|shard| {
-            shard.stop();
-        });
+        self.shards.iter().for_each(HeapShard::stop);
         true
     }
 
     fn slots_in_use(&self) -> usize {
-        self.shards.iter().map(|shard| shard.slots_in_use()).sum()
+        let free: usize = self.shards.iter().map(HeapShard::free_slots).sum();
+        self.slots.minted() - free
     }
 }

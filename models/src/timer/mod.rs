@@ -44,7 +44,7 @@ mod slots;
 pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
 pub use hashed::{Hashed, HashedThread};
-pub use slots::{TimerId, Unscheduled};
+pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 
 /// The clock a timer instance keeps its deadlines on. The core never reads it; it tells the
 /// driver which clock to pass as `now`.
@@ -149,11 +149,6 @@ pub(crate) fn fmix64(mut key: u64) -> u64 {
     key ^= key >> 33;
     key = key.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     key ^ (key >> 33)
-}
-
-/// Splits `capacity` slots over `parts` owners, at least one each.
-pub(crate) fn per_part(capacity: usize, parts: usize) -> usize {
-    capacity.div_ceil(parts).max(1)
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-use crate::sync::{Atomic64, Primitives};
+use std::sync::OnceLock;
+
+use crate::sync::{Atomic64, Lock, Primitives};
 
 /// A scheduled timer's handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,43 +53,99 @@ pub(crate) enum Start {
     Cancelled,
 }
 
-/// The version of every slot in a range; ids carry the slot's number in the whole design, so a
-/// design split into parts (buckets, shards) can tell from an id which part owns it.
+/// The most slots a design may have: enough for 100k calls a second with 300 s timeouts (30 M
+/// live timers) twice over. Slots are made as they are first needed, never up front.
+pub const MAX_CAPACITY: usize = 1 << 26;
+
+/// The first segment's size at most; each later segment doubles the one before.
+const FIRST_SEGMENT: usize = 1024;
+
+/// The version of every slot, made as timers first need them. Segment `k` holds
+/// `first << k` slots, so a design that never holds more than a few timers allocates a few
+/// slots, and one that holds 30 M allocates as it grows, with at most twice what it used.
+///
+/// The first segment is made at once; later ones are published through a `OnceLock` under the
+/// `grow` lock. loom and shuttle have no `OnceLock`, and the model checks stay within the first
+/// segment, so they explore the versions, which is where the protocol lives.
 pub(crate) struct Slots<S: Primitives> {
-    first_slot: u32,
-    versions: Box<[S::AtomicU64]>,
+    capacity: u64,
+    /// `log2` of the first segment's size.
+    first_shift: u32,
+    /// Slots handed out so far (it may run past `capacity`; then none are left).
+    minted: S::AtomicU64,
+    segments: Box<[OnceLock<Box<[S::AtomicU64]>>]>,
+    grow: S::Mutex<()>,
 }
 
 fn plus(version: u32, steps: u32) -> u32 {
     version.wrapping_add(steps)
 }
 
+fn segment_of(first_shift: u32, slot: u64) -> (usize, usize) {
+    let group = (slot >> first_shift) + 1;
+    let segment = 63 - group.leading_zeros();
+    let start = ((1u64 << segment) - 1) << first_shift;
+    (segment as usize, (slot - start) as usize)
+}
+
+fn new_segment<S: Primitives>(len: usize) -> Box<[S::AtomicU64]> {
+    (0..len).map(|_| S::AtomicU64::new(2)).collect()
+}
+
 impl<S: Primitives> Slots<S> {
-    /// Slots `first_slot .. first_slot + count`.
-    pub(crate) fn new(first_slot: u32, count: usize) -> Self {
+    /// Room for `capacity` slots in all, at most [`MAX_CAPACITY`].
+    pub(crate) fn new(capacity: usize) -> Self {
+        let capacity = capacity.clamp(1, MAX_CAPACITY);
+        let first = capacity.min(FIRST_SEGMENT).next_power_of_two();
+        let first_shift = first.trailing_zeros();
+        let (last, _) = segment_of(first_shift, capacity as u64 - 1);
+        let segments: Box<[OnceLock<Box<[S::AtomicU64]>>]> =
+            (0..=last).map(|_| OnceLock::new()).collect();
+        let _ = segments[0].set(new_segment::<S>(first));
         Slots {
-            first_slot,
-            versions: (0..count).map(|_| S::AtomicU64::new(2)).collect(),
+            capacity: capacity as u64,
+            first_shift,
+            minted: S::AtomicU64::new(0),
+            segments,
+            grow: S::Mutex::new(()),
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.versions.len()
+    /// Slots ever handed out: the most that can be in use.
+    pub(crate) fn minted(&self) -> usize {
+        self.minted.load(Relaxed).min(self.capacity) as usize
     }
 
-    pub(crate) fn contains(&self, slot: u32) -> bool {
-        self.cell(slot).is_some()
+    /// A slot never used before, or `None` once `capacity` slots were handed out.
+    pub(crate) fn mint(&self) -> Option<u32> {
+        let slot = self.minted.fetch_add(1, Relaxed);
+        if slot >= self.capacity {
+            return None;
+        }
+        let (segment, _) = segment_of(self.first_shift, slot);
+        if self.segments[segment].get().is_none() {
+            self.grow.with(|()| {
+                if self.segments[segment].get().is_none() {
+                    let len = 1usize << (self.first_shift + segment as u32);
+                    let _ = self.segments[segment].set(new_segment::<S>(len));
+                }
+            });
+        }
+        Some(slot as u32)
     }
 
-    /// The cell of a slot in this range, by its number in the whole design.
+    /// The version cell of `slot`, if it was ever made.
     fn cell(&self, slot: u32) -> Option<&S::AtomicU64> {
-        self.versions
-            .get(slot.checked_sub(self.first_slot)? as usize)
+        if u64::from(slot) >= self.capacity {
+            return None;
+        }
+        let (segment, offset) = segment_of(self.first_shift, u64::from(slot));
+        self.segments[segment].get()?.get(offset)
     }
 
     /// The id of a new timer in the free `slot`.
     pub(crate) fn id_for(&self, slot: u32) -> TimerId {
-        let version_cell = self.cell(slot).expect("free slots belong to their range");
+        let version_cell = self.cell(slot).expect("free slots were minted");
         let mut version = version_cell.load(Relaxed) as u32;
         if version == 0 {
             // The counter wrapped; 0 stays reserved for "no timer".
@@ -136,9 +194,7 @@ impl<S: Primitives> Slots<S> {
     /// Claims the timer `id` for running, unless it was cancelled.
     pub(crate) fn start(&self, id: TimerId) -> Start {
         let version = id.version();
-        let cell = self
-            .cell(id.slot())
-            .expect("queued timers belong to their range");
+        let cell = self.cell(id.slot()).expect("queued timers were minted");
         match cell.compare_exchange(
             u64::from(version),
             u64::from(plus(version, 1)),
@@ -165,16 +221,12 @@ impl<S: Primitives> Slots<S> {
     /// [`finish`](Self::finish) with a chosen ordering; only `Release` is correct, and the model
     /// checks prove that `Relaxed` is caught.
     pub(crate) fn finish_with(&self, id: TimerId, order: std::sync::atomic::Ordering) {
-        let cell = self
-            .cell(id.slot())
-            .expect("running timers belong to their range");
+        let cell = self.cell(id.slot()).expect("running timers were minted");
         cell.store(u64::from(plus(id.version(), 2)), order);
     }
 
     pub(crate) fn is_cancelled(&self, id: TimerId) -> bool {
-        let cell = self
-            .cell(id.slot())
-            .expect("queued timers belong to their range");
+        let cell = self.cell(id.slot()).expect("queued timers were minted");
         cell.load(Relaxed) as u32 != id.version()
     }
 }
@@ -220,10 +272,11 @@ mod tests {
 
     #[test]
     fn a_stale_id_cannot_cancel_the_slots_next_timer() {
-        let slots = Slots::<StdPrimitives>::new(0, 1);
-        let first = slots.id_for(0);
+        let slots = Slots::<StdPrimitives>::new(1);
+        let slot = slots.mint().unwrap();
+        let first = slots.id_for(slot);
         assert_eq!(slots.cancel(first), Unscheduled::Cancelled);
-        let second = slots.id_for(0);
+        let second = slots.id_for(slot);
         assert_ne!(first, second);
         assert_eq!(slots.cancel(first), Unscheduled::NotFound);
         assert_eq!(slots.start(second), Start::Run);
@@ -234,12 +287,16 @@ mod tests {
 
     #[test]
     fn versions_wrap_around_without_ever_making_id_zero() {
-        let slots = Slots::<StdPrimitives>::new(0, 1);
-        slots.versions[0].store(u64::from(u32::MAX - 1), Relaxed);
-        let id = slots.id_for(0);
+        let slots = Slots::<StdPrimitives>::new(1);
+        let slot = slots.mint().unwrap();
+        slots
+            .cell(slot)
+            .unwrap()
+            .store(u64::from(u32::MAX - 1), Relaxed);
+        let id = slots.id_for(slot);
         assert_eq!(slots.start(id), Start::Run);
         slots.finish(id);
-        let next = slots.id_for(0);
+        let next = slots.id_for(slot);
         assert_eq!(next.version(), 2);
         assert_ne!(next.raw(), 0);
         assert_eq!(slots.cancel(TimerId::new(0, 0)), Unscheduled::NotFound);
@@ -247,12 +304,45 @@ mod tests {
     }
 
     #[test]
-    fn a_range_knows_only_its_own_slots() {
-        let slots = Slots::<StdPrimitives>::new(100, 4);
-        let id = slots.id_for(102);
-        assert_eq!(id.slot(), 102);
+    fn segments_double_and_cover_every_slot_once() {
+        for first_shift in [0, 3, 10] {
+            let mut expected = (0usize, 0usize);
+            for slot in 0..5_000u64 {
+                assert_eq!(segment_of(first_shift, slot), expected, "slot {slot}");
+                expected.1 += 1;
+                if expected.1 == 1 << (first_shift + expected.0 as u32) {
+                    expected = (expected.0 + 1, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slots_are_made_as_needed_up_to_the_capacity_and_no_further() {
+        let slots = Slots::<StdPrimitives>::new(MAX_CAPACITY);
+        let made = |slots: &Slots<StdPrimitives>| {
+            slots.segments.iter().filter(|s| s.get().is_some()).count()
+        };
+        assert_eq!(made(&slots), 1, "only the first segment at first");
+        assert_eq!(slots.segments[0].get().unwrap().len(), FIRST_SEGMENT);
+        for expected in 0..3_000u32 {
+            assert_eq!(slots.mint(), Some(expected));
+        }
+        // 1024 + 2048 slots cover 3,000: two segments.
+        assert_eq!(made(&slots), 2);
+        let id = slots.id_for(2_999);
         assert_eq!(slots.cancel(id), Unscheduled::Cancelled);
-        assert_eq!(slots.cancel(TimerId::new(99, 2)), Unscheduled::NotFound);
-        assert_eq!(slots.cancel(TimerId::new(104, 2)), Unscheduled::NotFound);
+        let unmade = TimerId::new(3_072, 2);
+        assert_eq!(slots.cancel(unmade), Unscheduled::NotFound);
+
+        let small = Slots::<StdPrimitives>::new(3);
+        assert_eq!(
+            (small.mint(), small.mint(), small.mint()),
+            (Some(0), Some(1), Some(2))
+        );
+        assert_eq!(small.mint(), None);
+        assert_eq!(small.mint(), None);
+        assert_eq!(small.minted(), 3);
+        assert_eq!(small.cancel(TimerId::new(3, 2)), Unscheduled::NotFound);
     }
 }

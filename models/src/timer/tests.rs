@@ -123,12 +123,13 @@ fn a_full_design_refuses_and_a_stopped_one_frees_everything() {
     for (name, design) in designs() {
         on_each!(design, |timers| {
             let mut thread = timers.new_thread_state(0);
-            // Every caller of a hashed or bucketed design draws on its own share of the slots.
+            // The capacity is the design's total: one caller, in one bucket or thread, can
+            // hold all of it.
             let mut scheduled = 0;
             while timers.schedule(1_000, "pending", 9).is_ok() {
                 scheduled += 1;
             }
-            assert!(scheduled > 0, "{name}");
+            assert_eq!(scheduled, 64, "{name}");
             assert_eq!(
                 timers.schedule(1_000, "one more", 9),
                 Err(ScheduleError::Full),
@@ -252,4 +253,62 @@ fn a_slow_callback_lets_later_timers_run_late_in_the_same_round() {
         ["slow", "next"],
         "time moved on during the slow callback"
     );
+}
+
+#[test]
+fn slots_freed_in_one_bucket_or_thread_serve_callers_of_another_at_capacity() {
+    let designs: [(&str, AnyDesign); 2] = [
+        (
+            "bucketed",
+            AnyDesign::Bucketed(Bucketed::new(13, 16, TimerClock::Monotonic)),
+        ),
+        (
+            "hashed",
+            AnyDesign::Hashed(Hashed::new(4, 16, TimerClock::Monotonic)),
+        ),
+    ];
+    let other = (2..100)
+        .find(|caller| fmix64(*caller) % 52 != fmix64(1) % 52)
+        .unwrap();
+    for (name, design) in designs {
+        on_each!(design, |timers| {
+            let first: Vec<Scheduled> = (0..16)
+                .map(|_| timers.schedule(100, "first", 1).unwrap())
+                .collect();
+            let mut thread = timers.new_thread_state(first[0].thread);
+            assert_eq!(
+                timers.schedule(100, "over", other),
+                Err(ScheduleError::Full)
+            );
+            for scheduled in &first {
+                assert_eq!(timers.unschedule(scheduled.id), Unscheduled::Cancelled);
+            }
+            // The thread frees the cancelled slots into caller 1's bucket or heap (they go back
+            // on its next turn); the other caller draws on them, though no new slot can be made.
+            for _ in 0..2 {
+                let (fired, _) = round(&timers, &mut thread, 0);
+                assert!(fired.is_empty(), "{name}");
+            }
+            assert_eq!(timers.slots_in_use(), 0, "{name}");
+            for _ in 0..16 {
+                timers.schedule(200, "second", other).unwrap();
+            }
+            assert_eq!(timers.slots_in_use(), 16, "{name}");
+            assert_eq!(
+                timers.schedule(200, "over", other),
+                Err(ScheduleError::Full)
+            );
+        });
+    }
+}
+
+#[test]
+fn a_design_holds_a_million_timers_without_making_slots_up_front() {
+    let timers: Bucketed<StdPrimitives, u32> =
+        Bucketed::new(13, MAX_CAPACITY, TimerClock::Monotonic);
+    assert_eq!(timers.slots_in_use(), 0);
+    for call in 0..1_000_000u32 {
+        timers.schedule(i64::from(call), call, 7).unwrap();
+    }
+    assert_eq!(timers.slots_in_use(), 1_000_000);
 }
