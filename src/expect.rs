@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use ticklab_sim::Approx;
+use ticklab_sim::{Approx, Secs};
 
 use crate::scenario::{
     ExpectEntry, ExpectTable, Located, ScenarioError, values::parse_duration_ns,
@@ -21,7 +21,14 @@ pub enum Unit {
     Count,
     /// Nanoseconds, written as durations in scenario files.
     Duration,
+    /// A moment of the run: physical nanoseconds since its start, written as durations in
+    /// scenario files, or [`NEVER`] if it never came.
+    Time,
 }
+
+/// The value of a [`Unit::Time`] metric whose moment never came, such as the first fire of a run
+/// in which nothing fired. Bounds treat it as later than any time.
+pub const NEVER: u64 = u64::MAX;
 
 /// One number a model's summary reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,11 +66,32 @@ impl Metric {
         }
     }
 
+    /// A moment of the run; its summary key ends in `_ns`, as in all JSON.
+    pub const fn time(
+        name: &'static str,
+        summary_key: &'static str,
+        about: &'static str,
+    ) -> Metric {
+        Metric {
+            name,
+            summary_key,
+            unit: Unit::Time,
+            about,
+        }
+    }
+
     pub fn show(&self, value: u64) -> String {
         match self.unit {
             Unit::Count => value.to_string(),
             Unit::Duration => Approx(value).to_string(),
+            Unit::Time if value == NEVER => "never".to_string(),
+            Unit::Time => Secs(value).to_string(),
         }
+    }
+
+    /// The key in a text summary: the JSON key without its `_ns`, since text shows units.
+    pub fn text_key(&self) -> String {
+        self.summary_key.replace("_ns", "")
     }
 }
 
@@ -122,6 +150,56 @@ impl fmt::Display for Outcome {
             self.expectation.metric.show(self.actual)
         )
     }
+}
+
+/// A run's headline figures: each metric its expectations bound, with its value and the bounds,
+/// in the file's order, such as `ticks_after_resume 392 (want 390..=393)`. Failed ones end in
+/// `FAILED`.
+pub fn headline(outcomes: &[Outcome]) -> String {
+    let mut figures: Vec<(Option<&str>, Metric, u64, Option<u64>, Option<u64>, bool)> = Vec::new();
+    for outcome in outcomes {
+        let expectation = &outcome.expectation;
+        let group = expectation.group.as_deref();
+        let index = match figures
+            .iter()
+            .position(|figure| figure.0 == group && figure.1.name == expectation.metric.name)
+        {
+            Some(index) => index,
+            None => {
+                figures.push((group, expectation.metric, outcome.actual, None, None, true));
+                figures.len() - 1
+            }
+        };
+        let figure = &mut figures[index];
+        match expectation.bound {
+            Bound::AtLeast => figure.3 = Some(expectation.value),
+            Bound::AtMost => figure.4 = Some(expectation.value),
+            Bound::Exactly => {
+                (figure.3, figure.4) = (Some(expectation.value), Some(expectation.value))
+            }
+        }
+        figure.5 &= outcome.passed;
+    }
+    let shown: Vec<String> = figures
+        .into_iter()
+        .map(|(group, metric, actual, low, high, passed)| {
+            let want = match (low, high) {
+                (Some(low), Some(high)) if low == high => format!("== {}", metric.show(low)),
+                (Some(low), Some(high)) => format!("{}..={}", metric.show(low), metric.show(high)),
+                (Some(low), None) => format!(">= {}", metric.show(low)),
+                (None, Some(high)) => format!("<= {}", metric.show(high)),
+                (None, None) => unreachable!("every figure has a bound"),
+            };
+            let group = group.map(|group| format!("{group}: ")).unwrap_or_default();
+            let verdict = if passed { "" } else { " FAILED" };
+            format!(
+                "{group}{} {} (want {want}){verdict}",
+                metric.name,
+                metric.show(actual)
+            )
+        })
+        .collect();
+    shown.join("; ")
 }
 
 impl Expectation {
@@ -321,7 +399,7 @@ fn parse_one(
     };
     let example = match metric.unit {
         Unit::Count => format!("for example {written} = 3"),
-        Unit::Duration => format!("for example {written} = \"500ms\""),
+        Unit::Duration | Unit::Time => format!("for example {written} = \"500ms\""),
     };
     let parsed = match (metric.unit, value) {
         (Unit::Count, toml::Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
@@ -329,7 +407,7 @@ fn parse_one(
             format!("`{written}` takes a whole number of zero or more"),
             example,
         )),
-        (Unit::Duration, toml::Value::String(text)) => match parse_duration_ns(text) {
+        (Unit::Duration | Unit::Time, toml::Value::String(text)) => match parse_duration_ns(text) {
             Ok(ns) if ns >= 0 => Ok(ns as u64),
             Ok(_) => Err((
                 format!("`{written}` takes a duration of zero or more"),
@@ -337,7 +415,7 @@ fn parse_one(
             )),
             Err(problem) => Err((problem.message, problem.hint)),
         },
-        (Unit::Duration, _) => Err((format!("`{written}` takes a duration"), example)),
+        (Unit::Duration | Unit::Time, _) => Err((format!("`{written}` takes a duration"), example)),
     };
     let value =
         parsed.map_err(|(message, hint)| file.error(value_span, message).with_hint(hint))?;
@@ -348,4 +426,46 @@ fn parse_one(
         bound,
         value,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TICKS: Metric = Metric::count("ticks_after_resume", "");
+    const LATENESS: Metric = Metric::duration("lateness", "max_lateness_ns", "");
+
+    fn outcome(metric: Metric, bound: Bound, value: u64, actual: u64) -> Outcome {
+        Expectation {
+            key: String::new(),
+            group: None,
+            metric,
+            bound,
+            value,
+        }
+        .check(actual)
+    }
+
+    #[test]
+    fn headline_figures_show_each_bound_metric_once_with_its_range() {
+        let outcomes = [
+            outcome(TICKS, Bound::AtLeast, 390, 392),
+            outcome(LATENESS, Bound::AtMost, 1_000_000, 391_000_000_000),
+            outcome(TICKS, Bound::AtMost, 393, 392),
+        ];
+        assert_eq!(
+            headline(&outcomes),
+            "ticks_after_resume 392 (want 390..=393); lateness 391s (want <= 1ms) FAILED"
+        );
+    }
+
+    #[test]
+    fn text_keys_drop_the_nanoseconds_that_json_keys_carry() {
+        assert_eq!(LATENESS.text_key(), "max_lateness");
+        let worst = Metric::duration("cpu", "cpu_busy_ns_worst_second", "");
+        assert_eq!(worst.text_key(), "cpu_busy_worst_second");
+        let never = Metric::time("first_fire_at", "first_fire_at_ns", "");
+        assert_eq!(never.show(NEVER), "never");
+        assert_eq!(never.show(1_500_000_000), "1.500000000s");
+    }
 }

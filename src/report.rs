@@ -65,7 +65,7 @@ pub fn html(entries: &[Entry], matrix: Option<&Grid>) -> String {
                 }
                 table id="results" {
                     caption { "Results of each scenario's [expect]" }
-                    tr { th { "scenario" } th { "model" } th { "result" } th { "expectations" } }
+                    tr { th { "scenario" } th { "model" } th { "result" } th { "figures (and what the scenario expects)" } }
                     @for (index, entry) in entries.iter().enumerate() {
                         tr {
                             td {

@@ -356,7 +356,11 @@ fn check_exits_1_on_a_failure_and_2_on_an_invalid_file() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "FAILED: ticks_after_resume <= 3 (got 11)",
+            "| FAILED | ticks_after_resume 11 (want <= 3) FAILED",
+        ))
+        // A passing row shows its headline figures, not a count of what was met.
+        .stdout(predicate::str::contains(
+            "| ok     | invariant_violations 0 (want == 0); ticks_after_resume 1 (want <= 3); ticks 88",
         ))
         .stdout(predicate::str::contains(
             "2 scenarios: 1 passed, 1 failed, 0 invalid",
@@ -524,7 +528,16 @@ fn every_command_keeps_its_exit_code_with_both_streams_closed() {
         (vec!["plot", failing], 1),
         (vec!["plot", failing, "-o", svg.to_str().unwrap()], 1),
         (vec!["plot", invalid], 2),
-        (vec!["report", failing, "--no-matrix", "-o", html.to_str().unwrap()], 1),
+        (
+            vec![
+                "report",
+                failing,
+                "--no-matrix",
+                "-o",
+                html.to_str().unwrap(),
+            ],
+            1,
+        ),
         (vec!["table"], 0),
         (
             vec![
@@ -705,9 +718,9 @@ fn a_cost_profile_replaces_the_one_a_lock_scenario_names() {
     let spawn_cost = |summary: &str| {
         summary
             .lines()
-            .find_map(|line| line.strip_prefix("p50_spawn_cost_ns"))
+            .find_map(|line| line.strip_prefix("p50_spawn_cost "))
             .map(|value| value.trim().to_string())
-            .unwrap_or_else(|| panic!("no p50_spawn_cost_ns in {summary}"))
+            .unwrap_or_else(|| panic!("no p50_spawn_cost in {summary}"))
     };
     // The same draws, a thousand times dearer (the histogram keeps three digits).
     assert_eq!(spawn_cost(&reference), "29.935us");

@@ -1,5 +1,9 @@
 //! Every scenario under `scenarios/`: its trace matches the reviewed snapshot, and running it
 //! twice gives identical bytes. New scenario files are picked up without code changes.
+//!
+//! A snapshot shows the elided text trace a reviewer reads, and ends with the size and SHA-256 of
+//! the whole JSON-lines trace, so that a change anywhere in the run (mid-run timing with the same
+//! totals, say) changes the snapshot too.
 
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
@@ -26,6 +30,39 @@ fn text_trace(scenario: &Scenario) -> String {
     let mut sink = TextSink::new(Vec::new()).eliding_after(SNAPSHOT_TICKS_KEPT);
     run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
     String::from_utf8(sink.into_inner()).unwrap()
+}
+
+/// Hashes everything written with SHA-256, which stays the same on every toolchain and machine.
+#[derive(Default)]
+struct Sha256Writer {
+    hasher: sha2::Sha256,
+    bytes: u64,
+}
+
+impl Write for Sha256Writer {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        sha2::Digest::update(&mut self.hasher, buf);
+        self.bytes += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The snapshot: the elided text trace, then one line standing for the whole JSON-lines trace.
+fn snapshot(scenario: &Scenario) -> String {
+    let mut sink = JsonlSink::new(Sha256Writer::default());
+    run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
+    let whole = sink.into_inner();
+    let digest = sha2::Digest::finalize(whole.hasher);
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!(
+        "{}# the whole trace as JSON lines: {} bytes, sha256 {hex}\n",
+        text_trace(scenario),
+        whole.bytes
+    )
 }
 
 /// Every scenario file, sorted, as (snapshot name, path): `interval/matrix/linux-…-naive.toml`
@@ -61,7 +98,7 @@ fn every_scenario_trace_matches_its_snapshot() {
     for (name, path) in scenario_files() {
         settings.set_input_file(&path);
         let scenario = load(&path);
-        let trace = text_trace(&scenario);
+        let trace = snapshot(&scenario);
         // Check every file before failing, so one run reports (and writes) all changed snapshots.
         let assert = || settings.bind(|| insta::assert_snapshot!(name.as_str(), trace));
         let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(assert));

@@ -35,22 +35,17 @@ pub(super) enum Verdict {
 }
 
 impl Row {
-    /// The row's result (`ok`, `FAILED`, `invalid`) and what its expectations came to.
+    /// The row's result (`ok`, `FAILED`, `invalid`) and its headline figures: the values its
+    /// expectations bound, each with its bounds.
     pub fn result(&self) -> (&'static str, String) {
         match &self.verdict {
             Verdict::Invalid(_) => ("invalid", "see the error below".to_string()),
-            Verdict::Checked(report) if report.outcomes.is_empty() => ("ok", "none".to_string()),
-            Verdict::Checked(report) if report.passed() => {
-                ("ok", format!("{} met", report.outcomes.len()))
+            Verdict::Checked(report) if report.outcomes.is_empty() => {
+                ("ok", "no expectations".to_string())
             }
             Verdict::Checked(report) => {
-                let failures: Vec<_> = report
-                    .outcomes
-                    .iter()
-                    .filter(|outcome| !outcome.passed)
-                    .map(|outcome| outcome.to_string())
-                    .collect();
-                ("FAILED", failures.join("; "))
+                let result = if report.passed() { "ok" } else { "FAILED" };
+                (result, crate::expect::headline(&report.outcomes))
             }
         }
     }
@@ -177,7 +172,7 @@ fn results_table(rows: &[Row]) -> Table {
         "scenario",
         "model",
         "result",
-        "expectations",
+        "figures (and what the scenario expects)",
     ]);
     for row in rows {
         let (result, detail) = row.result();

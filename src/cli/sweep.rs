@@ -23,7 +23,8 @@ pub(super) struct SweepArgs {
     /// Run only the cases of shard I of N (1-based), to split a sweep across machines.
     #[arg(long, value_name = "I/N", default_value = "1/1")]
     shard: ShardArg,
-    /// Where a failing case's scenario file goes.
+    /// Where a failing case's scenario file goes (relative to the current folder; created if
+    /// missing, and the command says where).
     #[arg(long, value_name = "DIR", default_value = "scenarios/regressions")]
     regressions: PathBuf,
 }
@@ -66,12 +67,19 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
         ProgressStyle::with_template("[{bar:30}] {pos}/{len} cases, {per_sec} {msg}")
             .expect("a valid template"),
     );
-    let outcome = sweep(&source, &base, args.cases, args.seed, shard, |verdict| {
-        if let Verdict::Failed(_) = verdict {
-            bar.set_message("failed: shrinking");
-        }
-        bar.inc(1);
-    })
+    let outcome = sweep(
+        &source,
+        &base,
+        args.cases,
+        args.seed,
+        shard,
+        |_, _, verdict| {
+            if let Verdict::Failed(_) = verdict {
+                bar.set_message("failed: shrinking");
+            }
+            bar.inc(1);
+        },
+    )
     .map_err(Failure::Invalid)?;
     bar.finish_and_clear();
     let Some(failure) = outcome.failure else {
@@ -83,42 +91,68 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
     };
     let path = regression_path(&args.regressions, &source, &failure.text);
     let replay = format!("ticklab run {}", quote(&path));
+    let added = failure.minimal.faults.len();
+    let shrunk = match failure.base_faults {
+        0 => format!("{added} fault(s)"),
+        base => format!(
+            "{added} added fault(s), {} in the file with the base's {base}",
+            added + base
+        ),
+    };
     let header = format!(
-        "# Found by `ticklab sweep {source} --cases {} --seed {}` (case {}), shrunk to {} fault(s) \
+        "# Found by `ticklab sweep {source} --cases {} --seed {}` (case {}), shrunk to {shrunk} \
          and {} parameter change(s).\n# It broke: {}\n# Replay: {replay}\n",
         args.cases,
         args.seed,
         failure.case,
-        failure.minimal.faults.len(),
         failure.minimal.tweaks.len(),
-        one_line(failure.reason.trim_start_matches("FAILED: ")),
+        one_line(&failure.reason),
     );
-    write_regression(&path, &format!("{header}{}", failure.text))?;
-    note!(
-        "case {} failed: {}\nshrunk to {} fault(s), written to {}\nreplay: {replay}",
-        failure.case,
-        failure.reason,
-        failure.minimal.faults.len(),
-        path.display()
-    );
+    let written = write_regression(&path, &format!("{header}{}", failure.text))?;
+    note!("case {} failed: {}", failure.case, failure.reason);
+    match written {
+        Written::New { created_folder } => {
+            if let Some(folder) = created_folder {
+                note!("created the folder {folder}");
+            }
+            note!("shrunk to {shrunk}, written to {}", path.display());
+        }
+        Written::AlreadyThere => note!(
+            "shrunk to {shrunk}, recorded before in {}: the file is left as it is",
+            path.display()
+        ),
+    }
+    note!("replay: {replay}");
     Err(Failure::Expectation)
 }
 
+/// What became of a regression file.
+enum Written {
+    /// Written now, and the folder it made for it, if any, as the user should find it.
+    New { created_folder: Option<String> },
+    /// The same case, under the same name, was recorded before.
+    AlreadyThere,
+}
+
 /// Writes the file unless the same case was recorded before, under the same name.
-fn write_regression(path: &Path, text: &str) -> Result<(), Failure> {
-    if let Some(folder) = path.parent() {
+fn write_regression(path: &Path, text: &str) -> Result<Written, Failure> {
+    let mut created_folder = None;
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        && !folder.is_dir()
+    {
         std::fs::create_dir_all(folder).map_err(|error| {
             Failure::Invalid(format!("cannot create {}: {error}", folder.display()))
         })?;
+        // A relative default lands wherever the command ran: name the full path.
+        let shown = std::path::absolute(folder).unwrap_or_else(|_| folder.to_path_buf());
+        created_folder = Some(shown.display().to_string());
     }
     match write_atomically(path, text.as_bytes(), false) {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(Written::New { created_folder }),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            note!(
-                "{} is already there: this case was recorded before",
-                path.display()
-            );
-            Ok(())
+            Ok(Written::AlreadyThere)
         }
         Err(error) => Err(Failure::Invalid(error.to_string())),
     }

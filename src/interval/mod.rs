@@ -40,6 +40,21 @@ pub const METRICS: &[Metric] = &[
         unit: Unit::Duration,
         about: "worst tick lateness: Instant at the tick minus its deadline",
     },
+    Metric::time(
+        "first_tick_at",
+        "first_tick_at_ns",
+        "physical time of the first tick",
+    ),
+    Metric::time(
+        "last_tick_at",
+        "last_tick_at_ns",
+        "physical time of the last tick",
+    ),
+    Metric::time(
+        "worst_tick_at",
+        "worst_tick_at_ns",
+        "physical time of the latest tick after its deadline: the one `max_lateness` measures (the first, if several)",
+    ),
     Metric {
         name: "longest_gap",
         summary_key: "longest_gap_ns",

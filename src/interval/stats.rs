@@ -2,6 +2,7 @@
 
 use ticklab_sim::{EdgeEffect, NS_PER_SEC, ThreadCpu};
 
+use crate::expect::NEVER;
 use crate::trace::Summary;
 
 use super::METRICS;
@@ -19,6 +20,9 @@ pub(crate) struct IntervalStats {
     wall_second_ticks: u64,
     max_ticks_per_wall_second: u64,
     max_lateness_ns: u64,
+    first_tick_at_ns: u64,
+    last_tick_at_ns: u64,
+    worst_tick_at_ns: u64,
     last_tick_ns: Vec<u64>,
     longest_gap_ns: u64,
 }
@@ -37,6 +41,9 @@ impl IntervalStats {
             wall_second_ticks: 0,
             max_ticks_per_wall_second: 0,
             max_lateness_ns: 0,
+            first_tick_at_ns: NEVER,
+            last_tick_at_ns: NEVER,
+            worst_tick_at_ns: NEVER,
             last_tick_ns: vec![NO_TICK_YET; intervals],
             longest_gap_ns: 0,
         }
@@ -56,7 +63,15 @@ impl IntervalStats {
         }
         self.wall_second_ticks += 1;
         self.max_ticks_per_wall_second = self.max_ticks_per_wall_second.max(self.wall_second_ticks);
-        self.max_lateness_ns = self.max_lateness_ns.max(lateness_ns.max(0) as u64);
+        let lateness_ns = lateness_ns.max(0) as u64;
+        if lateness_ns > self.max_lateness_ns || self.ticks == 1 {
+            self.max_lateness_ns = lateness_ns;
+            self.worst_tick_at_ns = now_ns;
+        }
+        if self.ticks == 1 {
+            self.first_tick_at_ns = now_ns;
+        }
+        self.last_tick_at_ns = now_ns;
         let last_ns = std::mem::replace(&mut self.last_tick_ns[interval], now_ns);
         if last_ns != NO_TICK_YET {
             self.longest_gap_ns = self.longest_gap_ns.max(now_ns - last_ns);
@@ -88,6 +103,9 @@ impl IntervalStats {
             self.max_ticks_per_wall_second,
             cpu_worst_ns,
             self.max_lateness_ns,
+            self.first_tick_at_ns,
+            self.last_tick_at_ns,
+            self.worst_tick_at_ns,
             self.longest_gap_ns,
             self.resumes,
             invariant_violations,

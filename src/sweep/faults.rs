@@ -193,6 +193,58 @@ pub fn apply(base: &str, case: &Case) -> Result<String, toml::de::Error> {
     Ok(toml::to_string(&table).expect("a TOML table serialises"))
 }
 
+impl std::fmt::Display for FaultSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            FaultSpec::Suspend {
+                system,
+                at_ms,
+                duration_ms,
+            } => {
+                let kind = if system { "system" } else { "process" };
+                write!(f, "a {kind}-suspend of {duration_ms}ms at {at_ms}ms")
+            }
+            FaultSpec::Step { at_ms, by_ms } => {
+                write!(f, "a wall-step of {by_ms:+}ms at {at_ms}ms")
+            }
+            FaultSpec::Slew {
+                at_ms,
+                duration_ms,
+                rate_ppm,
+            } => write!(
+                f,
+                "a wall-slew of {rate_ppm:+} ppm for {duration_ms}ms at {at_ms}ms"
+            ),
+        }
+    }
+}
+
+/// One line for a regression file's `about`: what broke, and the faults that broke it.
+pub fn regression_about(source: &str, reason: &str, case: &Case) -> String {
+    let faults: Vec<String> = case.faults.iter().map(ToString::to_string).collect();
+    let after = match faults.len() {
+        0 => "with no added fault".to_string(),
+        _ => format!("after {}", faults.join(", ")),
+    };
+    let changes = match case.tweaks.len() {
+        0 => String::new(),
+        n => format!(" and {n} parameter change(s)"),
+    };
+    let base = std::path::Path::new(source).file_name().map_or_else(
+        || source.to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    format!("Found by sweeping {base}: {reason}, {after}{changes}")
+}
+
+/// The base scenario with `case` applied, as a file to commit: [`apply`], with an `about` that
+/// says what broke instead of the base's own.
+pub fn regression(base: &str, case: &Case, about: &str) -> Result<String, toml::de::Error> {
+    let mut table: Table = apply(base, case)?.parse()?;
+    table.insert("about".into(), Value::String(about.to_string()));
+    Ok(toml::to_string(&table).expect("a TOML table serialises"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

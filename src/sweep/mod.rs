@@ -17,7 +17,7 @@ pub use faults::{Case, FaultSpec};
 
 use crate::run::{RunError, RunOptions, run_scenario};
 use crate::scenario;
-use crate::trace::JsonlSink;
+use crate::trace::{Event, JsonlSink, TraceSink};
 
 /// Shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 2_000;
@@ -52,7 +52,9 @@ pub struct Failure {
     pub case: u64,
     pub reason: String,
     pub minimal: Case,
-    /// The minimal case as a scenario file's text.
+    /// Faults the base scenario had of its own, before the case added its.
+    pub base_faults: usize,
+    /// The minimal case as a scenario file's text, its `about` saying what broke.
     pub text: String,
 }
 
@@ -78,37 +80,47 @@ pub fn check(source: &str, text: &str) -> Verdict {
         Err(error) => return Verdict::Rejected(error.headline()),
     };
     let options = RunOptions::default();
-    let trace_hash = || -> Result<(u64, crate::run::RunReport), RunError> {
-        let mut sink = JsonlSink::new(HashWriter(DefaultHasher::new()));
+    let trace_hash = || -> Result<(u64, crate::run::RunReport, Option<String>), RunError> {
+        let mut sink = FirstBroken {
+            inner: JsonlSink::new(HashWriter(DefaultHasher::new())),
+            first: None,
+        };
         let report = run_scenario(&scenario, &options, &mut sink)?;
-        Ok((sink.into_inner().0.finish(), report))
+        Ok((sink.inner.into_inner().0.finish(), report, sink.first))
     };
-    let (first, report) = match trace_hash() {
+    let (first, report, first_broken) = match trace_hash() {
         Ok(result) => result,
         Err(RunError::TooMuchWork { why, .. }) => return Verdict::Rejected(why),
         Err(error) => return Verdict::Failed(error.to_string()),
     };
     if let Some(broken) = report.outcomes.iter().find(|outcome| !outcome.passed) {
-        return Verdict::Failed(broken.to_string());
+        let broken = broken.to_string();
+        let broken = broken.trim_start_matches("FAILED: ");
+        return Verdict::Failed(match first_broken {
+            Some(what) => format!("{what} ({broken})"),
+            None => broken.to_string(),
+        });
     }
     match trace_hash() {
-        Ok((second, _)) if second == first => Verdict::Passed,
+        Ok((second, _, _)) if second == first => Verdict::Passed,
         Ok(_) => Verdict::Failed("two runs of the same case gave different traces".to_string()),
         Err(error) => Verdict::Failed(error.to_string()),
     }
 }
 
 /// Sweeps `cases` cases of `seed` (those of `shard`) around the scenario `base` read from
-/// `source`; `progress` hears of each case as it ends. Stops at the first failure, shrunk.
+/// `source`; `progress` hears of each case as it ends: its number, what it added to the base,
+/// and its verdict. Stops at the first failure, shrunk.
 pub fn sweep(
     source: &str,
     base: &str,
     cases: u64,
     seed: u64,
     shard: Shard,
-    mut progress: impl FnMut(&Verdict),
+    mut progress: impl FnMut(u64, &Case, &Verdict),
 ) -> Result<Outcome, String> {
     let base_scenario = scenario::parse(source, base).map_err(|error| error.to_string())?;
+    let base_faults = base_scenario.faults.len();
     let strategy = faults::cases(base_scenario.run_for_ns / 1_000_000);
     let mut outcome = Outcome::default();
     for case in (0..cases).filter(|&case| shard.owns(case)) {
@@ -116,19 +128,23 @@ pub fn sweep(
         let mut tree = strategy
             .new_tree(&mut runner)
             .map_err(|reason| format!("cannot draw case {case}: {reason}"))?;
-        let verdict = run_case(source, base, &tree.current());
-        progress(&verdict);
+        let drawn = tree.current();
+        let verdict = run_case(source, base, &drawn);
+        progress(case, &drawn, &verdict);
         outcome.run += 1;
         match verdict {
             Verdict::Passed => outcome.passed += 1,
             Verdict::Rejected(_) => outcome.rejected += 1,
             Verdict::Failed(reason) => {
                 let (minimal, reason) = shrink(source, base, &mut tree, reason);
-                let text = faults::apply(base, &minimal).expect("the base parsed before");
+                let about = faults::regression_about(source, &reason, &minimal);
+                let text =
+                    faults::regression(base, &minimal, &about).expect("the base parsed before");
                 outcome.failure = Some(Failure {
                     case,
                     reason,
                     minimal,
+                    base_faults,
                     text,
                 });
                 break;
@@ -184,6 +200,35 @@ pub fn regression_path(folder: &Path, source: &str, text: &str) -> PathBuf {
     let mut hasher = DefaultHasher::new();
     hasher.write(text.as_bytes());
     folder.join(format!("{stem}-{:08x}.toml", hasher.finish() as u32))
+}
+
+/// Passes a trace on, keeping the first broken invariant's text: what a regression file says broke.
+struct FirstBroken<S> {
+    inner: S,
+    first: Option<String>,
+}
+
+impl<S: TraceSink> TraceSink for FirstBroken<S> {
+    fn wants_events(&self) -> bool {
+        self.inner.wants_events()
+    }
+
+    fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
+        if let Event::Invariant(broken) = event
+            && self.first.is_none()
+        {
+            self.first = Some(format!(
+                "at {}: {}",
+                ticklab_sim::Secs(broken.t_ns),
+                broken.what
+            ));
+        }
+        self.inner.record(event)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.finish()
+    }
 }
 
 /// Feeds everything written into a hasher: a trace's fingerprint without keeping it.

@@ -56,6 +56,27 @@ pub const METRICS: &[Metric] = &[
         about: "the latest any timer fired",
     },
     Metric::count(
+        "postponed",
+        "timers that fired later than their timeout by more than the timer's resolution (1 ms, \
+         or `sleep_overshoot` if longer)",
+    ),
+    Metric::time(
+        "first_fire_at",
+        "first_fire_at_ns",
+        "physical time of the first fire",
+    ),
+    Metric::time(
+        "last_fire_at",
+        "last_fire_at_ns",
+        "physical time of the last fire",
+    ),
+    Metric::time(
+        "worst_fire_at",
+        "worst_fire_at_ns",
+        "physical time of the latest fire after its timeout: the one `max_lateness` measures \
+         (the first, if several)",
+    ),
+    Metric::count(
         "early_fires",
         "timers that fired before their call's timeout had passed",
     ),

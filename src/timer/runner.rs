@@ -77,6 +77,10 @@ impl Calls {
 /// Timers at least this overdue at the end of the run, and never fired, count as lost.
 const LOST_AFTER_NS: u64 = NS_PER_SEC;
 
+/// A timer that fires later than this after its timeout (or the sleep overshoot, if longer) was
+/// postponed, rather than served at the timer's resolution.
+const POSTPONED_AFTER_NS: u64 = ticklab_sim::NS_PER_MS;
+
 fn check_work(
     scenario: &Scenario,
     config: &TimerConfig,
@@ -188,7 +192,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             calls: Calls::default(),
             latency: SimRng::for_purpose(seed, "timer-latency"),
             fires_so_far: 0,
-            stats: TimerStats::new(),
+            stats: TimerStats::new(config.sleep_overshoot_ns.max(POSTPONED_AFTER_NS)),
             wants_events: sink.wants_events(),
             sink,
         }
@@ -432,7 +436,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         };
         call.fired = true;
         let lateness_ns = at_ns as i64 - call.timeout_at_ns as i64;
-        self.stats.on_fire(lateness_ns);
+        self.stats.on_fire(at_ns, lateness_ns);
         if lateness_ns < 0 {
             let violations = self.stats.violations();
             let what = format!(

@@ -3,6 +3,7 @@
 use ticklab_sim::{NS_PER_SEC, ThreadCpu};
 
 use super::METRICS;
+use crate::expect::NEVER;
 use crate::latencies::Latencies;
 use crate::trace::Summary;
 
@@ -24,10 +25,16 @@ pub(crate) struct TimerStats {
     /// Lateness of on-time and late fires, in ns: percentiles to three significant digits, the
     /// maximum exact.
     lateness: Latencies,
+    /// Fires later than this after their timeout are postponed: the timer's resolution.
+    postponed_after_ns: u64,
+    postponed: u64,
+    first_fire_at_ns: u64,
+    last_fire_at_ns: u64,
+    worst_fire_at_ns: u64,
 }
 
 impl TimerStats {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(postponed_after_ns: u64) -> Self {
         TimerStats {
             calls: 0,
             timeouts: 0,
@@ -41,6 +48,11 @@ impl TimerStats {
             duplicates: 0,
             vanished: 0,
             lateness: Latencies::new(),
+            postponed_after_ns,
+            postponed: 0,
+            first_fire_at_ns: NEVER,
+            last_fire_at_ns: NEVER,
+            worst_fire_at_ns: NEVER,
         }
     }
 
@@ -50,12 +62,23 @@ impl TimerStats {
         self.early_fires + self.duplicates + self.vanished
     }
 
-    pub(crate) fn on_fire(&mut self, lateness_ns: i64) {
+    pub(crate) fn on_fire(&mut self, at_ns: u64, lateness_ns: i64) {
         self.timeouts += 1;
+        if self.first_fire_at_ns == NEVER {
+            self.first_fire_at_ns = at_ns;
+        }
+        self.last_fire_at_ns = at_ns;
         if lateness_ns < 0 {
             self.early_fires += 1;
-        } else {
-            self.lateness.record(lateness_ns as u64);
+            return;
+        }
+        let lateness_ns = lateness_ns as u64;
+        if lateness_ns > self.lateness.max_ns() || self.worst_fire_at_ns == NEVER {
+            self.worst_fire_at_ns = at_ns;
+        }
+        self.lateness.record(lateness_ns);
+        if lateness_ns > self.postponed_after_ns {
+            self.postponed += 1;
         }
     }
 
@@ -79,6 +102,10 @@ impl TimerStats {
             self.lateness.quantile(0.5),
             self.lateness.quantile(0.99),
             self.lateness.max_ns(),
+            self.postponed,
+            self.first_fire_at_ns,
+            self.last_fire_at_ns,
+            self.worst_fire_at_ns,
             self.early_fires,
             lost,
             self.duplicates,

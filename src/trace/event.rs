@@ -321,6 +321,39 @@ impl Event<'_> {
         }
     }
 
+    /// How long the event came after it was due or wanted, for routine events that have such a
+    /// delay: a tick's or fire's lateness, a poll's or lock's wait, a task's or wake's latency.
+    /// Elision keeps the events whose delay stands out.
+    pub fn delay_ns(&self) -> Option<u64> {
+        match self {
+            Event::Tick(tick) => {
+                Some(tick.instant_ns.saturating_sub(tick.deadline_ns).max(0) as u64)
+            }
+            Event::Fire(fire) => Some(fire.lateness_ns.max(0) as u64),
+            Event::Poll(poll) => Some(poll.waited_ns),
+            Event::TaskDone(done) => Some(done.latency_ns),
+            Event::Io(io) => Some(io.latency_ns),
+            Event::LockWait(wait) => Some(wait.waited_ns),
+            Event::IdleWake(wake) => Some(wake.latency_ns),
+            _ => None,
+        }
+    }
+
+    /// What an event's delay is compared with: events of its kind and of the same part (a task
+    /// group, a lock access, an idle strategy), so one group's slow tasks are not outliers
+    /// beside another's quick ones.
+    pub fn delay_class(&self) -> &str {
+        let group = |task: &'_ str| -> usize { task.find('#').unwrap_or(task.len()) };
+        match self {
+            Event::Poll(poll) => &poll.task[..group(&poll.task)],
+            Event::TaskDone(done) => &done.task[..group(&done.task)],
+            Event::Io(io) => &io.task[..group(&io.task)],
+            Event::LockWait(wait) => wait.access,
+            Event::IdleWake(wake) => wake.strategy,
+            _ => "",
+        }
+    }
+
     pub fn t_ns(&self) -> u64 {
         match self {
             Event::Start(start) => start.t_ns,

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use ticklab_sim::ThreadCpu;
 
-use crate::expect::Metric;
+use crate::expect::{Metric, NEVER, Unit};
 
 /// A finished run's numbers, in the order the model lists its metrics.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl Serialize for Section {
         map.serialize_entry("kind", self.kind)?;
         map.serialize_entry("name", &self.name)?;
         for (metric, value) in &self.values {
-            map.serialize_entry(metric.summary_key, value)?;
+            map.serialize_entry(metric.summary_key, &json_value(metric, *value))?;
         }
         map.end()
     }
@@ -116,7 +116,7 @@ impl Serialize for Summary {
         map.serialize_entry("t_ns", &self.t_ns)?;
         map.serialize_entry("model", self.model)?;
         for (metric, value) in &self.values {
-            map.serialize_entry(metric.summary_key, value)?;
+            map.serialize_entry(metric.summary_key, &json_value(metric, *value))?;
         }
         let threads: Vec<_> = self.threads.iter().map(ThreadRecord::from).collect();
         map.serialize_entry("threads", &threads)?;
@@ -128,6 +128,11 @@ impl Serialize for Summary {
         }
         map.end()
     }
+}
+
+/// A metric's value in JSON: a plain integer, or null for a moment that never came.
+fn json_value(metric: &Metric, value: u64) -> Option<u64> {
+    (metric.unit != Unit::Time || value != NEVER).then_some(value)
 }
 
 #[derive(Serialize)]

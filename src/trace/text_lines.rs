@@ -45,15 +45,15 @@ pub(super) fn write_summary(out: &mut impl Write, summary: &Summary) -> io::Resu
         Secs(summary.t_ns)
     )?;
     for (metric, value) in &summary.values {
-        writeln!(out, "{:<28}{}", metric.summary_key, metric.show(*value))?;
+        writeln!(out, "{:<28}{}", metric.text_key(), metric.show(*value))?;
     }
     for thread in &summary.threads {
         writeln!(
             out,
             "{:<28}busy {}, worst second {} from {}",
             format!("thread {}", thread.name),
-            Compact(thread.busy_ns as i64),
-            Compact(thread.worst_second_busy_ns as i64),
+            Approx(thread.busy_ns),
+            Approx(thread.worst_second_busy_ns),
             Secs(thread.worst_second_start_ns)
         )?;
     }
@@ -121,7 +121,7 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
             } else {
                 "late by"
             };
-            let by = Compact(fire.lateness_ns.saturating_abs());
+            let by = Approx(fire.lateness_ns.unsigned_abs());
             writeln!(
                 out,
                 "{t:>17} fire      #{}  on thread {}  {how} {by}",
