@@ -152,53 +152,69 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// One metric as a run's headline shows it: its value and every bound on it.
+struct Figure<'a> {
+    group: Option<&'a str>,
+    metric: Metric,
+    actual: u64,
+    at_least: Option<u64>,
+    at_most: Option<u64>,
+    passed: bool,
+}
+
+impl fmt::Display for Figure<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |value| self.metric.show(value);
+        if let Some(group) = self.group {
+            write!(f, "{group}: ")?;
+        }
+        write!(f, "{} {} (want ", self.metric.name, show(self.actual))?;
+        match (self.at_least, self.at_most) {
+            (Some(low), Some(high)) if low == high => write!(f, "== {})", show(low))?,
+            (Some(low), Some(high)) => write!(f, "{}..={})", show(low), show(high))?,
+            (Some(low), None) => write!(f, ">= {})", show(low))?,
+            (None, Some(high)) => write!(f, "<= {})", show(high))?,
+            (None, None) => write!(f, "anything)")?,
+        }
+        if !self.passed {
+            write!(f, " FAILED")?;
+        }
+        Ok(())
+    }
+}
+
 /// A run's headline figures: each metric its expectations bound, with its value and the bounds,
 /// in the file's order, such as `ticks_after_resume 392 (want 390..=393)`. Failed ones end in
 /// `FAILED`.
 pub fn headline(outcomes: &[Outcome]) -> String {
-    let mut figures: Vec<(Option<&str>, Metric, u64, Option<u64>, Option<u64>, bool)> = Vec::new();
+    let mut figures: Vec<Figure<'_>> = Vec::new();
     for outcome in outcomes {
         let expectation = &outcome.expectation;
         let group = expectation.group.as_deref();
-        let index = match figures
-            .iter()
-            .position(|figure| figure.0 == group && figure.1.name == expectation.metric.name)
-        {
-            Some(index) => index,
-            None => {
-                figures.push((group, expectation.metric, outcome.actual, None, None, true));
-                figures.len() - 1
-            }
+        let same = |figure: &Figure<'_>| {
+            figure.group == group && figure.metric.name == expectation.metric.name
         };
+        let index = figures.iter().position(same).unwrap_or_else(|| {
+            figures.push(Figure {
+                group,
+                metric: expectation.metric,
+                actual: outcome.actual,
+                at_least: None,
+                at_most: None,
+                passed: true,
+            });
+            figures.len() - 1
+        });
         let figure = &mut figures[index];
+        let value = Some(expectation.value);
         match expectation.bound {
-            Bound::AtLeast => figure.3 = Some(expectation.value),
-            Bound::AtMost => figure.4 = Some(expectation.value),
-            Bound::Exactly => {
-                (figure.3, figure.4) = (Some(expectation.value), Some(expectation.value))
-            }
+            Bound::AtLeast => figure.at_least = value,
+            Bound::AtMost => figure.at_most = value,
+            Bound::Exactly => (figure.at_least, figure.at_most) = (value, value),
         }
-        figure.5 &= outcome.passed;
+        figure.passed &= outcome.passed;
     }
-    let shown: Vec<String> = figures
-        .into_iter()
-        .map(|(group, metric, actual, low, high, passed)| {
-            let want = match (low, high) {
-                (Some(low), Some(high)) if low == high => format!("== {}", metric.show(low)),
-                (Some(low), Some(high)) => format!("{}..={}", metric.show(low), metric.show(high)),
-                (Some(low), None) => format!(">= {}", metric.show(low)),
-                (None, Some(high)) => format!("<= {}", metric.show(high)),
-                (None, None) => unreachable!("every figure has a bound"),
-            };
-            let group = group.map(|group| format!("{group}: ")).unwrap_or_default();
-            let verdict = if passed { "" } else { " FAILED" };
-            format!(
-                "{group}{} {} (want {want}){verdict}",
-                metric.name,
-                metric.show(actual)
-            )
-        })
-        .collect();
+    let shown: Vec<String> = figures.iter().map(ToString::to_string).collect();
     shown.join("; ")
 }
 

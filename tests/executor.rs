@@ -2,6 +2,8 @@
 //! driver polled only at parks and maintenance, yields, suspends, pools, and the io phases of the
 //! trace. Each test runs a small scenario and checks the numbers tokio's design implies.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::Value;
@@ -313,47 +315,249 @@ fn a_shared_pool_lends_one_runtime_s_connection_to_another_and_per_runtime_pools
     assert_eq!(separate.get("connections_opened"), Some(2));
 }
 
-/// Every `io` event of a run's JSON trace, as objects.
-fn io_events(text: &str, seed: u64) -> Vec<Value> {
-    let scenario = scenario::parse("test.toml", &format!("{HEADER}{text}")).unwrap();
+/// A run's summary and every event of its JSON trace.
+fn traced(text: &str, seed: u64) -> (Summary, Vec<Value>) {
+    let scenario = scenario::parse("test.toml", &format!("{HEADER}{text}"))
+        .unwrap_or_else(|error| panic!("{error}"));
     let options = RunOptions {
         seed: Some(seed),
         ..RunOptions::default()
     };
     let mut sink = JsonlSink::new(Vec::new());
-    run_scenario(&scenario, &options, &mut sink).unwrap();
-    String::from_utf8(sink.into_inner())
+    let summary = run_scenario(&scenario, &options, &mut sink)
+        .unwrap()
+        .summary;
+    let events = String::from_utf8(sink.into_inner())
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .filter(|event| event["event"] == "io")
-        .collect()
+        .collect();
+    (summary, events)
+}
+
+fn num(event: &Value, key: &str) -> u64 {
+    event[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {key} in {event}"))
+}
+
+fn text<'v>(event: &'v Value, key: &str) -> &'v str {
+    event[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {key} in {event}"))
+}
+
+fn kind(event: &Value) -> &str {
+    text(event, "event")
+}
+
+/// Checks the task counts against the trace, which knows nothing of the counters: each of
+/// `arrivals` (group, count) starts that many tasks, each spawn event one more, each task-done
+/// event finishes a distinct started task, and the unfinished are the started ones never done.
+fn assert_tasks_match_the_trace(summary: &Summary, events: &[Value], arrivals: &[(&str, u32)]) {
+    let mut started: BTreeSet<String> = arrivals
+        .iter()
+        .flat_map(|&(group, count)| (1..=count).map(move |instance| format!("{group}#{instance}")))
+        .collect();
+    let mut done = BTreeSet::new();
+    for event in events {
+        match kind(event) {
+            "spawn" => assert!(
+                started.insert(text(event, "spawned").to_string()),
+                "spawned twice: {event}"
+            ),
+            "task-done" => assert!(
+                done.insert(text(event, "task").to_string()),
+                "finished twice: {event}"
+            ),
+            _ => {}
+        }
+    }
+    let never_started: Vec<_> = done.difference(&started).collect();
+    assert!(
+        never_started.is_empty(),
+        "finished unstarted {never_started:?}"
+    );
+    let unfinished = started.difference(&done).count() as u64;
+    assert_eq!(summary.get("tasks_started"), Some(started.len() as u64));
+    assert_eq!(summary.get("tasks_finished"), Some(done.len() as u64));
+    assert_eq!(summary.get("tasks_unfinished"), Some(unfinished));
+    let of = |tasks: &BTreeSet<String>, group: &str| {
+        let prefix = format!("{group}#");
+        tasks
+            .iter()
+            .filter(|task| task.starts_with(&prefix))
+            .count() as u64
+    };
+    for section in &summary.groups {
+        let name = &section.name;
+        assert_eq!(section.get("started"), Some(of(&started, name)), "{name}");
+        assert_eq!(section.get("finished"), Some(of(&done, name)), "{name}");
+    }
+}
+
+/// A worker's time as its trace shows it: from each of its polls, and from each of its parks, to
+/// its next poll or park, or to the end of the run.
+#[derive(Debug, Default)]
+struct TracedTime {
+    polling_ns: u64,
+    parked_ns: u64,
+}
+
+fn traced_time(events: &[Value], end_ns: u64) -> BTreeMap<String, TracedTime> {
+    let mut times: BTreeMap<String, TracedTime> = BTreeMap::new();
+    let mut charge = |worker: String, (parked, since_ns): (bool, u64), until_ns: u64| {
+        let time = times.entry(worker).or_default();
+        let bucket = if parked {
+            &mut time.parked_ns
+        } else {
+            &mut time.polling_ns
+        };
+        *bucket += until_ns - since_ns;
+    };
+    let mut last = BTreeMap::new();
+    for event in events {
+        let parked = match kind(event) {
+            "poll" => false,
+            "park" => true,
+            _ => continue,
+        };
+        let (worker, t_ns) = (text(event, "worker").to_string(), num(event, "t_ns"));
+        if let Some(previous) = last.insert(worker.clone(), (parked, t_ns)) {
+            charge(worker, previous, t_ns);
+        }
+    }
+    for (worker, previous) in last {
+        charge(worker, previous, end_ns);
+    }
+    times
+}
+
+/// Checks each worker's time against its trace: parked exactly as long as its parks lasted, and
+/// busy plus waiting for a core no longer than its polls lasted. Unless a thread of the run went
+/// into `block_in_place` (`no_block_in_place` false), which leaves a worker without a thread for
+/// a while, polls and parks account for all of it and nothing is idle.
+fn assert_worker_time_matches_the_trace(
+    summary: &Summary,
+    events: &[Value],
+    no_block_in_place: bool,
+) {
+    let traced = traced_time(events, summary.t_ns);
+    assert_eq!(traced.len(), summary.parts.len(), "{traced:?}");
+    for worker in &summary.parts {
+        let time = &traced[&worker.name];
+        let metric = |name: &str| worker.get(name).unwrap();
+        let on_cpu = metric("busy") + metric("waiting_for_core");
+        assert_eq!(metric("parked"), time.parked_ns, "{}", worker.name);
+        assert!(on_cpu <= time.polling_ns, "{}: {time:?}", worker.name);
+        if no_block_in_place {
+            assert_eq!(on_cpu, time.polling_ns, "{}", worker.name);
+            assert_eq!(metric("idle"), 0, "{}", worker.name);
+        }
+    }
 }
 
 #[test]
-fn the_phases_of_every_io_call_add_up_to_its_latency() {
+fn tasks_still_pending_at_the_end_are_the_unfinished_ones() {
+    let groups = r#"
+[[model.task]]
+name = "quick"
+runtime = "rt"
+count = 3
+steps = [{ cpu = "1ms" }, { spawn = "spawned" }]
+[[model.task]]
+name = "spawned"
+runtime = "rt"
+steps = [{ sleep = "10ms" }]
+[[model.task]]
+name = "sleeper"
+runtime = "rt"
+count = 4
+steps = [{ sleep = "1h" }]
+[[model.task]]
+name = "hog"
+runtime = "rt"
+count = 1
+start = "5s"
+steps = [{ cpu = "40s" }]
+"#;
+    let (summary, events) = traced(&one_runtime(1, 2, "", groups), 1);
+    assert_tasks_match_the_trace(
+        &summary,
+        &events,
+        &[("quick", 3), ("sleeper", 4), ("hog", 1)],
+    );
+    assert_eq!(summary.get("tasks_unfinished"), Some(5));
+    // The hog's cpu step, cut by the end of the run, is charged up to the end.
+    assert_worker_time_matches_the_trace(&summary, &events, true);
+    let busy: u64 = summary.parts.iter().map(|w| w.get("busy").unwrap()).sum();
+    assert_eq!(busy, 3 * NS_PER_MS + 25_000 * NS_PER_MS);
+}
+
+/// Checks that each phase of every io call ends at the event that ends it: the send at a poll
+/// of the connection's task, the notice of the reply at a poll of the owner runtime's driver,
+/// and the resume at the requester's own poll. Returns the io events.
+fn assert_io_phases_end_at_their_events(events: &[Value]) -> Vec<&Value> {
+    let (mut polls, mut driver_polls, mut ios) = (BTreeSet::new(), BTreeSet::new(), Vec::new());
+    for (index, event) in events.iter().enumerate() {
+        let t_ns = num(event, "t_ns");
+        match kind(event) {
+            "poll" => {
+                polls.insert((text(event, "task").to_string(), t_ns));
+            }
+            "driver-poll" => {
+                let (runtime, _) = text(event, "worker").rsplit_once('-').unwrap();
+                driver_polls.insert((runtime.to_string(), t_ns));
+            }
+            "io" => {
+                let sent_ns = t_ns - num(event, "latency_ns") + num(event, "send_wait_ns");
+                let connection = format!("conn{}", event["connection"]);
+                assert!(polls.contains(&(connection, sent_ns)), "unsent: {event}");
+                let noticed_ns = t_ns - num(event, "resume_wait_ns");
+                let owner = text(event, "owner").to_string();
+                assert!(
+                    driver_polls.contains(&(owner, noticed_ns)),
+                    "unnoticed: {event}"
+                );
+                let resumed = &events[index - 1];
+                assert!(
+                    kind(resumed) == "poll"
+                        && resumed["task"] == event["task"]
+                        && num(resumed, "t_ns") == t_ns,
+                    "not resumed by a poll: {event}"
+                );
+                ios.push(event);
+            }
+            _ => {}
+        }
+    }
+    ios
+}
+
+#[test]
+fn each_io_phase_of_the_incident_ends_at_the_event_that_ends_it() {
     let incident =
         std::fs::read_to_string("scenarios/executor/flush-compaction-shared-pool.toml").unwrap();
     let body = incident.split_once("[model]").unwrap().1;
-    let events = io_events(&format!("[model]{body}"), 1);
-    assert!(events.len() > 100, "{} io events", events.len());
+    let (_, events) = traced(&format!("[model]{body}"), 1);
+    let ios = assert_io_phases_end_at_their_events(&events);
+    assert!(ios.len() > 100, "{} io events", ios.len());
     let mut slow = 0;
-    for event in &events {
-        let phase = |key: &str| event[key].as_u64().unwrap();
-        assert_eq!(
-            phase("send_wait_ns")
-                + phase("network_ns")
-                + phase("driver_wait_ns")
-                + phase("resume_wait_ns"),
-            phase("latency_ns"),
-            "{event}"
-        );
-        if phase("latency_ns") > 500 * NS_PER_MS {
+    for event in ios {
+        // Every io step's latency is drawn from 45-55 ms; a new connection takes 1 ms more.
+        let connect_ns = if event["reused"] == true {
+            0
+        } else {
+            NS_PER_MS
+        };
+        let network = (45 * NS_PER_MS + connect_ns)..=(55 * NS_PER_MS + connect_ns);
+        assert!(network.contains(&num(event, "network_ns")), "{event}");
+        if num(event, "latency_ns") > 500 * NS_PER_MS {
             slow += 1;
             // A slow call waited both to be sent and for the owner's driver, on the cpu runtime.
             assert_eq!(event["owner"], "cpu", "{event}");
-            assert!(phase("send_wait_ns") > 100 * NS_PER_MS, "{event}");
-            assert!(phase("driver_wait_ns") > 100 * NS_PER_MS, "{event}");
+            assert!(num(event, "send_wait_ns") > 100 * NS_PER_MS, "{event}");
+            assert!(num(event, "driver_wait_ns") > 100 * NS_PER_MS, "{event}");
         }
     }
     assert!(slow >= 1, "no io call above 500 ms");
@@ -369,37 +573,95 @@ fn config() -> ProptestConfig {
     }
 }
 
-fn step() -> impl Strategy<Value = String> {
+/// A step of the generated tasks, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    Cpu(u64),
+    Yield,
+    Sleep(u64),
+    Io(u64),
+    SpawnBlocking(u64),
+    BlockInPlace(u64),
+    Spawn,
+}
+
+impl Step {
+    fn toml(self) -> String {
+        match self {
+            Step::Cpu(ms) => format!(r#"{{ cpu = "{ms}ms" }}"#),
+            Step::Yield => "{ yield = true }".to_string(),
+            Step::Sleep(ms) => format!(r#"{{ sleep = "{ms}ms" }}"#),
+            Step::Io(ms) => format!(r#"{{ io = "http", latency = "{ms}ms" }}"#),
+            Step::SpawnBlocking(ms) => format!(r#"{{ spawn_blocking = "{ms}ms" }}"#),
+            Step::BlockInPlace(ms) => format!(r#"{{ block_in_place = "{ms}ms" }}"#),
+            Step::Spawn => r#"{ spawn = "child" }"#.to_string(),
+        }
+    }
+
+    /// Whether the poll that runs this step ends with it.
+    fn suspends(self) -> bool {
+        matches!(
+            self,
+            Step::Yield | Step::Sleep(_) | Step::Io(_) | Step::SpawnBlocking(_)
+        )
+    }
+}
+
+fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        (0u64..20).prop_map(|ms| format!(r#"{{ cpu = "{ms}ms" }}"#)),
-        Just("{ yield = true }".to_string()),
-        (0u64..20).prop_map(|ms| format!(r#"{{ sleep = "{ms}ms" }}"#)),
-        (1u64..30).prop_map(|ms| format!(r#"{{ io = "http", latency = "{ms}ms" }}"#)),
-        (0u64..20).prop_map(|ms| format!(r#"{{ spawn_blocking = "{ms}ms" }}"#)),
-        (0u64..20).prop_map(|ms| format!(r#"{{ block_in_place = "{ms}ms" }}"#)),
-        Just(r#"{ spawn = "child" }"#.to_string()),
+        (0u64..20).prop_map(Step::Cpu),
+        Just(Step::Yield),
+        (0u64..20).prop_map(Step::Sleep),
+        (1u64..30).prop_map(Step::Io),
+        (0u64..20).prop_map(Step::SpawnBlocking),
+        (0u64..20).prop_map(Step::BlockInPlace),
+        Just(Step::Spawn),
     ]
 }
 
-proptest! {
-    #![proptest_config(config())]
+/// Each task of a trace followed through its group's steps: the cpu steps each poll ran, summed
+/// by the worker that polled, and for each io event, that the network took the latency of the io
+/// step the poll before it resumes from.
+fn replay_steps(events: &[Value], groups: &[(&str, &[Step])]) -> BTreeMap<String, u64> {
+    let mut cpu_ns: BTreeMap<String, u64> = BTreeMap::new();
+    // By task: its next step, and the step that ended the poll before its latest one.
+    let mut progress: BTreeMap<String, (usize, Option<Step>)> = BTreeMap::new();
+    for event in events {
+        let task = match kind(event) {
+            "poll" | "io" => text(event, "task"),
+            _ => continue,
+        };
+        let group = task.split('#').next();
+        let Some(&(_, steps)) = groups.iter().find(|(name, _)| group == Some(name)) else {
+            continue;
+        };
+        let (next, resumed_from) = progress.entry(task.to_string()).or_default();
+        if kind(event) == "io" {
+            let Some(Step::Io(ms)) = *resumed_from else {
+                panic!("{event} resumes from {resumed_from:?}")
+            };
+            assert_eq!(num(event, "network_ns"), ms * NS_PER_MS, "{event}");
+            continue;
+        }
+        let worker = cpu_ns.entry(text(event, "worker").to_string()).or_default();
+        *resumed_from = next.checked_sub(1).map(|last| steps[last]);
+        while let Some(&step) = steps.get(*next) {
+            *next += 1;
+            match step {
+                Step::Cpu(ms) => *worker += ms * NS_PER_MS,
+                step if step.suspends() => break,
+                _ => {}
+            }
+        }
+    }
+    cpu_ns
+}
 
-    /// Whatever the tasks do, every task is accounted for, each io call's phases add up, and a
-    /// run of tasks that all end long before the run does leaves none unfinished.
-    #[test]
-    fn every_task_is_accounted_for_and_short_work_always_finishes(
-        cores in 1u32..4,
-        workers in 1u32..4,
-        lifo_slot in any::<bool>(),
-        idle in 0u32..3,
-        shared in any::<bool>(),
-        steps in prop::collection::vec(step(), 1..6),
-        child_steps in prop::collection::vec(step().prop_filter("no recursion", |s| !s.contains("spawn =")), 1..4),
-        count in 1u32..20,
-        seed in 0u64..1000,
-    ) {
-        let text = format!(
-            r#"
+/// The scenario of the property below: a runtime `a` whose parent tasks spawn children on a
+/// runtime `b`, both using one connection pool.
+fn two_runtimes(cores: u32, workers: u32, lifo_slot: bool, idle: u32, shared: bool) -> String {
+    format!(
+        r#"
 [model]
 kind = "executor"
 cores = {cores}
@@ -414,48 +676,70 @@ workers = 1
 name = "http"
 idle = {idle}
 shared = {shared}
-[[model.task]]
-name = "parent"
-runtime = "a"
-count = {count}
-every = "7ms"
-arrival = "poisson"
-steps = [{}]
-[[model.task]]
-name = "child"
-runtime = "b"
-steps = [{}]
-"#,
-            steps.join(", "),
-            child_steps.join(", ")
+"#
+    )
+}
+
+fn task_group(name: &str, runtime: &str, arrivals: &str, steps: &[Step]) -> String {
+    let steps: Vec<String> = steps.iter().map(|step| step.toml()).collect();
+    format!(
+        "[[model.task]]\nname = \"{name}\"\nruntime = \"{runtime}\"\n{arrivals}\nsteps = [{}]\n",
+        steps.join(", ")
+    )
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Whatever the tasks do, the summary agrees with the trace: every task started is finished
+    /// or counted unfinished (and short work always finishes), each worker's busy, waiting,
+    /// parked and idle time matches its polls, parks and the cpu steps those polls ran, and each
+    /// io call's phases end at the events that end them.
+    #[test]
+    fn the_summary_accounts_for_every_task_and_worker_nanosecond_the_trace_shows(
+        (cores, workers, lifo_slot) in (1u32..4, 1u32..4, any::<bool>()),
+        (idle, shared) in (0u32..3, any::<bool>()),
+        steps in prop::collection::vec(step(), 1..6),
+        child_steps in prop::collection::vec(
+            step().prop_filter("no recursion", |s| *s != Step::Spawn),
+            1..4,
+        ),
+        count in 1u32..20,
+        seed in 0u64..1000,
+    ) {
+        let arrivals = format!("count = {count}\nevery = \"7ms\"\narrival = \"poisson\"");
+        let text = format!(
+            "{}{}{}",
+            two_runtimes(cores, workers, lifo_slot, idle, shared),
+            task_group("parent", "a", &arrivals, &steps),
+            task_group("child", "b", "", &child_steps),
         );
-        let summary = run(&text);
-        let started = summary.get("tasks_started").unwrap();
-        prop_assert_eq!(
-            started,
-            summary.get("tasks_finished").unwrap() + summary.get("tasks_unfinished").unwrap()
-        );
+        let (summary, events) = traced(&text, seed);
+        assert_tasks_match_the_trace(&summary, &events, &[("parent", count)]);
         prop_assert_eq!(summary.get("tasks_unfinished"), Some(0));
-        prop_assert!(summary.get("polls").unwrap() >= started);
+        let spawns = steps.iter().filter(|step| **step == Step::Spawn).count() as u64;
+        prop_assert_eq!(group(&summary, "child", "started"), u64::from(count) * spawns);
+
+        let in_place = |steps: &[Step]| steps.iter().any(|s| matches!(s, Step::BlockInPlace(_)));
+        let no_block_in_place = !in_place(&steps) && !in_place(&child_steps);
+        assert_worker_time_matches_the_trace(&summary, &events, no_block_in_place);
+        let cpu_ns = replay_steps(&events, &[("parent", &steps), ("child", &child_steps)]);
+        for worker in &summary.parts {
+            // A poll that went into block_in_place may finish its cpu steps off the worker.
+            let busy = worker.get("busy").unwrap();
+            let polled = cpu_ns.get(&worker.name).copied().unwrap_or(0);
+            prop_assert!(busy <= polled, "{}: busy {busy}, polls ran {polled}", worker.name);
+            if no_block_in_place {
+                prop_assert_eq!(busy, polled, "{}", &worker.name);
+            }
+        }
+        let ios = assert_io_phases_end_at_their_events(&events);
+        prop_assert_eq!(ios.len() as u64, summary.get("io_calls").unwrap());
         for name in ["parent", "child"] {
             let metric = |m: &str| group(&summary, name, m);
             prop_assert!(metric("p50_latency") <= metric("p99_latency"));
             prop_assert!(metric("p99_latency") <= metric("max_latency"));
             prop_assert!(metric("p99_io_latency") <= metric("max_io_latency"));
-        }
-        for worker in &summary.parts {
-            let busy = worker.get("busy").unwrap();
-            let parked = worker.get("parked").unwrap();
-            let idle = worker.get("idle").unwrap();
-            let waiting = worker.get("waiting_for_core").unwrap();
-            prop_assert_eq!(busy + waiting + parked + idle, summary.t_ns, "{}", worker.name);
-        }
-        for event in io_events(&text, seed) {
-            let phase = |key: &str| event[key].as_u64().unwrap();
-            prop_assert_eq!(
-                phase("send_wait_ns") + phase("network_ns") + phase("driver_wait_ns") + phase("resume_wait_ns"),
-                phase("latency_ns")
-            );
         }
     }
 }

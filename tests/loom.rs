@@ -183,10 +183,10 @@ fn cancel_racing_the_run<D: TimerDesign<usize> + 'static>(harness: &Arc<Harness<
     let outcome = canceller.join().unwrap();
     let expected_runs = usize::from(outcome != Unscheduled::Cancelled);
     harness.wait_for_runs(expected_runs);
+    let runs = harness.finished[0].load(Relaxed);
     assert_eq!(
-        harness.finished[0].load(Relaxed),
-        expected_runs,
-        "{outcome:?}"
+        runs, expected_runs,
+        "unschedule returned {outcome:?}, and the timer ran {runs} times"
     );
 }
 
@@ -309,11 +309,13 @@ mod hashed {
     }
 }
 
-/// Deliberately broken variants of brpc's protocol: each flips one step, and loom must catch it.
+/// Deliberately broken variants of brpc's protocol: each flips one step, and loom must catch it
+/// for the reason the step exists: a lost wake-up as a deadlock, a wrong answer as the assertion
+/// that checks it. A mutant that fails some other way is not caught.
 ///
-/// A lost wake-up shows up as a deadlock, which loom reports by panicking in a way that aborts the
-/// process, so each mutant's model runs in a child process: the `inner` tests are ignored in
-/// normal runs and started by their outer test, which asserts the child failed.
+/// loom reports a deadlock by panicking in a way that aborts the process, so each mutant's model
+/// runs in a child process: the `inner` tests are ignored in normal runs and started by their
+/// outer test, which reads the cause from the child's output.
 mod mutants {
     use super::*;
 
@@ -333,8 +335,21 @@ mod mutants {
     mutant!(FinishesWithoutRelease, RELEASE_ON_FINISH);
     mutant!(SleepsWithoutCheckingForStop, CHECK_STOP_BEFORE_SLEEP);
 
-    /// Runs `mutants::inner::<name>` in a child process; true if its model failed.
-    fn loom_catches(name: &str) -> bool {
+    /// What loom prints when every thread is blocked.
+    const DEADLOCK: &str = "deadlock; threads = ";
+
+    /// The first panic's message in a child's output: the line after `panicked at`. Later
+    /// panics are loom unwinding the failed model.
+    fn first_panic(output: &str) -> &str {
+        let mut lines = output
+            .lines()
+            .skip_while(|line| !line.contains("panicked at"));
+        lines.nth(1).unwrap_or("")
+    }
+
+    /// Runs `mutants::inner::<name>` in a child process and asserts that its model failed, and
+    /// that its first panic names `cause`.
+    fn assert_loom_catches(name: &str, cause: &str) {
         let output = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
@@ -345,12 +360,20 @@ mod mutants {
             .env("RUST_BACKTRACE", "0")
             .output()
             .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            stdout.contains("running 1 test"),
-            "the child did not run {name}: {stdout}"
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
         );
-        !output.status.success()
+        assert!(
+            text.contains("running 1 test"),
+            "the child did not run {name}: {text}"
+        );
+        assert!(!output.status.success(), "loom missed {name}: {text}");
+        assert!(
+            first_panic(&text).contains(cause),
+            "{name} failed, but not with {cause:?}: {text}"
+        );
     }
 
     mod inner {
@@ -396,33 +419,39 @@ mod mutants {
 
     #[test]
     fn resetting_the_nearest_after_draining_loses_a_wake_up() {
-        assert!(loom_catches("reset_after_drain"));
+        assert_loom_catches("reset_after_drain", DEADLOCK);
     }
 
     #[test]
     fn a_missing_signal_increment_loses_a_wake_up() {
-        assert!(loom_catches("no_signal"));
+        assert_loom_catches("no_signal", DEADLOCK);
     }
 
     #[test]
     fn a_cancel_that_keeps_the_version_lets_the_timer_run() {
-        assert!(loom_catches("cancel_without_bump"));
+        assert_loom_catches(
+            "cancel_without_bump",
+            "unschedule returned Cancelled, and the timer ran 1 times",
+        );
     }
 
     #[test]
     fn sleeping_without_checking_the_nearest_loses_a_wake_up() {
-        assert!(loom_catches("sleep_without_nearest_check"));
+        assert_loom_catches("sleep_without_nearest_check", DEADLOCK);
     }
 
     #[test]
     fn a_relaxed_finish_hides_the_callbacks_work_from_the_canceller() {
-        assert!(loom_catches("relaxed_finish"));
+        assert_loom_catches(
+            "relaxed_finish",
+            "NotFound, yet the callback's work is not visible",
+        );
     }
 
     /// brpc #2986: a stop that lands mid-round is overwritten by the next reset of the nearest
     /// deadline, and the timer thread sleeps forever while `stop` waits to join it.
     #[test]
     fn sleeping_without_checking_for_stop_hangs_the_shutdown() {
-        assert!(loom_catches("sleep_without_stop_check"));
+        assert_loom_catches("sleep_without_stop_check", DEADLOCK);
     }
 }

@@ -14,8 +14,12 @@
 //! runs every atomic as `SeqCst`; the memory orderings are loom's to check
 //! (`tests/loom_executor.rs`).
 //!
+//! Every check has a mutant in `mutants` (`tests/shuttle/mutants.rs`): a protocol with one step
+//! broken, which the check must fail for the reason the step exists, and whose printed replay
+//! command must fail the same way.
+//!
 //! Each check runs 1,000 to 3,000 schedules per scheduler, sized for CI (the file takes about
-//! 7 s in a debug build on 2 cores). Environment:
+//! 10 s in a debug build on 2 cores). Environment:
 //! - `SHUTTLE_ITERATIONS=100000` runs that many schedules per scheduler instead;
 //! - `SHUTTLE_RANDOM_SEED=7` (shuttle's own variable) explores from another seed; the default seed
 //!   is fixed, so every run explores the same schedules;
@@ -30,12 +34,12 @@ use std::sync::atomic::Ordering::SeqCst;
 use shuttle::sync::atomic::AtomicBool;
 use shuttle::thread;
 use ticklab_models::executor::{
-    Inject, LOCAL_QUEUE_CAPACITY, LifoSlot, LocalQueue, StealProtocol, TaskId, TokioSteal,
+    Inject, LOCAL_QUEUE_CAPACITY, LifoSlot, LocalQueue, QueueProtocol, TaskId, TokioQueues,
 };
 use ticklab_models::sync::ShuttlePrimitives;
 
 type Queue<P> = LocalQueue<ShuttlePrimitives, P>;
-type Global = Inject<ShuttlePrimitives>;
+type Global<P> = Inject<ShuttlePrimitives, P>;
 
 /// Where the local queues' indices start: a few pushes from the `u32` wrap.
 const NEAR_WRAP: u32 = u32::MAX - 4;
@@ -74,26 +78,26 @@ macro_rules! explored {
 
 explored!(
     local_queue_one_thief,
-    owner_and_thieves::<TokioSteal, 1>,
+    owner_and_thieves::<TokioQueues, 1>,
     3000
 );
 explored!(
     local_queue_two_thieves,
-    owner_and_thieves::<TokioSteal, 2>,
+    owner_and_thieves::<TokioQueues, 2>,
     3000
 );
 explored!(
     local_queue_overflow,
-    overflow_while_stealing::<TokioSteal>,
+    overflow_while_stealing::<TokioQueues>,
     1000
 );
 explored!(
     local_queue_full,
-    steal_from_a_full_queue::<TokioSteal, 2>,
+    steal_from_a_full_queue::<TokioQueues, 2>,
     2000
 );
-explored!(inject_queue, producers_and_consumers, 3000);
-explored!(lifo_hand_off, hand_off_while_stealing::<TokioSteal>, 3000);
+explored!(inject_queue, producers_and_consumers::<TokioQueues>, 3000);
+explored!(lifo_hand_off, hand_off_while_stealing::<TokioQueues>, 3000);
 
 /// Asserts that `taken` holds each of `0..tasks` exactly once.
 fn assert_each_taken_once(tasks: u32, taken: impl IntoIterator<Item = TaskId>) {
@@ -108,7 +112,7 @@ fn assert_each_taken_once(tasks: u32, taken: impl IntoIterator<Item = TaskId>) {
 }
 
 /// `queue.len()`, asserted to lie within the capacity.
-fn checked_len<P: StealProtocol>(queue: &Queue<P>) -> usize {
+fn checked_len<P: QueueProtocol>(queue: &Queue<P>) -> usize {
     let len = queue.len();
     assert!(len <= LOCAL_QUEUE_CAPACITY, "len() read {len}");
     len
@@ -121,22 +125,22 @@ fn assert_ascending(who: &str, tasks: &[TaskId]) {
     );
 }
 
-fn drain<P: StealProtocol>(queue: &Queue<P>) -> Vec<TaskId> {
+fn drain<P: QueueProtocol>(queue: &Queue<P>) -> Vec<TaskId> {
     std::iter::from_fn(|| queue.pop()).collect()
 }
 
-fn drain_inject(inject: &Global) -> Vec<TaskId> {
+fn drain_inject<P: QueueProtocol>(inject: &Global<P>) -> Vec<TaskId> {
     std::iter::from_fn(|| inject.pop()).collect()
 }
 
 /// Ends a local-queue check: the owner drains its queue (in push order), the thieves hand in
 /// what they took, the inject queue is drained, and every task must have been taken once.
-fn assert_owner_thieves_and_inject_took_each_once<P: StealProtocol>(
+fn assert_owner_thieves_and_inject_took_each_once<P: QueueProtocol>(
     tasks: u32,
     owner: &Queue<P>,
     mut popped: Vec<TaskId>,
     thieves: Vec<thread::JoinHandle<Vec<TaskId>>>,
-    inject: &Global,
+    inject: &Global<P>,
 ) {
     popped.extend(drain(owner));
     assert_ascending("the owner", &popped);
@@ -150,7 +154,7 @@ fn assert_owner_thieves_and_inject_took_each_once<P: StealProtocol>(
 
 /// The owner pushes 8 tasks and pops after every other push; each of `THIEVES` thieves steals
 /// twice from the owner and, if there is another thief, once from it, then drains its own queue.
-fn owner_and_thieves<P: StealProtocol, const THIEVES: usize>() {
+fn owner_and_thieves<P: QueueProtocol, const THIEVES: usize>() {
     const TASKS: u32 = 8;
     let owner = Arc::new(Queue::<P>::starting_at(NEAR_WRAP));
     let thieves: Arc<Vec<Queue<P>>> = Arc::new(
@@ -158,7 +162,7 @@ fn owner_and_thieves<P: StealProtocol, const THIEVES: usize>() {
             .map(|_| Queue::starting_at(NEAR_WRAP))
             .collect(),
     );
-    let inject = Global::new();
+    let inject = Global::<P>::new();
     let handles: Vec<_> = (0..THIEVES)
         .map(|thief| {
             let (owner, thieves) = (owner.clone(), thieves.clone());
@@ -193,12 +197,12 @@ fn owner_and_thieves<P: StealProtocol, const THIEVES: usize>() {
 /// `THIEVES` thieves steal from a full queue while the owner pops and pushes four times, then
 /// pushes half a queue more. The owner must not reuse the slots a thief is still copying, and
 /// pushes to the inject queue until the steal ends; a second thief must give up meanwhile.
-fn steal_from_a_full_queue<P: StealProtocol, const THIEVES: usize>() {
+fn steal_from_a_full_queue<P: QueueProtocol, const THIEVES: usize>() {
     const FULL: u32 = LOCAL_QUEUE_CAPACITY as u32;
     const POPPING: u32 = 4;
     const TASKS: u32 = FULL + POPPING + FULL / 2 + 8;
     let owner = Arc::new(Queue::<P>::starting_at(NEAR_WRAP));
-    let inject = Global::new();
+    let inject = Global::<P>::new();
     for task in 0..FULL {
         owner.push_back_or_overflow(TaskId(task), &inject);
     }
@@ -227,14 +231,13 @@ fn steal_from_a_full_queue<P: StealProtocol, const THIEVES: usize>() {
 }
 
 /// The owner pushes three times its capacity, popping after every fourth push, while two
-/// thieves watch the queue's length and each steals twice when it is nearly full. Full queues
-/// overflow into the inject queue, some while a steal is copying its batch out, and the thieves
-/// read `len()` across those overflows.
-fn overflow_while_stealing<P: StealProtocol>() {
+/// thieves watch the queue's length and each steals twice when it is full. So the owner's
+/// overflows race the thieves' claims: some find a steal copying its batch out, some lose the
+/// claim to a thief and retry. The thieves read `len()` across those overflows.
+fn overflow_while_stealing<P: QueueProtocol>() {
     const TASKS: u32 = 3 * LOCAL_QUEUE_CAPACITY as u32;
-    const NEARLY_FULL: usize = LOCAL_QUEUE_CAPACITY - 16;
     let owner = Arc::new(Queue::<P>::starting_at(NEAR_WRAP));
-    let inject = Arc::new(Global::new());
+    let inject = Arc::new(Global::<P>::new());
     let pushed_all = Arc::new(AtomicBool::new(false));
     let thieves: Vec<_> = (0..2)
         .map(|_| {
@@ -244,7 +247,7 @@ fn overflow_while_stealing<P: StealProtocol>() {
                 let mut taken = Vec::new();
                 let mut steals = 0;
                 while !pushed_all.load(SeqCst) {
-                    if checked_len(&owner) >= NEARLY_FULL && steals < 2 {
+                    if checked_len(&owner) == LOCAL_QUEUE_CAPACITY && steals < 2 {
                         taken.extend(owner.steal_into(&own));
                         taken.extend(drain(&own));
                         steals += 1;
@@ -274,10 +277,10 @@ fn overflow_while_stealing<P: StealProtocol>() {
 
 /// Two producers push 6 tasks each, singly and in a batch; two consumers pop singly and in
 /// batches; the rest is drained at the end.
-fn producers_and_consumers() {
+fn producers_and_consumers<P: QueueProtocol>() {
     const PER_PRODUCER: u32 = 6;
     const TASKS: u32 = 2 * PER_PRODUCER;
-    let inject = Arc::new(Global::new());
+    let inject = Arc::new(Global::<P>::new());
     let producers: Vec<_> = (0..2)
         .map(|producer| {
             let inject = inject.clone();
@@ -331,11 +334,11 @@ fn producers_and_consumers() {
 /// The owner puts 7 tasks in its LIFO slot, each displacing the last into its queue, runs some
 /// from the slot, then hands the slot off and blocks, while a thief steals. Afterwards stealing
 /// alone must reach every task left.
-fn hand_off_while_stealing<P: StealProtocol>() {
+fn hand_off_while_stealing<P: QueueProtocol>() {
     const TASKS: u32 = 7;
     let queue = Arc::new(Queue::<P>::starting_at(NEAR_WRAP));
-    let inject = Arc::new(Global::new());
-    let lifo = Arc::new(LifoSlot::<ShuttlePrimitives>::new());
+    let inject = Arc::new(Global::<P>::new());
+    let lifo = Arc::new(LifoSlot::<ShuttlePrimitives, P>::new());
     let owner = {
         let (queue, inject, lifo) = (queue.clone(), inject.clone(), lifo.clone());
         thread::spawn(move || {
@@ -348,11 +351,7 @@ fn hand_off_while_stealing<P: StealProtocol>() {
                     ran.extend(lifo.take());
                 }
             }
-            assert!(
-                lifo.hand_off(&queue, &inject),
-                "the last task was in the slot"
-            );
-            ran
+            (ran, lifo.hand_off(&queue, &inject))
         })
     };
     let thief = {
@@ -369,8 +368,12 @@ fn hand_off_while_stealing<P: StealProtocol>() {
         })
     };
 
-    let mut taken = owner.join().unwrap();
+    let (mut taken, moved) = owner.join().unwrap();
     assert!(lifo.is_empty(), "the hand-off left a task in the slot");
+    assert!(
+        moved,
+        "the last task was in the slot, yet the hand-off moved nothing"
+    );
     taken.extend(thief.join().unwrap());
     let rescuer = Queue::<P>::new();
     while let Some(task) = queue.steal_into(&rescuer) {
@@ -382,113 +385,5 @@ fn hand_off_while_stealing<P: StealProtocol>() {
     assert_each_taken_once(TASKS, taken);
 }
 
-mod mutants {
-    //! Broken protocols that the checks above must catch, each run in a child process whose
-    //! printed replay command must reproduce the same failure.
-
-    use std::process::Command;
-
-    use super::*;
-
-    struct ClaimsWithoutCas;
-
-    impl StealProtocol for ClaimsWithoutCas {
-        const CLAIM_WITH_CAS: bool = false;
-    }
-
-    mod inner {
-        use super::*;
-
-        #[test]
-        #[ignore = "run in a child process by its outer test"]
-        fn claim_without_cas() {
-            let test = test_name(module_path!(), "claim_without_cas");
-            explore(
-                &test,
-                Strategy::Random,
-                2000,
-                owner_and_thieves::<ClaimsWithoutCas, 1>,
-            );
-        }
-    }
-
-    /// What a child run of this test binary printed, and whether it passed.
-    struct Child {
-        passed: bool,
-        output: String,
-    }
-
-    fn run_child(args: &[String], replay: Option<&str>) -> Child {
-        let mut command = Command::new(std::env::current_exe().unwrap());
-        command
-            .args(args)
-            .args(["--nocapture", "--test-threads=1"])
-            .env("RUST_BACKTRACE", "0")
-            .env_remove("SHUTTLE_RANDOM_SEED")
-            .env_remove("SHUTTLE_REPLAY");
-        if let Some(file) = replay {
-            command.env("SHUTTLE_REPLAY", file);
-        }
-        let child = command.output().unwrap();
-        let output = format!(
-            "{}{}",
-            String::from_utf8_lossy(&child.stdout),
-            String::from_utf8_lossy(&child.stderr)
-        );
-        assert!(output.contains("running 1 test"), "no test ran: {output}");
-        Child {
-            passed: child.status.success(),
-            output,
-        }
-    }
-
-    /// The panic's message: the line after `panicked at`.
-    fn panic_message(output: &str) -> &str {
-        let mut lines = output
-            .lines()
-            .skip_while(|line| !line.contains("panicked at"));
-        lines
-            .nth(1)
-            .unwrap_or_else(|| panic!("no panic in: {output}"))
-    }
-
-    #[test]
-    fn a_steal_that_claims_without_cas_is_caught_and_its_replay_fails_the_same_way() {
-        let args = [
-            "--exact",
-            "mutants::inner::claim_without_cas",
-            "--include-ignored",
-        ];
-        let caught = run_child(&args.map(String::from), None);
-        assert!(
-            !caught.passed,
-            "shuttle missed the mutant: {}",
-            caught.output
-        );
-
-        let replays: Vec<&str> = caught
-            .output
-            .lines()
-            .filter_map(|line| line.strip_prefix("replay: "))
-            .collect();
-        assert_eq!(
-            replays.len(),
-            1,
-            "not one replay command: {}",
-            caught.output
-        );
-        let words = shlex::split(replays[0]).expect("a shell command");
-        let file = words[0]
-            .strip_prefix("SHUTTLE_REPLAY=")
-            .expect("the command sets SHUTTLE_REPLAY");
-        assert_eq!(words[1..6], ["cargo", "test", "--test", "shuttle", "--"]);
-
-        let replayed = run_child(&words[6..], Some(file));
-        assert!(!replayed.passed, "the replay passed: {}", replayed.output);
-        assert!(replayed.output.contains("replaying"), "{}", replayed.output);
-        assert_eq!(
-            panic_message(&replayed.output),
-            panic_message(&caught.output)
-        );
-    }
-}
+#[path = "shuttle/mutants.rs"]
+mod mutants;

@@ -6,24 +6,28 @@
 //! for.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering::{Acquire, Release};
+use std::marker::PhantomData;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 
 use super::TaskId;
+use super::local_queue::{QueueProtocol, TokioQueues};
 use crate::sync::{Atomic64, Lock, Primitives};
 
 /// The global inject queue.
-pub struct Inject<S: Primitives> {
+pub struct Inject<S: Primitives, P: QueueProtocol = TokioQueues> {
     tasks: S::Mutex<VecDeque<TaskId>>,
     /// The deque's length, stored under the lock after every change. Storing the length instead
     /// of adding and subtracting keeps it from ever disagreeing with the deque or going below 0.
     len: S::AtomicU64,
+    _protocol: PhantomData<P>,
 }
 
-impl<S: Primitives> Inject<S> {
+impl<S: Primitives, P: QueueProtocol> Inject<S, P> {
     pub fn new() -> Self {
         Inject {
             tasks: S::Mutex::new(VecDeque::new()),
             len: S::AtomicU64::new(0),
+            _protocol: PhantomData,
         }
     }
 
@@ -67,21 +71,36 @@ impl<S: Primitives> Inject<S> {
 
     /// Runs `f` on the deque under the lock, then publishes the new length.
     fn change<R>(&self, f: impl FnOnce(&mut VecDeque<TaskId>) -> R) -> R {
+        if !P::INJECT_LEN_UNDER_LOCK {
+            return self.change_then_count(f);
+        }
         self.tasks.with(|tasks| {
             let result = f(tasks);
             self.len.store(tasks.len() as u64, Release);
             result
         })
     }
+
+    /// The broken alternative [`QueueProtocol::INJECT_LEN_UNDER_LOCK`] describes: the length
+    /// moves by the change's difference once the lock is released.
+    fn change_then_count<R>(&self, f: impl FnOnce(&mut VecDeque<TaskId>) -> R) -> R {
+        let (result, before, after) = self.tasks.with(|tasks| {
+            let before = tasks.len() as u64;
+            let result = f(tasks);
+            (result, before, tasks.len() as u64)
+        });
+        self.len.fetch_add(after.wrapping_sub(before), AcqRel);
+        result
+    }
 }
 
-impl<S: Primitives> Default for Inject<S> {
+impl<S: Primitives, P: QueueProtocol> Default for Inject<S, P> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: Primitives> std::fmt::Debug for Inject<S> {
+impl<S: Primitives, P: QueueProtocol> std::fmt::Debug for Inject<S, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Inject")
             .field("len", &self.len())

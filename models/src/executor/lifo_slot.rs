@@ -3,9 +3,10 @@
 //! steal it, so a task parked here waits for its own worker (tokio #4730) unless the worker hands
 //! it off before blocking (#6596).
 
+use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{AcqRel, Acquire};
 
-use super::local_queue::StealProtocol;
+use super::local_queue::{QueueProtocol, TokioQueues};
 use super::{Inject, LocalQueue, TaskId};
 use crate::sync::{Atomic64, Primitives};
 
@@ -16,14 +17,16 @@ const EMPTY: u64 = u64::MAX;
 ///
 /// Only the owning worker puts and takes; the slot is atomic so that the worker can share its
 /// state with the others (which may ask `is_empty`) without `unsafe`.
-pub struct LifoSlot<S: Primitives> {
+pub struct LifoSlot<S: Primitives, P: QueueProtocol = TokioQueues> {
     task: S::AtomicU64,
+    _protocol: PhantomData<P>,
 }
 
-impl<S: Primitives> LifoSlot<S> {
+impl<S: Primitives, P: QueueProtocol> LifoSlot<S, P> {
     pub fn new() -> Self {
         LifoSlot {
             task: S::AtomicU64::new(EMPTY),
+            _protocol: PhantomData,
         }
     }
 
@@ -44,7 +47,10 @@ impl<S: Primitives> LifoSlot<S> {
     /// What `block_in_place` does before its worker blocks (#6596): moves the occupant to the
     /// back of `queue`, where other workers can steal it, instead of leaving it stuck behind the
     /// blocking call. Returns whether a task moved.
-    pub fn hand_off<P: StealProtocol>(&self, queue: &LocalQueue<S, P>, inject: &Inject<S>) -> bool {
+    pub fn hand_off(&self, queue: &LocalQueue<S, P>, inject: &Inject<S, P>) -> bool {
+        if !P::HAND_OFF_LIFO {
+            return false;
+        }
         match self.take() {
             Some(task) => {
                 queue.push_back_or_overflow(task, inject);
@@ -55,13 +61,13 @@ impl<S: Primitives> LifoSlot<S> {
     }
 }
 
-impl<S: Primitives> Default for LifoSlot<S> {
+impl<S: Primitives, P: QueueProtocol> Default for LifoSlot<S, P> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: Primitives> std::fmt::Debug for LifoSlot<S> {
+impl<S: Primitives, P: QueueProtocol> std::fmt::Debug for LifoSlot<S, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LifoSlot")
             .field("task", &decode(self.task.load(Acquire)))

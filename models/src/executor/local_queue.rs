@@ -14,8 +14,8 @@
 //! - Tasks live in atomic slots, not cells. Every slot access is ordered by `head` and `tail`, as
 //!   the cells are in tokio, so a slot itself needs no ordering.
 //!
-//! [`StealProtocol`] makes the claim's compare-and-swap a switch, so that the model checks can
-//! prove that they catch a steal that claims without it.
+//! [`QueueProtocol`] makes the steps that are easy to get wrong switches, so that the model
+//! checks can prove that they catch each one flipped.
 
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
@@ -30,19 +30,40 @@ const MASK: usize = LOCAL_QUEUE_CAPACITY - 1;
 /// Tasks a full queue sends to the inject queue, along with the task being pushed.
 const OVERFLOW_BATCH: u32 = CAPACITY / 2;
 
-/// The step of the steal protocol that is easy to get wrong, as a switch. [`TokioSteal`] keeps
-/// it; the model checks define a variant that flips it and prove that shuttle catches it.
-pub trait StealProtocol: Send + Sync + 'static {
+/// The steps of the queue protocols that are easy to get wrong, as switches. [`TokioQueues`]
+/// keeps every one; the model checks define variants that flip one each and prove that loom or
+/// shuttle catches it. The switches are constants, so the shipped code pays nothing for them.
+pub trait QueueProtocol: Send + Sync + 'static {
     /// Claim a batch with a compare-and-swap on `head`. A thief that loads `head` and stores it
     /// back instead can undo a pop that landed in between, and take a task the owner also took.
     const CLAIM_WITH_CAS: bool = true;
+    /// Load `tail` with acquire when claiming a batch. A relaxed load can see a pushed index
+    /// before the task written to its slot, and copy out the slot's older value. shuttle runs
+    /// every atomic as `SeqCst`, so only loom can catch this one.
+    const CLAIM_ACQUIRES_TAIL: bool = true;
+    /// An overflow claims the front half with a compare-and-swap on `head`. A plain store can
+    /// undo a thief's claim that landed after the owner read `head`: the thief and the inject
+    /// queue then both get the claimed tasks.
+    const OVERFLOW_WITH_CAS: bool = true;
+    /// A push counts free room from `steal`, not from `real`, so the slots a running steal has
+    /// claimed stay reserved until it has copied them. Counting from `real` lets the owner
+    /// overwrite a slot a thief has yet to read.
+    const ROOM_FROM_STEAL: bool = true;
+    /// The inject queue stores its length under its lock after every change. Adding and
+    /// subtracting after the lock is released can subtract a batch before the push that made it
+    /// is added, and wrap the length below zero.
+    const INJECT_LEN_UNDER_LOCK: bool = true;
+    /// A worker about to block in `block_in_place` hands its LIFO slot's task to its queue
+    /// (tokio #6596). Without that, the task waits where no other worker can reach it for as long
+    /// as the worker blocks.
+    const HAND_OFF_LIFO: bool = true;
 }
 
-/// tokio's steal protocol.
+/// tokio's protocols.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TokioSteal;
+pub struct TokioQueues;
 
-impl StealProtocol for TokioSteal {}
+impl QueueProtocol for TokioQueues {}
 
 /// A worker's local run queue.
 ///
@@ -50,7 +71,7 @@ impl StealProtocol for TokioSteal {}
 /// one thread may use them on a given queue at a time. `steal_into` (with the queue as the
 /// victim), `len` and `is_empty` may be called from any thread. Breaking the rule cannot corrupt
 /// memory, only lose or repeat tasks.
-pub struct LocalQueue<S: Primitives, P: StealProtocol = TokioSteal> {
+pub struct LocalQueue<S: Primitives, P: QueueProtocol = TokioQueues> {
     /// `steal << 32 | real`.
     head: S::AtomicU64,
     /// A `u32` index, kept in a 64-bit atomic because that is the width the facade offers.
@@ -59,7 +80,7 @@ pub struct LocalQueue<S: Primitives, P: StealProtocol = TokioSteal> {
     _protocol: PhantomData<P>,
 }
 
-impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
+impl<S: Primitives, P: QueueProtocol> LocalQueue<S, P> {
     pub fn new() -> Self {
         Self::starting_at(0)
     }
@@ -105,13 +126,14 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
     /// 0 when there was room; 129 when the queue was full, so its older half and `task` moved
     /// there in one batch; 1 when it was full while a thief was copying a batch out, which frees
     /// room soon, so only `task` moved.
-    pub fn push_back_or_overflow(&self, task: TaskId, inject: &Inject<S>) -> usize {
+    pub fn push_back_or_overflow(&self, task: TaskId, inject: &Inject<S, P>) -> usize {
         loop {
             // Acquire: a thief releases its reserved slots with a release on `head`, so its
             // reads of them happen before this push overwrites one.
             let (steal, real) = unpack(self.head.load(Acquire));
             let tail = self.owner_tail();
-            if tail.wrapping_sub(steal) < CAPACITY {
+            let room_from = if P::ROOM_FROM_STEAL { steal } else { real };
+            if tail.wrapping_sub(room_from) < CAPACITY {
                 self.write_slot(tail, task);
                 // Release: publishes the slot to thieves, which load `tail` with acquire.
                 store_index(&self.tail, tail.wrapping_add(1), Release);
@@ -130,15 +152,19 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
 
     /// Moves the older half of a full queue, then `task`, to `inject`, keeping their order;
     /// `None` if a thief got in first.
-    fn overflow(&self, task: TaskId, head: u32, tail: u32, inject: &Inject<S>) -> Option<usize> {
+    fn overflow(&self, task: TaskId, head: u32, tail: u32, inject: &Inject<S, P>) -> Option<usize> {
         debug_assert_eq!(tail.wrapping_sub(head), CAPACITY, "the queue is not full");
         // Claim the front half by moving both heads past it; thieves now see only the back half.
         // The claim comes before the reads, which is safe because only the owner writes slots,
         // so it needs no acquire.
         let claimed = head.wrapping_add(OVERFLOW_BATCH);
-        self.head
-            .compare_exchange(pack(head, head), pack(claimed, claimed), Release, Relaxed)
-            .ok()?;
+        if P::OVERFLOW_WITH_CAS {
+            self.head
+                .compare_exchange(pack(head, head), pack(claimed, claimed), Release, Relaxed)
+                .ok()?;
+        } else {
+            self.head.store(pack(claimed, claimed), Release);
+        }
         let front_half =
             (0..OVERFLOW_BATCH).map(|offset| self.read_slot(head.wrapping_add(offset)));
         inject.push_batch(front_half.chain(std::iter::once(task)));
@@ -206,7 +232,12 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
                 return None;
             }
             // Acquire: the owner's writes to the slots up to `tail` happen before the reads.
-            let tail = load_index(&self.tail, Acquire);
+            let order = if P::CLAIM_ACQUIRES_TAIL {
+                Acquire
+            } else {
+                Relaxed
+            };
+            let tail = load_index(&self.tail, order);
             let available = tail.wrapping_sub(real);
             let claimed = available - available / 2;
             if claimed == 0 {
@@ -261,13 +292,13 @@ impl<S: Primitives, P: StealProtocol> LocalQueue<S, P> {
     }
 }
 
-impl<S: Primitives, P: StealProtocol> Default for LocalQueue<S, P> {
+impl<S: Primitives, P: QueueProtocol> Default for LocalQueue<S, P> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: Primitives, P: StealProtocol> std::fmt::Debug for LocalQueue<S, P> {
+impl<S: Primitives, P: QueueProtocol> std::fmt::Debug for LocalQueue<S, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalQueue")
             .field("len", &self.len())

@@ -15,6 +15,6 @@ mod task_id;
 pub use driver::Driver;
 pub use inject::Inject;
 pub use lifo_slot::LifoSlot;
-pub use local_queue::{LOCAL_QUEUE_CAPACITY, LocalQueue, StealProtocol, TokioSteal};
+pub use local_queue::{LOCAL_QUEUE_CAPACITY, LocalQueue, QueueProtocol, TokioQueues};
 pub use scheduler::{Park, Placement, Scheduler, SchedulerConfig, Source};
 pub use task_id::TaskId;

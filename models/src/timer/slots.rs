@@ -73,9 +73,12 @@ pub(crate) struct Slots<S: Primitives> {
     first_shift: u32,
     /// Slots handed out so far (it may run past `capacity`; then none are left).
     minted: S::AtomicU64,
-    segments: Box<[OnceLock<Box<[S::AtomicU64]>>]>,
+    segments: Box<[Segment<S>]>,
     grow: S::Mutex<()>,
 }
+
+/// One segment of versions, made the first time a slot in it is minted.
+type Segment<S> = OnceLock<Box<[<S as Primitives>::AtomicU64]>>;
 
 fn plus(version: u32, steps: u32) -> u32 {
     version.wrapping_add(steps)
@@ -99,8 +102,7 @@ impl<S: Primitives> Slots<S> {
         let first = capacity.min(FIRST_SEGMENT).next_power_of_two();
         let first_shift = first.trailing_zeros();
         let (last, _) = segment_of(first_shift, capacity as u64 - 1);
-        let segments: Box<[OnceLock<Box<[S::AtomicU64]>>]> =
-            (0..=last).map(|_| OnceLock::new()).collect();
+        let segments: Box<[Segment<S>]> = (0..=last).map(|_| OnceLock::new()).collect();
         let _ = segments[0].set(new_segment::<S>(first));
         Slots {
             capacity: capacity as u64,
