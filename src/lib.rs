@@ -27,6 +27,14 @@
 //! assert_eq!(report.summary.get("ticks_after_resume"), Some(392));
 //! ```
 
+pub use registry::Registry;
+/// The designs under test, re-exported so a crate that tests its own design needs only ticklab.
+pub use ticklab_models as models;
+/// The simulated world, re-exported for the same reason.
+pub use ticklab_sim as sim;
+
+#[cfg(feature = "battery")]
+pub mod battery;
 mod builtin;
 #[cfg(target_os = "linux")]
 pub mod calibrate;
@@ -42,6 +50,7 @@ pub mod lock;
 pub mod output;
 pub mod plot;
 pub mod profile;
+pub mod registry;
 pub mod report;
 pub mod run;
 pub mod scenario;

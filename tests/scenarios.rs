@@ -196,3 +196,22 @@ fn every_snapshot_belongs_to_a_scenario() {
         "snapshots without a scenario (delete them): {orphans:?}"
     );
 }
+
+#[test]
+fn every_registered_timer_design_has_a_shipped_scenario() {
+    let registry = ticklab::Registry::builtin();
+    let named: Vec<String> = scenario_files()
+        .iter()
+        .filter_map(|(_, path)| match &load(path).model {
+            scenario::ModelConfig::Timer(config) => Some(config.design.name.to_string()),
+            _ => None,
+        })
+        .collect();
+    for design in registry.timer_designs() {
+        assert!(
+            named.iter().any(|name| name == design.name),
+            "no scenario under scenarios/timer/ names the design `{}`",
+            design.name
+        );
+    }
+}

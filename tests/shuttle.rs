@@ -44,10 +44,10 @@ type Global<P> = Inject<ShuttlePrimitives, P>;
 /// Where the local queues' indices start: a few pushes from the `u32` wrap.
 const NEAR_WRAP: u32 = u32::MAX - 4;
 
-#[path = "shuttle/schedules.rs"]
-mod schedules;
+use ticklab::battery::{Strategy, explore};
 
-use schedules::{Strategy, explore};
+/// What runs one test of this binary, in the replay line a failure prints.
+const COMMAND: &str = "cargo test --test shuttle --";
 
 /// The test's name as `cargo test` prints it: `module_path` without the crate.
 fn test_name(module_path: &str, test: &str) -> String {
@@ -64,13 +64,13 @@ macro_rules! explored {
             #[test]
             fn random_schedules() {
                 let test = test_name(module_path!(), "random_schedules");
-                explore(&test, Strategy::Random, $iterations, $check);
+                explore(&test, COMMAND, Strategy::Random, $iterations, $check);
             }
 
             #[test]
             fn pct_schedules() {
                 let test = test_name(module_path!(), "pct_schedules");
-                explore(&test, Strategy::Pct, $iterations, $check);
+                explore(&test, COMMAND, Strategy::Pct, $iterations, $check);
             }
         }
     };
@@ -387,3 +387,16 @@ fn hand_off_while_stealing<P: QueueProtocol>() {
 
 #[path = "shuttle/mutants.rs"]
 mod mutants;
+
+/// Every registered timer design under `ticklab::battery`'s shuttle setups: more schedulers and
+/// timers than loom can explore (`tests/loom.rs` runs the same setups exhaustively at a smaller
+/// size).
+#[test]
+fn every_timer_design_passes_the_shuttle_battery() {
+    let registry = ticklab::Registry::builtin();
+    let designs: Vec<_> = registry.timer_designs().collect();
+    assert!(designs.len() >= 3, "the built-in designs are registered");
+    for design in designs {
+        design.run_shuttle_battery();
+    }
+}

@@ -150,9 +150,16 @@ fn cases_run(seed: u64, cases: u64, shard: Shard) -> Vec<(u64, Case)> {
     let source = "scenarios/interval/windows-sleep-naive.toml";
     let base = std::fs::read_to_string(source).unwrap();
     let mut run = Vec::new();
-    let outcome = ticklab::sweep::sweep(source, &base, cases, seed, shard, |case, drawn, _| {
-        run.push((case, drawn.clone()))
-    })
+    let registry = ticklab::Registry::builtin();
+    let outcome = ticklab::sweep::sweep(
+        &registry,
+        source,
+        &base,
+        cases,
+        seed,
+        shard,
+        |case, drawn, _| run.push((case, drawn.clone())),
+    )
     .unwrap();
     assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
     assert_eq!(outcome.run, run.len() as u64);

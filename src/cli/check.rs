@@ -4,8 +4,9 @@ use comfy_table::{Table, presets::ASCII_MARKDOWN};
 use rayon::prelude::*;
 
 use super::{Failure, Limits, scenario_files};
+use crate::registry::Registry;
 use crate::run::{RunOptions, RunReport, replay_command, run_scenario};
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::trace::NoTrace;
 
 #[derive(Debug, clap::Args)]
@@ -51,8 +52,8 @@ impl Row {
     }
 }
 
-pub(super) fn check(args: &CheckArgs) -> Result<(), Failure> {
-    let scenarios = gather(&args.paths, args.profile.as_deref())?;
+pub(super) fn check(registry: &Registry, args: &CheckArgs) -> Result<(), Failure> {
+    let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
     let options = RunOptions {
         seed: None,
         max_events: args.limits.max_events,
@@ -107,8 +108,12 @@ pub(super) type Loaded = Result<Scenario, (String, String)>;
 
 /// Parsed scenarios (or the error each gave), from the paths or the default places, on the cost
 /// profile at `profile` if given.
-pub(super) fn gather(paths: &[PathBuf], profile: Option<&Path>) -> Result<Vec<Loaded>, Failure> {
-    let mut scenarios = gather_files(paths)?;
+pub(super) fn gather(
+    registry: &Registry,
+    paths: &[PathBuf],
+    profile: Option<&Path>,
+) -> Result<Vec<Loaded>, Failure> {
+    let mut scenarios = gather_files(registry, paths)?;
     if scenarios.is_empty() {
         return Err(Failure::Invalid("no scenario files found".to_string()));
     }
@@ -122,9 +127,11 @@ pub(super) fn gather(paths: &[PathBuf], profile: Option<&Path>) -> Result<Vec<Lo
     Ok(scenarios)
 }
 
-fn gather_files(paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
+fn gather_files(registry: &Registry, paths: &[PathBuf]) -> Result<Vec<Loaded>, Failure> {
     let load = |path: &Path| {
-        scenario::load(path).map_err(|error| (path.display().to_string(), error.to_string()))
+        registry
+            .load(path)
+            .map_err(|error| (path.display().to_string(), error.to_string()))
     };
     if !paths.is_empty() {
         return Ok(scenario_files(paths)?

@@ -24,6 +24,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::registry::Registry;
 use crate::run::DEFAULT_MAX_EVENTS;
 
 #[derive(Debug, Parser)]
@@ -81,16 +82,31 @@ pub enum Failure {
     Invalid(String),
 }
 
+/// The `ticklab` command line over the built-in designs.
 pub fn main() -> ExitCode {
+    main_with(Registry::builtin())
+}
+
+/// The `ticklab` command line over `registry`'s designs: the entry point of a program that tests
+/// its own design, so that its scenario files can name it.
+///
+/// ```no_run
+/// # use ticklab::models::timer::builtin::GlobalHeapDesign as MyDesign;
+/// fn main() -> std::process::ExitCode {
+///     ticklab::cli::main_with(ticklab::Registry::builtin().with_timer_design::<MyDesign>())
+/// }
+/// ```
+pub fn main_with(registry: Registry) -> ExitCode {
     let cli = Cli::parse();
+    let registry = &registry;
     let result = match cli.command {
-        Command::Run(args) => run::run(&args),
-        Command::Check(args) => check::check(&args),
+        Command::Run(args) => run::run(registry, &args),
+        Command::Check(args) => check::check(registry, &args),
         Command::Table(args) => table::table(&args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
-        Command::Sweep(args) => sweep::sweep_command(&args),
-        Command::Plot(args) => plot::plot_command(&args),
-        Command::Report(args) => report::report_command(&args),
+        Command::Sweep(args) => sweep::sweep_command(registry, &args),
+        Command::Plot(args) => plot::plot_command(registry, &args),
+        Command::Report(args) => report::report_command(registry, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -117,11 +133,13 @@ fn print(text: impl std::fmt::Display) -> Result<(), Failure> {
 
 /// Loads one scenario, charging its system calls from the cost profile at `profile` if given.
 fn load_scenario(
+    registry: &Registry,
     file: &std::path::Path,
     profile: Option<&std::path::Path>,
 ) -> Result<crate::scenario::Scenario, Failure> {
-    let mut scenario =
-        crate::scenario::load(file).map_err(|error| Failure::Invalid(error.to_string()))?;
+    let mut scenario = registry
+        .load(file)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
     if let Some(path) = profile {
         let profile =
             crate::profile::load(path).map_err(|error| Failure::Invalid(error.to_string()))?;

@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use super::{Failure, Limits};
 use crate::output::AtomicFile;
+use crate::registry::Registry;
 use crate::run::{RunOptions, replay_command};
 
 #[derive(Debug, clap::Args)]
@@ -29,11 +30,11 @@ pub(super) struct PlotArgs {
 
 /// Draws the run whatever its expectations say, as a plot is most wanted of a failing run, then
 /// exits as `run` would: 1 if an expectation failed.
-pub(super) fn plot_command(args: &PlotArgs) -> Result<(), Failure> {
+pub(super) fn plot_command(registry: &Registry, args: &PlotArgs) -> Result<(), Failure> {
     let scenarios = args
         .files
         .iter()
-        .map(|file| super::load_scenario(file, args.profile.as_deref()))
+        .map(|file| super::load_scenario(registry, file, args.profile.as_deref()))
         .collect::<Result<Vec<_>, Failure>>()?;
     // Opened before the run, so a long run is not wasted on a file that cannot be written.
     let file = args

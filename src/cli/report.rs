@@ -8,6 +8,7 @@ use super::table::Matrix;
 use super::{Failure, Limits};
 use crate::output::AtomicFile;
 use crate::plot::PlotError;
+use crate::registry::Registry;
 use crate::report::{Entry, Grid, html};
 use crate::run::{RunOptions, run_scenario};
 use crate::trace::NoTrace;
@@ -34,11 +35,11 @@ pub(super) struct ReportArgs {
 
 /// Writes the page, then ends as `ticklab check` would on the same scenarios: 1 if one failed,
 /// 2 if one was invalid.
-pub(super) fn report_command(args: &ReportArgs) -> Result<(), Failure> {
+pub(super) fn report_command(registry: &Registry, args: &ReportArgs) -> Result<(), Failure> {
     // Opened first, so a long run is not wasted on a file that cannot be written.
     let mut file = AtomicFile::create(&args.out, args.force)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
-    let scenarios = gather(&args.paths, args.profile.as_deref())?;
+    let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
     let options = RunOptions {
         seed: None,
         max_events: args.limits.max_events,

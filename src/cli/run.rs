@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use super::{Failure, Format, Limits};
 use crate::output::AtomicFile;
+use crate::registry::Registry;
 use crate::run::{RunError, RunOptions, RunReport, replay_command, run_scenario};
 use crate::scenario;
 use crate::trace::{JsonlSink, NoTrace, SummaryOnly, TextSink, TraceSink};
@@ -37,13 +38,13 @@ pub(super) struct RunArgs {
     limits: Limits,
 }
 
-pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
+pub(super) fn run(registry: &Registry, args: &RunArgs) -> Result<(), Failure> {
     if args.elide.is_some() && args.format != Format::Text {
         return Err(Failure::Invalid(
             "--elide applies to the text format only".to_string(),
         ));
     }
-    let scenario = super::load_scenario(&args.file, args.profile.as_deref())?;
+    let scenario = super::load_scenario(registry, &args.file, args.profile.as_deref())?;
     let options = RunOptions {
         seed: args.seed,
         max_events: args.limits.max_events,

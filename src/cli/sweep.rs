@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Failure;
 use crate::output::write_atomically;
+use crate::registry::Registry;
 use crate::sweep::{Shard, Verdict, regression_path, sweep};
 
 #[derive(Debug, clap::Args)]
@@ -53,7 +54,7 @@ impl FromStr for ShardArg {
     }
 }
 
-pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
+pub(super) fn sweep_command(registry: &Registry, args: &SweepArgs) -> Result<(), Failure> {
     if args.cases == 0 {
         return Err(Failure::Invalid("--cases must be at least 1".to_string()));
     }
@@ -68,6 +69,7 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<(), Failure> {
             .expect("a valid template"),
     );
     let outcome = sweep(
+        registry,
         &source,
         &base,
         args.cases,

@@ -23,6 +23,7 @@ pub(crate) use schema::{ExpectEntry, ExpectTable};
 
 use crate::expect::{ExpectSchema, Expectation, parse_expectations};
 use crate::interval::{IntervalConfig, spec::IntervalSpec};
+use crate::registry::Registry;
 
 /// The longest run ticklab accepts; physical time and wall readings stay far from overflow.
 const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
@@ -111,8 +112,13 @@ impl Located<'_> {
     }
 }
 
-/// Reads and validates a scenario file.
+/// Reads and validates a scenario file naming only the built-in designs.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    load_with(&Registry::builtin(), path)
+}
+
+/// Reads and validates a scenario file against `registry`'s designs.
+pub fn load_with(registry: &Registry, path: &Path) -> Result<Scenario, ScenarioError> {
     let source = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|error| {
         let hint = if path.is_dir() {
@@ -125,11 +131,21 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
             .with_hint(hint)
     })?;
-    parse(&source, &text)
+    parse_with(registry, &source, &text)
 }
 
-/// Validates a scenario given as text; `source` names it in errors.
+/// Validates a scenario given as text, naming only the built-in designs; `source` names it in
+/// errors.
 pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    parse_with(&Registry::builtin(), source, text)
+}
+
+/// Validates a scenario given as text against `registry`'s designs.
+pub fn parse_with(
+    registry: &Registry,
+    source: &str,
+    text: &str,
+) -> Result<Scenario, ScenarioError> {
     let file = Located { source, text };
     let probe: schema::ModelProbe = toml::from_str(text).map_err(|e| file.toml_error(&e))?;
     let kind = &probe.model.kind;
@@ -149,7 +165,8 @@ pub fn parse(source: &str, text: &str) -> Result<Scenario, ScenarioError> {
         "timer" => {
             let raw: schema::ScenarioFile<crate::timer::spec::TimerSpec> =
                 toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model = crate::timer::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
+            let model =
+                crate::timer::spec::validate(&file, registry, &raw.model, raw.run_for.get_ref().0)?;
             finish(
                 &file,
                 raw,

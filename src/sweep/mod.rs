@@ -15,8 +15,8 @@ use ticklab_sim::SimRng;
 
 pub use faults::{Case, FaultSpec};
 
+use crate::registry::Registry;
 use crate::run::{RunError, RunOptions, run_scenario};
-use crate::scenario;
 use crate::trace::{Event, JsonlSink, TraceSink};
 
 /// Shrinking stops after this many tries, however far it got.
@@ -74,8 +74,8 @@ fn case_rng(seed: u64, case: u64) -> TestRng {
 }
 
 /// Runs `text` twice: its invariants must hold and both traces must be the same bytes.
-pub fn check(source: &str, text: &str) -> Verdict {
-    let scenario = match scenario::parse(source, text) {
+pub fn check(registry: &Registry, source: &str, text: &str) -> Verdict {
+    let scenario = match registry.parse(source, text) {
         Ok(scenario) => scenario,
         Err(error) => return Verdict::Rejected(error.headline()),
     };
@@ -112,6 +112,7 @@ pub fn check(source: &str, text: &str) -> Verdict {
 /// `source`; `progress` hears of each case as it ends: its number, what it added to the base,
 /// and its verdict. Stops at the first failure, shrunk.
 pub fn sweep(
+    registry: &Registry,
     source: &str,
     base: &str,
     cases: u64,
@@ -119,7 +120,9 @@ pub fn sweep(
     shard: Shard,
     mut progress: impl FnMut(u64, &Case, &Verdict),
 ) -> Result<Outcome, String> {
-    let base_scenario = scenario::parse(source, base).map_err(|error| error.to_string())?;
+    let base_scenario = registry
+        .parse(source, base)
+        .map_err(|error| error.to_string())?;
     let base_faults = base_scenario.faults.len();
     let strategy = faults::cases(base_scenario.run_for_ns / 1_000_000);
     let mut outcome = Outcome::default();
@@ -129,14 +132,14 @@ pub fn sweep(
             .new_tree(&mut runner)
             .map_err(|reason| format!("cannot draw case {case}: {reason}"))?;
         let drawn = tree.current();
-        let verdict = run_case(source, base, &drawn);
+        let verdict = run_case(registry, source, base, &drawn);
         progress(case, &drawn, &verdict);
         outcome.run += 1;
         match verdict {
             Verdict::Passed => outcome.passed += 1,
             Verdict::Rejected(_) => outcome.rejected += 1,
             Verdict::Failed(reason) => {
-                let (minimal, reason) = shrink(source, base, &mut tree, reason);
+                let (minimal, reason) = shrink(registry, source, base, &mut tree, reason);
                 let about = faults::regression_about(source, &reason, &minimal);
                 let text =
                     faults::regression(base, &minimal, &about).expect("the base parsed before");
@@ -154,15 +157,16 @@ pub fn sweep(
     Ok(outcome)
 }
 
-fn run_case(source: &str, base: &str, case: &Case) -> Verdict {
+fn run_case(registry: &Registry, source: &str, base: &str, case: &Case) -> Verdict {
     match faults::apply(base, case) {
-        Ok(text) => check(source, &text),
+        Ok(text) => check(registry, source, &text),
         Err(error) => Verdict::Rejected(error.to_string()),
     }
 }
 
 /// proptest's shrinking: simplify while the case still fails, step back when it passes.
 fn shrink(
+    registry: &Registry,
     source: &str,
     base: &str,
     tree: &mut impl ValueTree<Value = Case>,
@@ -174,7 +178,7 @@ fn shrink(
         return (minimal, reason);
     }
     for _ in 0..MAX_SHRINK_STEPS {
-        match run_case(source, base, &tree.current()) {
+        match run_case(registry, source, base, &tree.current()) {
             Verdict::Failed(why) => {
                 minimal = tree.current();
                 reason = why;

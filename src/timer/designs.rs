@@ -1,97 +1,81 @@
-//! The three designs behind one type, so a runner picks one from a scenario file.
+//! A timer design as the simulator drives it: any [`BuildTimerDesign`], built on std's
+//! primitives with call numbers for payloads, behind one object-safe trait, so a runner can hold
+//! whichever design a scenario names.
 
 use ticklab_models::sync::StdPrimitives;
 use ticklab_models::timer::{
-    Bucketed, BucketedThread, GlobalHeap, GlobalHeapThread, Hashed, HashedThread, ScheduleError,
-    Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled,
+    BuildTimerDesign, ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId,
+    TimerParams, Unscheduled,
 };
 
-use super::spec::{DesignKind, TimerConfig};
-
 /// One design and the private state of each of its timer threads. Payloads are call numbers.
-pub(crate) enum SimTimers {
-    GlobalHeap(GlobalHeap<StdPrimitives, u32>, Vec<GlobalHeapThread>),
-    Bucketed(Bucketed<StdPrimitives, u32>, Vec<BucketedThread<u32>>),
-    Hashed(Hashed<StdPrimitives, u32>, Vec<HashedThread>),
+pub(crate) trait SimTimers {
+    fn clock(&self) -> TimerClock;
+    fn timer_threads(&self) -> usize;
+    fn schedule(
+        &self,
+        deadline_ns: i64,
+        call: u32,
+        caller: u64,
+    ) -> Result<Scheduled, ScheduleError>;
+    fn unschedule(&self, id: TimerId) -> Unscheduled;
+    fn run_round(
+        &mut self,
+        thread: usize,
+        now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, u32) -> i64,
+    ) -> Sleep;
+    fn signals(&self, thread: usize) -> u64;
 }
 
-/// Runs `$body` with the design bound to `$design` and its thread states to `$states`.
-macro_rules! with_design {
-    ($timers:expr, |$design:ident, $states:ident| $body:expr) => {
-        match $timers {
-            SimTimers::GlobalHeap($design, $states) => $body,
-            SimTimers::Bucketed($design, $states) => $body,
-            SimTimers::Hashed($design, $states) => $body,
-        }
-    };
+/// A built design with its threads' states.
+struct Built<D: TimerDesign<u32>> {
+    design: D,
+    states: Vec<D::ThreadState>,
 }
 
-fn states<D: TimerDesign<u32>>(design: &D) -> Vec<D::ThreadState> {
-    (0..design.timer_threads())
-        .map(|thread| design.new_thread_state(thread))
-        .collect()
-}
-
-impl SimTimers {
-    pub(crate) fn new(config: &TimerConfig) -> Self {
-        match config.design {
-            DesignKind::GlobalHeap => {
-                let design = GlobalHeap::new(config.capacity, config.clock);
-                let states = states(&design);
-                SimTimers::GlobalHeap(design, states)
-            }
-            DesignKind::Bucketed => {
-                let design = Bucketed::new(config.buckets, config.capacity, config.clock);
-                let states = states(&design);
-                SimTimers::Bucketed(design, states)
-            }
-            DesignKind::Hashed => {
-                let design = Hashed::new(config.timer_threads, config.capacity, config.clock);
-                let states = states(&design);
-                SimTimers::Hashed(design, states)
-            }
-        }
+impl<D: TimerDesign<u32>> SimTimers for Built<D> {
+    fn clock(&self) -> TimerClock {
+        self.design.clock()
     }
 
-    pub(crate) fn clock(&self) -> TimerClock {
-        with_design!(self, |design, _states| design.clock())
+    fn timer_threads(&self) -> usize {
+        self.states.len()
     }
 
-    pub(crate) fn timer_threads(&self) -> usize {
-        with_design!(self, |design, _states| design.timer_threads())
-    }
-
-    pub(crate) fn schedule(
+    fn schedule(
         &self,
         deadline_ns: i64,
         call: u32,
         caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
-        with_design!(self, |design, _states| design.schedule(
-            deadline_ns,
-            call,
-            caller
-        ))
+        self.design.schedule(deadline_ns, call, caller)
     }
 
-    pub(crate) fn unschedule(&self, id: TimerId) -> Unscheduled {
-        with_design!(self, |design, _states| design.unschedule(id))
+    fn unschedule(&self, id: TimerId) -> Unscheduled {
+        self.design.unschedule(id)
     }
 
-    pub(crate) fn run_round(
+    fn run_round(
         &mut self,
         thread: usize,
         now_ns: i64,
         fire: &mut dyn FnMut(TimerId, u32) -> i64,
     ) -> Sleep {
-        with_design!(self, |design, states| design.run_round(
-            &mut states[thread],
-            now_ns,
-            fire
-        ))
+        self.design
+            .run_round(&mut self.states[thread], now_ns, fire)
     }
 
-    pub(crate) fn signals(&self, thread: usize) -> u64 {
-        with_design!(self, |design, _states| design.signals(thread))
+    fn signals(&self, thread: usize) -> u64 {
+        self.design.signals(thread)
     }
+}
+
+/// Builds `B` for the simulator.
+pub(crate) fn build<B: BuildTimerDesign>(params: &TimerParams) -> Box<dyn SimTimers> {
+    let design = B::build::<StdPrimitives, u32>(params);
+    let states = (0..design.timer_threads())
+        .map(|thread| design.new_thread_state(thread))
+        .collect();
+    Box::new(Built { design, states })
 }

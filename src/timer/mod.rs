@@ -1,13 +1,13 @@
 //! Timer threads under an RPC-style load: clients arm a timeout per call and cancel it when the
 //! response arrives; the design's timer thread(s) run the timeouts that fire.
 
-mod designs;
+pub(crate) mod designs;
 pub mod runner;
 pub mod spec;
 mod stats;
 pub mod threads;
 
-pub use spec::{DesignKind, TimerConfig};
+pub use spec::TimerConfig;
 
 use crate::expect::{Metric, Unit};
 

@@ -151,7 +151,7 @@ pub(crate) fn run<S: TraceSink>(
 
 struct TimerRun<'a, S> {
     world: World<Wake>,
-    timers: SimTimers,
+    timers: Box<dyn SimTimers>,
     config: &'a TimerConfig,
     /// Each timer thread's CPU, and the generation of its one valid wake.
     threads: Vec<(ThreadId, u32)>,
@@ -166,7 +166,7 @@ struct TimerRun<'a, S> {
 impl<'a, S: TraceSink> TimerRun<'a, S> {
     fn new(scenario: &Scenario, config: &'a TimerConfig, seed: u64, sink: &'a mut S) -> Self {
         let mut world = World::new(world_config(scenario));
-        let timers = SimTimers::new(config);
+        let timers = config.design.build(&config.params());
         let threads: Vec<(ThreadId, u32)> = (0..timers.timer_threads())
             .map(|thread| (world.add_thread(format!("timer-{thread}")), 0))
             .collect();

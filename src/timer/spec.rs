@@ -1,34 +1,12 @@
 //! The `[model]` table of a timer scenario: an RPC-style load on one timer design.
 
 use serde::Deserialize;
-use ticklab_models::timer::TimerClock;
+use ticklab_models::timer::{DesignKey, TimerClock, TimerParams};
 use toml::Spanned;
 
+use crate::registry::{Registry, TimerDesignEntry};
 use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
 use crate::scenario::{Located, ScenarioError};
-
-/// The timer designs a scenario can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DesignKind {
-    GlobalHeap,
-    Bucketed,
-    Hashed,
-}
-
-impl DesignKind {
-    pub fn name(self) -> &'static str {
-        <Self as Named>::NAMES[self as usize]
-    }
-}
-
-impl Named for DesignKind {
-    const ALL: &'static [Self] = &[
-        DesignKind::GlobalHeap,
-        DesignKind::Bucketed,
-        DesignKind::Hashed,
-    ];
-    const NAMES: &'static [&'static str] = &["global-heap", "bucketed", "hashed"];
-}
 
 impl Named for TimerClock {
     const ALL: &'static [Self] = &TimerClock::ALL;
@@ -43,7 +21,7 @@ pub(crate) struct TimerSpec {
         reason = "read by the model probe; listed so the key is accepted"
     )]
     kind: String,
-    design: Name<DesignKind>,
+    design: Spanned<String>,
     clock: Name<TimerClock>,
     buckets: Option<Spanned<i64>>,
     timer_threads: Option<Spanned<i64>>,
@@ -63,7 +41,7 @@ pub(crate) struct TimerSpec {
 /// A validated timer model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimerConfig {
-    pub design: DesignKind,
+    pub design: TimerDesignEntry,
     pub clock: TimerClock,
     /// Buckets of the bucketed design (brpc's default is 13).
     pub buckets: usize,
@@ -136,41 +114,85 @@ fn positive(
     }
 }
 
-/// A key that only one design reads.
+impl TimerConfig {
+    /// What the design is built with.
+    pub fn params(&self) -> TimerParams {
+        TimerParams {
+            clock: self.clock,
+            capacity: self.capacity,
+            buckets: self.buckets,
+            timer_threads: self.timer_threads,
+        }
+    }
+}
+
+/// The design the scenario names, from the registry.
+fn design(
+    file: &Located<'_>,
+    registry: &Registry,
+    name: &Spanned<String>,
+) -> Result<TimerDesignEntry, ScenarioError> {
+    if let Some(entry) = registry.timer_design(name.get_ref()) {
+        return Ok(*entry);
+    }
+    let names: Vec<&str> = registry.timer_designs().map(|entry| entry.name).collect();
+    let listed = names.join(", ");
+    let hint = match crate::scenario::nearest(name.get_ref(), &names) {
+        Some(best) => format!("did you mean `{best}`? Timer designs: {listed}"),
+        None => format!("timer designs: {listed}"),
+    };
+    Err(file
+        .error(
+            name.span(),
+            format!("unknown timer design `{}`", name.get_ref()),
+        )
+        .with_hint(hint))
+}
+
+/// A design-specific key, refused for a design that does not read it.
 fn only_for(
     file: &Located<'_>,
+    registry: &Registry,
     value: &Option<Spanned<i64>>,
-    key: &str,
-    design: DesignKind,
-    wanted: DesignKind,
+    key: DesignKey,
+    design: &TimerDesignEntry,
 ) -> Result<(), ScenarioError> {
     match value {
-        Some(value) if design != wanted => Err(file
-            .error(
-                value.span(),
-                format!("`{key}` applies to the {} design only", wanted.name()),
-            )
-            .with_hint(format!(
-                "remove `{key}`, or set design = \"{}\"",
-                wanted.name()
-            ))),
+        Some(value) if !design.reads(key) => {
+            let readers: Vec<&str> = registry
+                .timer_designs()
+                .filter(|entry| entry.reads(key))
+                .map(|entry| entry.name)
+                .collect();
+            let name = key.name();
+            Err(file
+                .error(
+                    value.span(),
+                    format!("the {} design does not read `{name}`", design.name),
+                )
+                .with_hint(format!(
+                    "remove `{name}`, or pick a design that reads it: {}",
+                    readers.join(", ")
+                )))
+        }
         _ => Ok(()),
     }
 }
 
 pub(crate) fn validate(
     file: &Located<'_>,
+    registry: &Registry,
     spec: &TimerSpec,
     run_for_ns: u64,
 ) -> Result<TimerConfig, ScenarioError> {
-    let design = spec.design.0;
-    only_for(file, &spec.buckets, "buckets", design, DesignKind::Bucketed)?;
+    let design = design(file, registry, &spec.design)?;
+    only_for(file, registry, &spec.buckets, DesignKey::Buckets, &design)?;
     only_for(
         file,
+        registry,
         &spec.timer_threads,
-        "timer_threads",
-        design,
-        DesignKind::Hashed,
+        DesignKey::TimerThreads,
+        &design,
     )?;
     let buckets = count(
         file,

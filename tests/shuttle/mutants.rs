@@ -36,7 +36,7 @@ mod inner {
             #[ignore = "run in a child process by its outer test"]
             fn $name() {
                 let test = test_name(module_path!(), stringify!($name));
-                explore(&test, $strategy, $iterations, $check);
+                explore(&test, COMMAND, $strategy, $iterations, $check);
             }
         };
     }

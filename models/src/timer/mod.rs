@@ -141,6 +141,132 @@ pub trait TimerDesign<P: Send>: Send + Sync {
     fn slots_in_use(&self) -> usize;
 }
 
+/// What a scenario can set on a timer design. Each design reads the parts it declares in
+/// [`BuildTimerDesign::KEYS`]; the rest keep their defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerParams {
+    pub clock: TimerClock,
+    /// The most timers the whole design holds at once, scheduled or cancelled and not yet freed.
+    pub capacity: usize,
+    /// Buckets, for designs that spread schedulers over buckets (`buckets`).
+    pub buckets: usize,
+    /// Timer threads, for designs that run several (`timer_threads`).
+    pub timer_threads: usize,
+}
+
+/// A design-specific key of a timer scenario, read by the designs that declare it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DesignKey {
+    /// `buckets`: [`TimerParams::buckets`].
+    Buckets,
+    /// `timer_threads`: [`TimerParams::timer_threads`].
+    TimerThreads,
+}
+
+impl DesignKey {
+    pub fn name(self) -> &'static str {
+        match self {
+            DesignKey::Buckets => "buckets",
+            DesignKey::TimerThreads => "timer_threads",
+        }
+    }
+}
+
+/// A timer design that can be built on any [`Primitives`](crate::sync::Primitives) and for any
+/// payload: the one implementation that the simulator runs on std's primitives, loom and
+/// shuttle on theirs, and the benchmarks on real threads.
+///
+/// The built-in designs implement it, and so can a design in any other crate; registering the
+/// type by name (`ticklab::Registry::with_timer_design`) lets scenario files name it.
+///
+/// ```
+/// use ticklab_models::sync::{Primitives, StdPrimitives};
+/// use ticklab_models::timer::{BuildTimerDesign, GlobalHeap, TimerClock, TimerDesign, TimerParams};
+///
+/// /// One locked heap, under the name "one-heap".
+/// struct OneHeap;
+///
+/// impl BuildTimerDesign for OneHeap {
+///     const NAME: &'static str = "one-heap";
+///     const ABOUT: &'static str = "one mutex around one min-heap";
+///     type Design<S: Primitives, P: Send + 'static> = GlobalHeap<S, P>;
+///
+///     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GlobalHeap<S, P> {
+///         GlobalHeap::new(params.capacity, params.clock)
+///     }
+/// }
+///
+/// let params = TimerParams { clock: TimerClock::Monotonic, capacity: 8, buckets: 1, timer_threads: 1 };
+/// let timers = OneHeap::build::<StdPrimitives, &str>(&params);
+/// assert_eq!(timers.timer_threads(), 1);
+/// ```
+pub trait BuildTimerDesign: 'static {
+    /// The name scenario files give it: `design = "<NAME>"`.
+    const NAME: &'static str;
+    /// One line on what the design is, for listings and errors.
+    const ABOUT: &'static str;
+    /// The design-specific keys it reads from a scenario.
+    const KEYS: &'static [DesignKey] = &[];
+    /// The design on primitives `S`, carrying payloads `P`.
+    type Design<S: crate::sync::Primitives, P: Send + 'static>: TimerDesign<P>;
+
+    fn build<S: crate::sync::Primitives, P: Send + 'static>(
+        params: &TimerParams,
+    ) -> Self::Design<S, P>;
+}
+
+/// The built-in designs, as [`BuildTimerDesign`]s.
+pub mod builtin {
+    use super::*;
+    use crate::sync::Primitives;
+
+    /// [`GlobalHeap`]: one mutex, one min-heap.
+    #[derive(Debug)]
+    pub struct GlobalHeapDesign;
+
+    impl BuildTimerDesign for GlobalHeapDesign {
+        const NAME: &'static str = "global-heap";
+        const ABOUT: &'static str = "one mutex around one min-heap, shared by every scheduler";
+        type Design<S: Primitives, P: Send + 'static> = GlobalHeap<S, P>;
+
+        fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GlobalHeap<S, P> {
+            GlobalHeap::new(params.capacity, params.clock)
+        }
+    }
+
+    /// [`Bucketed`] with brpc's protocol.
+    #[derive(Debug)]
+    pub struct BucketedDesign;
+
+    impl BuildTimerDesign for BucketedDesign {
+        const NAME: &'static str = "bucketed";
+        const ABOUT: &'static str =
+            "brpc's TimerThread: buckets picked by the caller, one timer thread with its own heap";
+        const KEYS: &'static [DesignKey] = &[DesignKey::Buckets];
+        type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P>;
+
+        fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P> {
+            Bucketed::new(params.buckets, params.capacity, params.clock)
+        }
+    }
+
+    /// [`Hashed`]: several timer threads, each a heap, picked by hashing the caller.
+    #[derive(Debug)]
+    pub struct HashedDesign;
+
+    impl BuildTimerDesign for HashedDesign {
+        const NAME: &'static str = "hashed";
+        const ABOUT: &'static str =
+            "K timer threads with a heap each, picked by hashing the caller";
+        const KEYS: &'static [DesignKey] = &[DesignKey::TimerThreads];
+        type Design<S: Primitives, P: Send + 'static> = Hashed<S, P>;
+
+        fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Hashed<S, P> {
+            Hashed::new(params.timer_threads, params.capacity, params.clock)
+        }
+    }
+}
+
 /// Spreads caller ids over buckets or threads (MurmurHash3's 64-bit finaliser, as brpc uses on
 /// thread ids).
 pub(crate) fn fmix64(mut key: u64) -> u64 {

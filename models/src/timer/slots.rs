@@ -17,8 +17,15 @@ use crate::sync::{Atomic64, Lock, Primitives};
 pub struct TimerId(u64);
 
 impl TimerId {
-    pub(crate) fn new(slot: u32, version: u32) -> Self {
+    /// The id of the timer in `slot` at `version`, as the built-in designs number them.
+    pub fn new(slot: u32, version: u32) -> Self {
         TimerId((u64::from(version) << 32) | u64::from(slot))
+    }
+
+    /// An id from a design's own numbering. Traces print it; 0 reads as "no timer" there, so a
+    /// design should start from 1.
+    pub fn from_raw(raw: u64) -> Self {
+        TimerId(raw)
     }
 
     pub fn slot(self) -> u32 {

@@ -1,5 +1,9 @@
-//! Exploring with a recorded schedule, and replaying one: the plumbing behind
-//! `tests/shuttle.rs`'s checks.
+//! Exploring shuttle schedules with each one recorded, and replaying a failing one: a failure
+//! writes its schedule to a file and prints one line that replays it, such as
+//! `replay: SHUTTLE_REPLAY=<file> cargo test --test shuttle -- --exact <test> --include-ignored`.
+//!
+//! shuttle exports neither the type of a schedule's step nor a way to write a schedule out, so
+//! the recording is kept here, by a scheduler that wraps the real one.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -24,9 +28,16 @@ pub enum Strategy {
 }
 
 /// Runs `check` under `strategy` for `iterations` schedules (or `SHUTTLE_ITERATIONS`). On a
-/// failure, writes the schedule to a file and prints one line that replays it. If
-/// `SHUTTLE_REPLAY` names a schedule of this test, replays that instead.
-pub fn explore(test: &str, strategy: Strategy, iterations: usize, check: fn()) {
+/// failure, writes the schedule to a file and prints one line that replays it: `command` is what
+/// runs one test of this binary, such as `cargo test --test shuttle --`. If `SHUTTLE_REPLAY` names
+/// a schedule of `test`, replays that instead.
+pub fn explore(
+    test: &str,
+    command: &str,
+    strategy: Strategy,
+    iterations: usize,
+    check: impl Fn() + Send + Sync + 'static,
+) {
     if let Some(recording) = recording_to_replay(test) {
         let schedule = recording.schedule();
         Runner::new(ReplayScheduler::new_from_schedule(schedule), config()).run(check);
@@ -51,9 +62,9 @@ pub fn explore(test: &str, strategy: Strategy, iterations: usize, check: fn()) {
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("create the folder");
         std::fs::write(&path, recording.borrow().encode(test)).expect("write the schedule");
         let path = shlex::try_quote(path.to_str().expect("a UTF-8 path")).expect("quotable");
-        eprintln!(
-            "replay: SHUTTLE_REPLAY={path} cargo test --test shuttle -- --exact {test} --include-ignored"
-        );
+        crate::output::note(format_args!(
+            "replay: SHUTTLE_REPLAY={path} {command} --exact {test} --include-ignored"
+        ));
         std::panic::resume_unwind(failure);
     }
 }
@@ -62,7 +73,7 @@ pub fn explore(test: &str, strategy: Strategy, iterations: usize, check: fn()) {
 fn run_recorded<S: Scheduler + 'static>(
     scheduler: S,
     recording: &Rc<RefCell<Recording>>,
-    check: fn(),
+    check: impl Fn() + Send + Sync + 'static,
 ) {
     Runner::new(Recorded::new(scheduler, recording), config()).run(check);
 }
@@ -76,9 +87,14 @@ fn config() -> Config {
     config
 }
 
+/// Beside the test binary, under the target folder, so a schedule outlives the run.
 fn schedule_file(test: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("shuttle")
+    let binary = std::env::current_exe().expect("the test binary");
+    let folder = binary
+        .parent()
+        .map_or_else(std::env::temp_dir, PathBuf::from);
+    folder
+        .join("shuttle-schedules")
         .join(format!("{}.schedule", test.replace("::", "-")))
 }
 
@@ -89,7 +105,7 @@ fn recording_to_replay(test: &str) -> Option<Recording> {
         .unwrap_or_else(|error| panic!("SHUTTLE_REPLAY={}: {error}", path.display()));
     let (owner, recording) = Recording::decode(&text);
     (owner == test).then(|| {
-        eprintln!("replaying {} for {test}", path.display());
+        crate::output::note(format_args!("replaying {} for {test}", path.display()));
         recording
     })
 }

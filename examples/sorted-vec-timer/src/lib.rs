@@ -1,0 +1,270 @@
+//! A timer design written outside ticklab, only against its public API: one mutex around a `Vec`
+//! of timers kept sorted by deadline, latest first, so the earliest is popped from the end.
+//!
+//! It is generic over ticklab's sync facade, so the same code runs in ticklab's simulator, under
+//! loom and under shuttle. [`SortedVec`] registers it under the name `sorted-vec`; its binary
+//! (`src/main.rs`) is ticklab's command line with the design added, and its tests run ticklab's
+//! model-checking battery on it, and on [`SortedVecForgetsToSignal`], a copy with a bug planted
+//! on purpose, which the battery must catch.
+
+use std::sync::atomic::Ordering::SeqCst;
+
+use ticklab::models::sync::{Atomic64, Lock, Primitives};
+use ticklab::models::timer::{
+    BuildTimerDesign, ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId,
+    TimerParams, Unscheduled,
+};
+
+/// One timer waiting in the vector.
+struct Entry<P> {
+    deadline_ns: i64,
+    id: TimerId,
+    payload: P,
+}
+
+struct State<P> {
+    /// Sorted by (deadline, id), latest first.
+    timers: Vec<Entry<P>>,
+    /// The timer whose callback runs now, if any: `unschedule` answers `Running` for it.
+    running: Option<TimerId>,
+    next_id: u64,
+    stopped: bool,
+}
+
+/// The design: every scheduler and the one timer thread share the lock.
+pub struct SortedVecTimer<S: Primitives, P: Send> {
+    state: S::Mutex<State<P>>,
+    /// The timer thread's futex word, bumped whenever the earliest deadline moves earlier.
+    signals: S::AtomicU64,
+    capacity: usize,
+    clock: TimerClock,
+    /// The planted bug: forget to bump `signals` for an earlier timer.
+    forgets_to_signal: bool,
+}
+
+impl<S: Primitives, P: Send> std::fmt::Debug for SortedVecTimer<S, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SortedVecTimer")
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
+    pub fn new(capacity: usize, clock: TimerClock) -> Self {
+        SortedVecTimer {
+            state: S::Mutex::new(State {
+                timers: Vec::new(),
+                running: None,
+                next_id: 1,
+                stopped: false,
+            }),
+            signals: S::AtomicU64::new(0),
+            capacity,
+            clock,
+            forgets_to_signal: false,
+        }
+    }
+}
+
+/// Where a timer goes so the vector stays sorted latest first.
+fn position<P>(timers: &[Entry<P>], deadline_ns: i64, id: TimerId) -> usize {
+    timers.partition_point(|entry| (entry.deadline_ns, entry.id) > (deadline_ns, id))
+}
+
+/// The thread's next step, decided under the lock.
+enum Next<P> {
+    Fire(TimerId, P),
+    Sleep(Sleep),
+}
+
+impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
+    fn next(&self, now_ns: i64) -> Next<P> {
+        self.state.with(|state| {
+            state.running = None;
+            if state.stopped {
+                state.timers.clear();
+                return Next::Sleep(Sleep {
+                    until_ns: None,
+                    seen_signals: 0,
+                    stopped: true,
+                });
+            }
+            match state.timers.last() {
+                Some(earliest) if earliest.deadline_ns <= now_ns => {
+                    let entry = state.timers.pop().expect("a last entry");
+                    state.running = Some(entry.id);
+                    Next::Fire(entry.id, entry.payload)
+                }
+                earliest => Next::Sleep(Sleep {
+                    until_ns: earliest.map(|entry| entry.deadline_ns),
+                    seen_signals: self.signals.load(SeqCst),
+                    stopped: false,
+                }),
+            }
+        })
+    }
+}
+
+impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
+    type ThreadState = ();
+
+    fn clock(&self) -> TimerClock {
+        self.clock
+    }
+
+    fn timer_threads(&self) -> usize {
+        1
+    }
+
+    fn new_thread_state(&self, _thread: usize) {}
+
+    fn schedule(
+        &self,
+        deadline_ns: i64,
+        payload: P,
+        _caller: u64,
+    ) -> Result<Scheduled, ScheduleError> {
+        self.state.with(|state| {
+            if state.stopped {
+                return Err(ScheduleError::Stopped);
+            }
+            if state.timers.len() >= self.capacity {
+                return Err(ScheduleError::Full);
+            }
+            let id = TimerId::from_raw(state.next_id);
+            state.next_id += 1;
+            let earliest = state
+                .timers
+                .last()
+                .is_none_or(|entry| deadline_ns < entry.deadline_ns);
+            let at = position(&state.timers, deadline_ns, id);
+            state.timers.insert(
+                at,
+                Entry {
+                    deadline_ns,
+                    id,
+                    payload,
+                },
+            );
+            if earliest && !self.forgets_to_signal {
+                self.signals.fetch_add(1, SeqCst);
+            }
+            Ok(Scheduled {
+                id,
+                thread: 0,
+                took_global_lock: true,
+                wake: earliest,
+            })
+        })
+    }
+
+    fn unschedule(&self, id: TimerId) -> Unscheduled {
+        self.state.with(|state| {
+            if state.running == Some(id) {
+                return Unscheduled::Running;
+            }
+            match state.timers.iter().position(|entry| entry.id == id) {
+                Some(at) => {
+                    state.timers.remove(at);
+                    Unscheduled::Cancelled
+                }
+                None => Unscheduled::NotFound,
+            }
+        })
+    }
+
+    fn run_round(
+        &self,
+        _state: &mut (),
+        mut now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> Sleep {
+        loop {
+            match self.next(now_ns) {
+                Next::Fire(id, payload) => now_ns = fire(id, payload),
+                Next::Sleep(sleep) => return sleep,
+            }
+        }
+    }
+
+    fn signals(&self, _thread: usize) -> u64 {
+        self.signals.load(SeqCst)
+    }
+
+    fn stop(&self) -> bool {
+        self.state.with(|state| {
+            state.stopped = true;
+            self.signals.fetch_add(1, SeqCst);
+        });
+        true
+    }
+
+    fn slots_in_use(&self) -> usize {
+        self.state.with(|state| state.timers.len())
+    }
+}
+
+/// The design under the name scenario files give it: `design = "sorted-vec"`.
+#[derive(Debug)]
+pub struct SortedVec;
+
+impl BuildTimerDesign for SortedVec {
+    const NAME: &'static str = "sorted-vec";
+    const ABOUT: &'static str = "one mutex around a Vec of timers sorted by deadline";
+    type Design<S: Primitives, P: Send + 'static> = SortedVecTimer<S, P>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> SortedVecTimer<S, P> {
+        SortedVecTimer::new(params.capacity, params.clock)
+    }
+}
+
+/// The same design with a planted bug: a timer earlier than all the others does not bump the
+/// signal count, so a timer thread asleep for a later deadline never hears of it.
+#[derive(Debug)]
+pub struct SortedVecForgetsToSignal;
+
+impl BuildTimerDesign for SortedVecForgetsToSignal {
+    const NAME: &'static str = "sorted-vec-forgets-to-signal";
+    const ABOUT: &'static str = "sorted-vec with a planted lost wake-up";
+    type Design<S: Primitives, P: Send + 'static> = SortedVecTimer<S, P>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> SortedVecTimer<S, P> {
+        SortedVecTimer {
+            forgets_to_signal: true,
+            ..SortedVecTimer::new(params.capacity, params.clock)
+        }
+    }
+}
+
+/// ticklab's designs and this crate's, as the binary and the tests name them.
+pub fn registry() -> ticklab::Registry {
+    ticklab::Registry::builtin()
+        .with_timer_design::<SortedVec>()
+        .with_unlisted_timer_design::<SortedVecForgetsToSignal>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ticklab::models::sync::StdPrimitives;
+
+    #[test]
+    fn timers_fire_in_deadline_order_and_a_cancelled_one_never_does() {
+        let timers: SortedVecTimer<StdPrimitives, &str> =
+            SortedVecTimer::new(8, TimerClock::Monotonic);
+        timers.schedule(300, "c", 0).unwrap();
+        let cancelled = timers.schedule(100, "cancelled", 0).unwrap();
+        timers.schedule(200, "b", 0).unwrap();
+        timers.schedule(100, "a", 0).unwrap();
+        assert_eq!(timers.unschedule(cancelled.id), Unscheduled::Cancelled);
+        let mut fired = Vec::new();
+        let sleep = timers.run_round(&mut (), 250, &mut |_, payload| {
+            fired.push(payload);
+            250
+        });
+        assert_eq!(fired, ["a", "b"]);
+        assert_eq!(sleep.until_ns, Some(300));
+        assert_eq!(timers.slots_in_use(), 1);
+    }
+}

@@ -1,0 +1,76 @@
+//! The battery's setups, and how each runs under loom and under shuttle.
+
+use ticklab_models::timer::BuildTimerDesign;
+
+use super::explore::{Strategy, explore};
+use super::harness::{on_loom, on_shuttle};
+
+/// One way of racing schedulers, cancellers and timer threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Setup {
+    DueFromSeveralThreads,
+    CancelRacingTheRun,
+    EarlierWakesTheSleeper,
+    CancelledFarNeverRuns,
+}
+
+/// A setup and its name in messages and in [`super::loom_setup`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Named {
+    pub(crate) name: &'static str,
+    pub(crate) setup: Setup,
+}
+
+pub(crate) const SETUPS: &[Named] = &[
+    Named {
+        name: "due timers from several threads each run once",
+        setup: Setup::DueFromSeveralThreads,
+    },
+    Named {
+        name: "a cancel racing the run agrees with what happened",
+        setup: Setup::CancelRacingTheRun,
+    },
+    Named {
+        name: "an earlier timer wakes a thread asleep for a later one",
+        setup: Setup::EarlierWakesTheSleeper,
+    },
+    Named {
+        name: "a cancelled far timer never runs and is freed",
+        setup: Setup::CancelledFarNeverRuns,
+    },
+];
+
+pub(crate) fn by_name(name: &str) -> Named {
+    *SETUPS
+        .iter()
+        .find(|setup| setup.name == name)
+        .unwrap_or_else(|| panic!("no battery setup is called {name:?}"))
+}
+
+/// Schedulers beside the main thread: one under loom, whose threads are few (timer threads
+/// included, at most 5) and whose state space grows fast; three under shuttle.
+const LOOM_OTHERS: usize = 1;
+const SHUTTLE_OTHERS: usize = 3;
+/// Schedules per shuttle scheduler, sized for CI.
+const SHUTTLE_ITERATIONS: usize = 1_000;
+
+pub(crate) fn run_loom<B: BuildTimerDesign>(setup: Named) {
+    let mut builder = loom::model::Builder::new();
+    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(move || on_loom::run(super::on_loom::<B>(), setup.setup, LOOM_OTHERS));
+}
+
+pub(crate) fn run_shuttle<B: BuildTimerDesign>(setup: Named, strategy: Strategy) {
+    let current = std::thread::current();
+    // libtest names each test's thread after the test, which is what a replay must select.
+    let test = current.name().unwrap_or("battery").to_string();
+    let binary = std::env::current_exe().expect("the test binary");
+    let command = shlex::try_quote(&binary.display().to_string())
+        .map(|quoted| quoted.into_owned())
+        .unwrap_or_else(|_| binary.display().to_string());
+    explore(&test, &command, strategy, SHUTTLE_ITERATIONS, move || {
+        on_shuttle::run(super::on_shuttle::<B>(), setup.setup, SHUTTLE_OTHERS);
+    });
+}
