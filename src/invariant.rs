@@ -17,7 +17,7 @@ pub const VIOLATIONS: Metric = Metric::count(
 pub const TRACED_VIOLATIONS: u64 = 20;
 
 /// Traces violation number `count`, `what`, if it is among the first few.
-pub(crate) fn report<S: TraceSink>(
+pub(crate) fn report<S: TraceSink + ?Sized>(
     sink: &mut S,
     t_ns: u64,
     count: u64,

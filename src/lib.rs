@@ -47,6 +47,7 @@ pub mod interval;
 mod invariant;
 mod latencies;
 pub mod lock;
+pub mod machine;
 pub mod output;
 pub mod plot;
 pub mod profile;

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-use ticklab_sim::{ClockId, Deadline, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
+use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
 
 use crate::expect::Outcome;
 use crate::scenario::{ModelConfig, Scenario};
@@ -39,6 +39,13 @@ pub enum RunError {
         /// The scenario keys that would bring the work down, as the model names them.
         fewer_by: &'static str,
     },
+    /// The model kept working without the run getting anywhere: more steps than its work bound
+    /// allows, as a design whose deadline never advances takes. Stopped, not left to hang.
+    Runaway {
+        design: String,
+        at_ns: u64,
+        steps: u64,
+    },
     /// Writing the trace failed.
     Io(io::Error),
 }
@@ -55,6 +62,17 @@ impl fmt::Display for RunError {
                 f,
                 "this run could handle up to {events_bound} events ({why}), more than the limit of {max_events}\n  \
                  hint: {fewer_by}, shorten `run_for` or the faults, or raise the limit with --max-events"
+            ),
+            RunError::Runaway {
+                design,
+                at_ns,
+                steps,
+            } => write!(
+                f,
+                "the {design} design ran away: {steps} steps by {}, more than its work bound allows, \
+                 so the run was stopped\n  hint: a design must move its deadlines forward; one that \
+                 keeps waking at the same instant, or never reaches a deadline, never ends",
+                ticklab_sim::Secs(*at_ns)
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
         }
@@ -92,19 +110,27 @@ pub fn run_scenario<S: TraceSink>(
     let seed = options.seed.unwrap_or(scenario.seed);
     let summary = match &scenario.model {
         ModelConfig::Timer(config) => {
-            crate::timer::runner::run(scenario, config, seed, options, sink)?
+            crate::timer::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
         }
-        ModelConfig::Interval(config) => {
-            crate::interval::runner::run(scenario, config, seed, options, sink)?
-        }
-        ModelConfig::Executor(config) => {
-            crate::executor::runner::run(scenario, config, seed, options, sink)?
-        }
+        ModelConfig::Interval(config) => crate::interval::runner::run(
+            scenario,
+            config,
+            seed,
+            options,
+            sink as &mut dyn TraceSink,
+        )?,
+        ModelConfig::Executor(config) => crate::executor::runner::run(
+            scenario,
+            config,
+            seed,
+            options,
+            sink as &mut dyn TraceSink,
+        )?,
         ModelConfig::Lock(config) => {
-            crate::lock::runner::run(scenario, config, seed, options, sink)?
+            crate::lock::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
         }
         ModelConfig::Idle(config) => {
-            crate::idle::runner::run(scenario, config, seed, options, sink)?
+            crate::idle::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
         }
     };
     let outcomes = scenario
@@ -150,13 +176,6 @@ pub fn replay_command(
     command
 }
 
-/// A moment in physical time, as a deadline: boottime reads physical time since the start.
-pub(crate) fn physical(at_ns: u64) -> Deadline {
-    Deadline {
-        clock: ClockId::Boottime,
-        at_ns: at_ns as i64,
-    }
-}
 
 pub(crate) fn world_config(scenario: &Scenario) -> WorldConfig {
     WorldConfig {
@@ -185,8 +204,50 @@ pub(crate) fn start_event(scenario: &Scenario, seed: u64) -> StartEvent {
     }
 }
 
+/// Bounds the steps of a run while it runs: the estimate made before it started, with room to
+/// spare, so that a model that keeps waking without the run getting anywhere ends with an error
+/// naming it instead of hanging.
+#[derive(Debug)]
+pub struct Watchdog {
+    limit: u64,
+    steps: u64,
+    design: String,
+}
+
+/// How far past its estimated bound a run may go before it counts as running away: estimates are
+/// bounds on the model's own events, and the machine adds its own (slice ends, outside load).
+const RUNAWAY_FACTOR: u128 = 4;
+const RUNAWAY_SLACK: u128 = 1_000_000;
+
+impl Watchdog {
+    /// A watchdog for a run estimated at `bound` events of `design`.
+    pub fn new(bound: u128, design: impl Into<String>) -> Self {
+        let limit = bound
+            .saturating_mul(RUNAWAY_FACTOR)
+            .saturating_add(RUNAWAY_SLACK);
+        Watchdog {
+            limit: u64::try_from(limit).unwrap_or(u64::MAX),
+            steps: 0,
+            design: design.into(),
+        }
+    }
+
+    #[inline]
+    pub fn step(&mut self, now_ns: u64) -> Result<(), RunError> {
+        self.steps += 1;
+        if self.steps > self.limit {
+            return Err(RunError::Runaway {
+                design: self.design.clone(),
+                at_ns: now_ns,
+                steps: self.steps,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Traces a fault edge, and the resume it may have caused.
-pub(crate) fn record_fault<P: Copy, S: TraceSink>(
+pub(crate) fn record_fault<P: Copy, S: TraceSink + ?Sized>(
     world: &World<P>,
     edge: &FaultEdge,
     effect: &EdgeEffect,

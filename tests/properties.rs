@@ -175,6 +175,7 @@ fn interval_scenario(
         run_for_ns: 1_300 * NS_PER_SEC,
         wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
         faults,
+        machine: ticklab::machine::MachineConfig::ideal(),
         model: ModelConfig::Interval(IntervalConfig {
             missed_tick: behavior,
             period: Period::Fixed { period_ns },

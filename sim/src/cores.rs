@@ -15,6 +15,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::cpu::ThreadId;
 use crate::machine::EdgeEffect;
+use crate::meter::{BusyMeter, BusyTime};
 use crate::time::NS_PER_MS;
 
 /// The default slice on a machine of 8 or more cores.
@@ -78,11 +79,16 @@ struct Thread {
     remaining_ns: u64,
     generation: u32,
     time: CoreTime,
+    /// Its running time per physical second, and its busiest second.
+    meter: BusyMeter,
 }
 
 impl Thread {
-    fn charge(&mut self, ran_ns: u64) {
+    /// Charges the running stretch `[since_ns, now_ns)`.
+    fn charge(&mut self, since_ns: u64, now_ns: u64) {
+        let ran_ns = now_ns - since_ns;
         self.time.running_ns += ran_ns;
+        self.meter.add(since_ns, now_ns);
         match self.kind {
             CpuKind::Busy => {}
             CpuKind::Spin => self.time.spinning_ns += ran_ns,
@@ -107,6 +113,26 @@ pub struct Cores {
 }
 
 impl Cores {
+    /// As many cores as there are threads that want one: nobody ever waits for a core, and a
+    /// thread's work runs in one stretch. The machine of a scenario that sets no `cores`.
+    pub fn unlimited() -> Self {
+        Cores {
+            count: usize::MAX,
+            slice_ns: u64::MAX,
+            running: 0,
+            waiting: VecDeque::new(),
+            threads: Vec::new(),
+            frozen: false,
+            free_cores: BinaryHeap::new(),
+            core_busy_ns: Vec::new(),
+        }
+    }
+
+    /// Whether every thread gets a core of its own ([`Cores::unlimited`]).
+    pub fn is_unlimited(&self) -> bool {
+        self.count == usize::MAX
+    }
+
     /// `count` cores (at least one) with round-robin slices of `slice_ns` (at least 1 ns).
     pub fn new(count: usize, slice_ns: u64) -> Self {
         let count = count.max(1);
@@ -129,6 +155,7 @@ impl Cores {
             remaining_ns: 0,
             generation: 0,
             time: CoreTime::default(),
+            meter: BusyMeter::default(),
         });
         ThreadId(self.threads.len() as u32 - 1)
     }
@@ -188,7 +215,7 @@ impl Cores {
             return None;
         }
         let ran_ns = now_ns - since_ns;
-        thread.charge(ran_ns);
+        thread.charge(since_ns, now_ns);
         self.core_busy_ns[core] += ran_ns;
         thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
         if thread.remaining_ns == 0 {
@@ -219,7 +246,7 @@ impl Cores {
             match thread.state {
                 State::Running { since_ns, core } => {
                     let ran_ns = now_ns - since_ns;
-                    thread.charge(ran_ns);
+                    thread.charge(since_ns, now_ns);
                     self.core_busy_ns[core] += ran_ns;
                     thread.remaining_ns = thread.remaining_ns.saturating_sub(ran_ns);
                     thread.generation = thread.generation.wrapping_add(1);
@@ -273,6 +300,15 @@ impl Cores {
         self.threads.iter().map(|thread| thread.time).collect()
     }
 
+    /// Each thread's running time per physical second and its busiest second; complete after
+    /// [`Cores::finish`].
+    pub fn busy_times(&mut self) -> Vec<BusyTime> {
+        self.threads
+            .iter_mut()
+            .map(|thread| thread.meter.finish())
+            .collect()
+    }
+
     /// Each core's running time so far, by core index; complete after [`Cores::finish`].
     pub fn core_busy_ns(&self) -> &[u64] {
         &self.core_busy_ns
@@ -300,10 +336,15 @@ impl Cores {
                 thread.time.waiting_ns += now_ns - since_ns;
             }
             self.running += 1;
-            let Reverse(core) = self
-                .free_cores
-                .pop()
-                .expect("fewer threads run than there are cores");
+            let core = match self.free_cores.pop() {
+                Some(Reverse(core)) => core,
+                // An unlimited machine makes a core for each thread that needs one.
+                None if self.is_unlimited() => {
+                    self.core_busy_ns.push(0);
+                    self.core_busy_ns.len() - 1
+                }
+                None => unreachable!("fewer threads run than there are cores"),
+            };
             wakes.push(self.start_slice(next, core, now_ns));
         }
     }
@@ -318,7 +359,7 @@ impl Cores {
         thread.generation = thread.generation.wrapping_add(1);
         SliceEnd {
             thread: id,
-            at_ns: now_ns + thread.remaining_ns.min(slice_ns),
+            at_ns: now_ns.saturating_add(thread.remaining_ns.min(slice_ns)),
             generation: thread.generation,
         }
     }
@@ -437,6 +478,27 @@ mod tests {
         assert_eq!(times[1].spinning_ns, 2 * MS);
         // a took core 0 and b core 1.
         assert_eq!(cores.core_busy_ns(), [4 * MS, 2 * MS]);
+    }
+
+    #[test]
+    fn an_unlimited_machine_runs_every_thread_at_once_in_one_stretch() {
+        let mut cores = Cores::unlimited();
+        let threads: Vec<ThreadId> = (0..5).map(|_| cores.add_thread()).collect();
+        let mut wakes = Vec::new();
+        for (index, thread) in threads.iter().enumerate() {
+            cores.run(*thread, (index as u64 + 1) * 100 * MS, 0, &mut wakes);
+        }
+        assert_eq!(wakes.len(), 5, "one slice end each, for all of its work");
+        let finished = run_out(&mut cores, wakes);
+        let expected: Vec<(ThreadId, u64)> = threads
+            .iter()
+            .enumerate()
+            .map(|(index, thread)| (*thread, (index as u64 + 1) * 100 * MS))
+            .collect();
+        assert_eq!(finished, expected);
+        let busy = cores.busy_times();
+        assert_eq!(busy[4].busy_per_second_ns, [500 * MS]);
+        assert_eq!(busy[4].worst_second_busy_ns, 500 * MS);
     }
 
     #[test]

@@ -41,6 +41,7 @@ mod cpu;
 mod fault;
 mod heap;
 mod machine;
+mod meter;
 mod platform;
 mod queue;
 mod rng;
@@ -52,6 +53,7 @@ pub use cores::{CoreTime, Cores, CpuKind, DEFAULT_SLICE_NS, SliceEnd, default_sl
 pub use cpu::{SimThread, ThreadCpu, ThreadId};
 pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, Machine};
+pub use meter::BusyTime;
 pub use platform::Platform;
 pub use queue::Deadline;
 pub use rng::SimRng;

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
 use ticklab_models::sync::StdPrimitives;
-use ticklab_sim::{CoreTime, Cores, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
+use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 
 use super::arrivals::Arrivals;
 use super::pool::{Checkout, ConnectionId, Pools};
@@ -25,7 +25,8 @@ use super::spec::{ExecutorConfig, Step};
 use super::stats::ExecutorStats;
 use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
 use super::work::check_work;
-use crate::run::{RunError, RunOptions, physical, record_fault, start_event, world_config};
+use crate::machine::{Binding, Machine, MachineReport, drive, physical};
+use crate::run::{RunError, RunOptions, Watchdog, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{
     BlockingEvent, DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent,
@@ -41,8 +42,6 @@ const COOP_BUDGET: u32 = 128;
 enum Wake {
     /// The next instance of a group arrives.
     Arrival { group: u32 },
-    /// A time slice on the cores ended.
-    Slice(SliceEnd),
     /// A request's reply reached its connection's socket.
     Reply { connection: u32 },
     /// A worker goes on: looks for its next task, or (parked on the driver) its timed block
@@ -170,45 +169,69 @@ struct Runtime {
     name: Arc<str>,
 }
 
+/// Sets `thread`'s owner; the machine numbers every thread on it, the outside load's included, so
+/// the table may have gaps.
+fn set(owners: &mut Vec<ThreadOwner>, thread: ThreadId, owner: ThreadOwner) {
+    let index = thread.0 as usize;
+    if owners.len() <= index {
+        owners.resize(index + 1, ThreadOwner::Spare);
+    }
+    owners[index] = owner;
+}
+
+fn owner_of(owners: &[ThreadOwner], thread: ThreadId) -> ThreadOwner {
+    owners
+        .get(thread.0 as usize)
+        .copied()
+        .unwrap_or(ThreadOwner::Spare)
+}
+
 #[derive(Clone, Copy, Debug)]
 struct ConnectionSlot {
     task: TaskId,
     state: ConnectionState,
 }
 
-pub(crate) fn run<S: TraceSink>(
+pub(crate) fn run(
     scenario: &Scenario,
     config: &ExecutorConfig,
     seed: u64,
     options: &RunOptions,
-    sink: &mut S,
+    sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    check_work(scenario, config, options)?;
-    let mut run = ExecutorRun::new(scenario, config, seed, sink);
-    run.sink
-        .record(&Event::Start(&start_event(scenario, seed)))?;
-    loop {
-        match run.world.next_step() {
-            WorldStep::Wake { payload, .. } => run.wake(payload)?,
-            WorldStep::Fault { edge, effect } => {
-                record_fault(&run.world, &edge, &effect, run.sink)?;
-                let now_ns = run.world.now_ns();
-                run.cores.on_edge(&effect, now_ns, &mut run.slice_ends);
-                run.file_slice_ends();
-            }
-            WorldStep::End => break,
-        }
-    }
-    let summary = run.finish()?;
-    run.sink.record(&Event::Summary(&summary))?;
-    run.sink.finish()?;
-    Ok(summary)
+    let bound = check_work(scenario, config, options)?;
+    let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
+    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let run = ExecutorRun::new(config, seed, &mut machine, sink);
+    drive(machine, run, &mut Watchdog::new(bound, "executor"))
 }
 
-struct ExecutorRun<'a, S> {
-    world: World<Wake>,
+impl Binding for ExecutorRun<'_> {
+    type Wake = Wake;
+
+    fn on_wake(&mut self, wake: Wake, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        Ok(self.wake(m, wake)?)
+    }
+
+    fn on_cpu_done(&mut self, thread: ThreadId, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        Ok(self.thread_finished(m, thread)?)
+    }
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        self.sink
+    }
+
+    fn finish(
+        &mut self,
+        m: &mut Machine<Wake>,
+        report: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        Ok(self.summary(m, report)?)
+    }
+}
+
+struct ExecutorRun<'a> {
     config: &'a ExecutorConfig,
-    cores: Cores,
     owners: Vec<ThreadOwner>,
     /// When each thread's current blocking section started, for its trace event.
     blocking_since_ns: Vec<u64>,
@@ -220,29 +243,35 @@ struct ExecutorRun<'a, S> {
     arrivals: Vec<Arrivals>,
     steal_start: SimRng,
     latency: SimRng,
-    /// Slice ends the cores asked for, not yet filed with the world.
-    slice_ends: Vec<SliceEnd>,
     stats: ExecutorStats,
     wants_events: bool,
-    sink: &'a mut S,
+    sink: &'a mut dyn TraceSink,
 }
 
-impl<'a, S: TraceSink> ExecutorRun<'a, S> {
-    fn new(scenario: &Scenario, config: &'a ExecutorConfig, seed: u64, sink: &'a mut S) -> Self {
-        let mut world = World::new(world_config(scenario));
-        let mut cores = Cores::new(config.cores, config.time_slice_ns);
+impl<'a> ExecutorRun<'a> {
+    fn new(
+        config: &'a ExecutorConfig,
+        seed: u64,
+        world: &mut Machine<Wake>,
+        sink: &'a mut dyn TraceSink,
+    ) -> Self {
         let mut owners = Vec::new();
         let mut runtimes = Vec::with_capacity(config.runtimes.len());
         for (index, runtime) in config.runtimes.iter().enumerate() {
             let workers = (0..runtime.scheduler.workers)
                 .map(|worker| {
-                    let thread = cores.add_thread();
-                    owners.push(ThreadOwner::Worker {
-                        runtime: index,
-                        worker,
-                    });
-                    world.wake_at(
-                        physical(0),
+                    let name: Arc<str> = format!("{}-{worker}", runtime.name).into();
+                    let thread = world.add_thread(name.to_string());
+                    set(
+                        &mut owners,
+                        thread,
+                        ThreadOwner::Worker {
+                            runtime: index,
+                            worker,
+                        },
+                    );
+                    world.wake_at_physical(
+                        0,
                         Wake::Worker {
                             runtime: index as u32,
                             worker: worker as u32,
@@ -257,7 +286,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                         last_park_ns: None,
                         cpu_mark: CoreTime::default(),
                         deferred: Vec::new(),
-                        name: format!("{}-{worker}", runtime.name).into(),
+                        name,
                     }
                 })
                 .collect();
@@ -276,8 +305,8 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         for (index, group) in config.groups.iter().enumerate() {
             let mut group_arrivals = Arrivals::new(group, seed);
             if let Some(at_ns) = group_arrivals.next_ns() {
-                world.wake_at(
-                    physical(at_ns),
+                world.wake_at_physical(
+                    at_ns,
                     Wake::Arrival {
                         group: index as u32,
                     },
@@ -288,9 +317,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         let group_names: Vec<String> = config.groups.iter().map(|g| g.name.clone()).collect();
         let workers: Vec<usize> = runtimes.iter().map(|r| r.workers.len()).collect();
         ExecutorRun {
-            world,
             config,
-            cores,
             owners,
             blocking_since_ns: Vec::new(),
             runtimes,
@@ -301,30 +328,20 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             arrivals,
             steal_start: SimRng::for_purpose(seed, "executor-steal-start"),
             latency: SimRng::for_purpose(seed, "executor-io-latency"),
-            slice_ends: Vec::new(),
             stats: ExecutorStats::new(&group_names, &workers),
             wants_events: sink.wants_events(),
             sink,
         }
     }
 
-    fn now_ns(&self) -> u64 {
-        self.world.now_ns()
+    fn now_ns(&self, m: &Machine<Wake>) -> u64 {
+        m.now_ns()
     }
 
-    fn wake(&mut self, wake: Wake) -> io::Result<()> {
+    fn wake(&mut self, m: &mut Machine<Wake>, wake: Wake) -> io::Result<()> {
         match wake {
-            Wake::Arrival { group } => self.arrival(group as usize),
-            Wake::Slice(end) => {
-                let now_ns = self.now_ns();
-                let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
-                self.file_slice_ends();
-                match finished {
-                    Some(thread) => self.thread_finished(thread),
-                    None => Ok(()),
-                }
-            }
-            Wake::Reply { connection } => self.reply(ConnectionId(connection)),
+            Wake::Arrival { group } => self.arrival(m, group as usize),
+            Wake::Reply { connection } => self.reply(m, ConnectionId(connection)),
             Wake::Worker {
                 runtime,
                 worker,
@@ -336,11 +353,11 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     return Ok(());
                 }
                 match current.state {
-                    WorkerState::Ready => self.find_work(runtime, worker),
+                    WorkerState::Ready => self.find_work(m, runtime, worker),
                     WorkerState::Parked { on_driver: true } => {
                         // Its timed block in the driver ended: a timer is due.
-                        self.unpark(runtime, worker)?;
-                        self.find_work(runtime, worker)
+                        self.unpark(m, runtime, worker)?;
+                        self.find_work(m, runtime, worker)
                     }
                     WorkerState::Parked { on_driver: false }
                     | WorkerState::Polling { .. }
@@ -350,27 +367,21 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         }
     }
 
-    fn file_slice_ends(&mut self) {
-        for end in self.slice_ends.drain(..) {
-            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
-        }
-    }
-
-    fn arrival(&mut self, group: usize) -> io::Result<()> {
+    fn arrival(&mut self, m: &mut Machine<Wake>, group: usize) -> io::Result<()> {
         if let Some(at_ns) = self.arrivals[group].next_ns() {
-            self.world.wake_at(
+            m.wake_at(
                 physical(at_ns),
                 Wake::Arrival {
                     group: group as u32,
                 },
             );
         }
-        let task = self.start_instance(group);
+        let task = self.start_instance(m, group);
         // From outside the runtime: the inject queue.
-        self.wake_task(task, None, false)
+        self.wake_task(m, task, None, false)
     }
 
-    fn start_instance(&mut self, group: usize) -> TaskId {
+    fn start_instance(&mut self, m: &mut Machine<Wake>, group: usize) -> TaskId {
         let stats = &mut self.stats.groups[group];
         stats.started += 1;
         let kind = TaskKind::Group {
@@ -378,18 +389,19 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             instance: stats.started as u32,
         };
         let runtime = self.config.groups[group].runtime;
-        self.tasks.add(kind, runtime, self.world.now_ns())
+        self.tasks.add(kind, runtime, m.now_ns())
     }
 
     /// Schedules a woken task on its runtime. `from` is the worker whose thread wakes it, if
     /// any: a wake from a worker of the task's own runtime stays on that worker.
     fn wake_task(
         &mut self,
+        m: &mut Machine<Wake>,
         task: TaskId,
         from: Option<(usize, usize)>,
         yielded: bool,
     ) -> io::Result<()> {
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let state = self.tasks.get_mut(task);
         if state.finished || state.runnable.is_some() {
             // Already queued: a second wake coalesces with the first, as tokio's task state does.
@@ -409,26 +421,26 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         };
         self.tasks.get_mut(task).runnable = Some((now_ns, queued));
         match notify {
-            Some(worker) => self.notify(runtime, worker),
+            Some(worker) => self.notify(m, runtime, worker),
             None => Ok(()),
         }
     }
 
     /// Wakes a parked worker of `runtime` so it looks for work.
-    fn notify(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+    fn notify(&mut self, m: &mut Machine<Wake>, runtime: usize, worker: usize) -> io::Result<()> {
         if !matches!(
             self.runtimes[runtime].workers[worker].state,
             WorkerState::Parked { .. }
         ) {
             return Ok(());
         }
-        self.unpark(runtime, worker)?;
-        self.schedule_worker(runtime, worker);
+        self.unpark(m, runtime, worker)?;
+        self.schedule_worker(m, runtime, worker);
         Ok(())
     }
 
     /// Files a wake for `worker` to look for work now; any other pending wake of it is void.
-    fn schedule_worker(&mut self, runtime: usize, worker: usize) {
+    fn schedule_worker(&mut self, m: &mut Machine<Wake>, runtime: usize, worker: usize) {
         let state = &mut self.runtimes[runtime].workers[worker];
         state.state = WorkerState::Ready;
         state.generation = state.generation.wrapping_add(1);
@@ -437,23 +449,23 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             worker: worker as u32,
             generation: state.generation,
         };
-        let now_ns = self.world.now_ns();
-        self.world.wake_at(physical(now_ns), wake);
+        let now_ns = m.now_ns();
+        m.wake_at(physical(now_ns), wake);
     }
 
     /// A parked worker runs again. One parked on the driver first polls it, as the driver's
     /// park returns only after dispatching what woke it; the tasks it wakes stay on this worker,
     /// and others are notified only if it has more than it can run alone.
-    fn unpark(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+    fn unpark(&mut self, m: &mut Machine<Wake>, runtime: usize, worker: usize) -> io::Result<()> {
         let WorkerState::Parked { on_driver } = self.runtimes[runtime].workers[worker].state else {
             return Ok(());
         };
         let woke = if on_driver {
-            self.poll_driver(runtime, worker, "park")?
+            self.poll_driver(m, runtime, worker, "park")?
         } else {
             0
         };
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let rt = &mut self.runtimes[runtime];
         rt.scheduler.unpark(worker);
         let state = &mut rt.workers[worker];
@@ -464,7 +476,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             && rt.scheduler.should_notify_others(worker)
             && let Some(other) = rt.scheduler.worker_to_notify()
         {
-            return self.notify(runtime, other);
+            return self.notify(m, runtime, other);
         }
         Ok(())
     }
@@ -472,12 +484,13 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// Polls `runtime`'s driver from `worker`: ready I/O and expired timers wake their tasks.
     fn poll_driver(
         &mut self,
+        m: &mut Machine<Wake>,
         runtime: usize,
         worker: usize,
         when: &'static str,
     ) -> io::Result<u32> {
-        let now_ns = self.now_ns();
-        let instant_ns = self.world.instant_ns();
+        let now_ns = self.now_ns(m);
+        let instant_ns = m.instant_ns();
         let woken = self.runtimes[runtime].driver.poll(instant_ns);
         self.stats.worker(runtime, worker).driver_polls += 1;
         for &task in &woken {
@@ -487,7 +500,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             {
                 self.requests[request].noticed_ns = now_ns;
             }
-            self.wake_task(task, Some((runtime, worker)), false)?;
+            self.wake_task(m, task, Some((runtime, worker)), false)?;
         }
         if self.wants_events && !woken.is_empty() {
             let event = DriverPollEvent {
@@ -503,45 +516,61 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
 
     /// One scheduler tick of a free worker: maintenance when due, then its next task; out of
     /// tasks, it releases its yielded ones if it holds any, or parks.
-    fn find_work(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+    fn find_work(
+        &mut self,
+        m: &mut Machine<Wake>,
+        runtime: usize,
+        worker: usize,
+    ) -> io::Result<()> {
         if self.runtimes[runtime].scheduler.tick(worker) {
-            self.park_check(runtime, worker, "maintenance")?;
+            self.park_check(m, runtime, worker, "maintenance")?;
         }
         let workers = self.runtimes[runtime].workers.len() as u64;
         let start = self.steal_start.in_range(0, workers - 1) as usize;
         match self.runtimes[runtime].scheduler.next_task(worker, start) {
-            Some((task, source)) => self.poll(runtime, worker, task, source, COOP_BUDGET),
+            Some((task, source)) => self.poll(m, runtime, worker, task, source, COOP_BUDGET),
             None if !self.runtimes[runtime].workers[worker].deferred.is_empty() => {
-                self.park_check(runtime, worker, "yield")?;
-                self.schedule_worker(runtime, worker);
+                self.park_check(m, runtime, worker, "yield")?;
+                self.schedule_worker(m, runtime, worker);
                 Ok(())
             }
-            None => self.park(runtime, worker),
+            None => self.park(m, runtime, worker),
         }
     }
 
     /// A park with a zero timeout, as tokio's maintenance and its yield path do: the driver is
     /// polled if no other worker holds it, the yielded tasks are woken, and other workers are
     /// notified once at the end if this one now has more than it can run alone.
-    fn park_check(&mut self, runtime: usize, worker: usize, when: &'static str) -> io::Result<()> {
+    fn park_check(
+        &mut self,
+        m: &mut Machine<Wake>,
+        runtime: usize,
+        worker: usize,
+        when: &'static str,
+    ) -> io::Result<()> {
         self.runtimes[runtime].scheduler.begin_park_check(worker);
         if self.runtimes[runtime].scheduler.driver_holder().is_none() {
-            self.poll_driver(runtime, worker, when)?;
+            self.poll_driver(m, runtime, worker, when)?;
         }
-        self.release_deferred(runtime, worker)?;
+        self.release_deferred(m, runtime, worker)?;
         match self.runtimes[runtime].scheduler.end_park_check(worker) {
-            Some(other) => self.notify(runtime, other),
+            Some(other) => self.notify(m, runtime, other),
             None => Ok(()),
         }
     }
 
     /// Wakes the worker's yielded tasks, last first, as ordinary wakes on this worker; each keeps
     /// its runnable time from its yield.
-    fn release_deferred(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
+    fn release_deferred(
+        &mut self,
+        m: &mut Machine<Wake>,
+        runtime: usize,
+        worker: usize,
+    ) -> io::Result<()> {
         let deferred = std::mem::take(&mut self.runtimes[runtime].workers[worker].deferred);
         for task in deferred.into_iter().rev() {
             let since = self.tasks.get_mut(task).runnable.take();
-            self.wake_task(task, Some((runtime, worker)), false)?;
+            self.wake_task(m, task, Some((runtime, worker)), false)?;
             if let (Some((yielded_ns, _)), Some((_, queued))) =
                 (since, self.tasks.get(task).runnable)
             {
@@ -551,8 +580,8 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         Ok(())
     }
 
-    fn park(&mut self, runtime: usize, worker: usize) -> io::Result<()> {
-        let now_ns = self.now_ns();
+    fn park(&mut self, m: &mut Machine<Wake>, runtime: usize, worker: usize) -> io::Result<()> {
+        let now_ns = self.now_ns(m);
         let on_driver = self.runtimes[runtime].scheduler.park(worker) == Park::OnDriver;
         {
             let state = &mut self.runtimes[runtime].workers[worker];
@@ -561,7 +590,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         }
         if on_driver {
             // The driver is polled on the way in: events that came meanwhile end the park at once.
-            let woke = self.poll_driver(runtime, worker, "park")?;
+            let woke = self.poll_driver(m, runtime, worker, "park")?;
             if woke > 0 {
                 let rt = &mut self.runtimes[runtime];
                 rt.scheduler.unpark(worker);
@@ -570,13 +599,13 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     .should_notify_others(worker)
                     .then(|| rt.scheduler.worker_to_notify())
                     .flatten();
-                self.schedule_worker(runtime, worker);
+                self.schedule_worker(m, runtime, worker);
                 if let Some(other) = notify {
-                    self.notify(runtime, other)?;
+                    self.notify(m, runtime, other)?;
                 }
                 return Ok(());
             }
-            self.arm_driver_timeout(runtime);
+            self.arm_driver_timeout(m, runtime);
         }
         if self.wants_events {
             let event = ParkEvent {
@@ -590,7 +619,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     }
 
     /// The worker parked on `runtime`'s driver blocks until its earliest timer, on `Instant`.
-    fn arm_driver_timeout(&mut self, runtime: usize) {
+    fn arm_driver_timeout(&mut self, m: &mut Machine<Wake>, runtime: usize) {
         let rt = &mut self.runtimes[runtime];
         let (Some(holder), Some(deadline_ns)) =
             (rt.scheduler.driver_holder(), rt.driver.next_deadline_ns())
@@ -607,20 +636,21 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             worker: holder as u32,
             generation: state.generation,
         };
-        let deadline = self.world.instant_deadline(deadline_ns);
-        self.world.wake_at(deadline, wake);
+        let deadline = m.instant_deadline(deadline_ns);
+        m.wake_at(deadline, wake);
     }
 
     /// `worker` polls `task`, found at `source`.
     fn poll(
         &mut self,
+        m: &mut Machine<Wake>,
         runtime: usize,
         worker: usize,
         task: TaskId,
         source: Source,
         budget: u32,
     ) -> io::Result<()> {
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let stats = self.stats.worker(runtime, worker);
         stats.polls += 1;
         match source {
@@ -635,7 +665,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             .take()
             .expect("a task is polled only after a wake queued it");
         let waited_ns = now_ns - since_ns;
-        self.note_wait(task, waited_ns, queued, Some((runtime, worker)))?;
+        self.note_wait(m, task, waited_ns, queued, Some((runtime, worker)))?;
         if self.wants_events {
             let rt = &self.runtimes[runtime];
             let (source_name, victim) = match source {
@@ -655,19 +685,20 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             self.sink.record(&Event::Poll(event))?;
         }
         if let Some(request) = self.tasks.get_mut(task).request.take() {
-            self.io_done(task, request)?;
+            self.io_done(m, task, request)?;
         }
         let on = On::Worker {
             runtime,
             worker,
             budget: budget.saturating_sub(1),
         };
-        self.continue_task(on, task)
+        self.continue_task(m, on, task)
     }
 
     /// Counts a runnable wait, and reports it if it passed the starvation threshold.
     fn note_wait(
         &mut self,
+        m: &mut Machine<Wake>,
         task: TaskId,
         waited_ns: u64,
         queued: Queued,
@@ -678,10 +709,10 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             return Ok(());
         }
         self.stats.starvation_events += 1;
-        self.check_work_conserving(task, waited_ns, queued)?;
+        self.check_work_conserving(m, task, waited_ns, queued)?;
         if self.wants_events {
             let event = StarvationEvent {
-                t_ns: self.now_ns(),
+                t_ns: self.now_ns(m),
                 task: self.label(task),
                 waited_ns,
                 queued: self.describe(task, queued),
@@ -697,11 +728,12 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// slot, a yielded task held by a busy worker) breaks it, as in tokio #4730.
     fn check_work_conserving(
         &mut self,
+        m: &mut Machine<Wake>,
         task: TaskId,
         waited_ns: u64,
         queued: Queued,
     ) -> io::Result<()> {
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let since_ns = now_ns - waited_ns;
         let rt = &self.runtimes[self.tasks.get(task).runtime];
         let idle = rt.workers.iter().find(|worker| {
@@ -727,62 +759,62 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     }
 
     /// Runs `task`'s steps until it suspends, finishes, or starts a `cpu` step.
-    fn continue_task(&mut self, on: On, task: TaskId) -> io::Result<()> {
+    fn continue_task(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId) -> io::Result<()> {
         let TaskKind::Group { group, .. } = self.tasks.get(task).kind else {
-            self.run_connection(on, task)?;
-            return self.end_poll(on);
+            self.run_connection(m, on, task)?;
+            return self.end_poll(m, on);
         };
         let runtime = on.runtime();
         loop {
             let state = self.tasks.get_mut(task);
             let Some(&step) = self.config.groups[group].steps.get(state.step) else {
-                self.task_done(task, group)?;
-                return self.end_poll(on);
+                self.task_done(m, task, group)?;
+                return self.end_poll(m, on);
             };
             state.step += 1;
             match step {
                 Step::Cpu { ns: 0 } => {}
                 Step::Cpu { ns } => {
-                    self.run_cpu(on, task, ns);
+                    self.run_cpu(m, on, task, ns);
                     return Ok(());
                 }
                 Step::Yield => {
                     match on {
                         On::Worker { worker, .. } => {
-                            let now_ns = self.now_ns();
+                            let now_ns = self.now_ns(m);
                             self.tasks.get_mut(task).runnable =
                                 Some((now_ns, Queued::Deferred { worker }));
                             self.runtimes[runtime].workers[worker].deferred.push(task);
                         }
                         // Without a core, the deferred wake comes when the poll ends, from
                         // outside the runtime.
-                        On::Thread { .. } => self.wake_task(task, None, false)?,
+                        On::Thread { .. } => self.wake_task(m, task, None, false)?,
                     }
-                    return self.end_poll(on);
+                    return self.end_poll(m, on);
                 }
                 Step::Sleep { ns } => {
-                    let deadline_ns = self.world.instant_ns().saturating_add(ns as i64);
+                    let deadline_ns = m.instant_ns().saturating_add(ns as i64);
                     self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
                     // A new earliest timer shortens the parked driver holder's block.
-                    self.arm_driver_timeout(runtime);
-                    return self.end_poll(on);
+                    self.arm_driver_timeout(m, runtime);
+                    return self.end_poll(m, on);
                 }
                 Step::Io { pool, latency_ns } => {
-                    self.start_io(on, task, pool, latency_ns)?;
-                    return self.end_poll(on);
+                    self.start_io(m, on, task, pool, latency_ns)?;
+                    return self.end_poll(m, on);
                 }
-                Step::Spawn { group: child } => self.spawn(on, task, child)?,
+                Step::Spawn { group: child } => self.spawn(m, on, task, child)?,
                 Step::SpawnBlocking { ns } => {
-                    self.spawn_blocking(runtime, task, ns);
-                    return self.end_poll(on);
+                    self.spawn_blocking(m, runtime, task, ns);
+                    return self.end_poll(m, on);
                 }
                 Step::BlockInPlace { ns } => match on {
                     On::Worker { worker, .. } => {
-                        return self.block_in_place(runtime, worker, task, ns);
+                        return self.block_in_place(m, runtime, worker, task, ns);
                     }
                     // Already off the workers: the section just runs.
                     On::Thread { .. } => {
-                        self.run_cpu(on, task, ns.max(1));
+                        self.run_cpu(m, on, task, ns.max(1));
                         return Ok(());
                     }
                 },
@@ -791,8 +823,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     }
 
     /// A `cpu` step: the poll's thread asks the cores for `ns` of CPU.
-    fn run_cpu(&mut self, on: On, task: TaskId, ns: u64) {
-        let now_ns = self.now_ns();
+    fn run_cpu(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId, ns: u64) {
         let thread = match on {
             On::Worker {
                 runtime,
@@ -801,25 +832,34 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             } => {
                 let state = &mut self.runtimes[runtime].workers[worker];
                 state.state = WorkerState::Polling { task, budget };
-                state.cpu_mark = self.cores.time(state.thread);
+                state.cpu_mark = m.core_time(state.thread);
                 state.thread
             }
             On::Thread { runtime, thread } => {
-                self.owners[thread.0 as usize] = ThreadOwner::Coreless { runtime, task };
+                set(
+                    &mut self.owners,
+                    thread,
+                    ThreadOwner::Coreless { runtime, task },
+                );
                 thread
             }
         };
-        self.cores.run(thread, ns, now_ns, &mut self.slice_ends);
-        self.file_slice_ends();
+        m.run(thread, ns, CpuKind::Busy);
     }
 
-    fn spawn(&mut self, on: On, task: TaskId, child: usize) -> io::Result<()> {
-        let spawned = self.start_instance(child);
-        self.wake_task(spawned, on.worker(), false)?;
+    fn spawn(
+        &mut self,
+        m: &mut Machine<Wake>,
+        on: On,
+        task: TaskId,
+        child: usize,
+    ) -> io::Result<()> {
+        let spawned = self.start_instance(m, child);
+        self.wake_task(m, spawned, on.worker(), false)?;
         if self.wants_events {
             let queued = self.tasks.get(spawned).runnable.map(|(_, queued)| queued);
             let event = SpawnEvent {
-                t_ns: self.now_ns(),
+                t_ns: self.now_ns(m),
                 task: self.label(task),
                 spawned: self.label(spawned),
                 queued: self.describe(spawned, queued.unwrap_or(Queued::Inject)),
@@ -831,7 +871,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
 
     /// A poll ended: a worker polls its LIFO slot's task within the budget and the cap, or goes
     /// back to its scheduler loop; a coreless thread returns to the blocking pool.
-    fn end_poll(&mut self, on: On) -> io::Result<()> {
+    fn end_poll(&mut self, m: &mut Machine<Wake>, on: On) -> io::Result<()> {
         match on {
             On::Worker {
                 runtime,
@@ -842,22 +882,22 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     .scheduler
                     .next_lifo_task(worker, budget > 0);
                 match next {
-                    Some(task) => self.poll(runtime, worker, task, Source::Lifo, budget),
+                    Some(task) => self.poll(m, runtime, worker, task, Source::Lifo, budget),
                     None => {
-                        self.schedule_worker(runtime, worker);
+                        self.schedule_worker(m, runtime, worker);
                         Ok(())
                     }
                 }
             }
             On::Thread { runtime, thread } => {
-                self.release_thread(runtime, thread);
+                self.release_thread(m, runtime, thread);
                 Ok(())
             }
         }
     }
 
-    fn task_done(&mut self, task: TaskId, group: usize) -> io::Result<()> {
-        let now_ns = self.now_ns();
+    fn task_done(&mut self, m: &mut Machine<Wake>, task: TaskId, group: usize) -> io::Result<()> {
+        let now_ns = self.now_ns(m);
         let state = self.tasks.get_mut(task);
         state.finished = true;
         let latency_ns = now_ns - state.started_ns;
@@ -876,13 +916,14 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// An `io` step: check a connection out of the pool and hand the request to its task.
     fn start_io(
         &mut self,
+        m: &mut Machine<Wake>,
         on: On,
         task: TaskId,
         pool: usize,
         latency_ns: (u64, u64),
     ) -> io::Result<()> {
         let runtime = on.runtime();
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let checkout = self.pools.check_out(pool, runtime);
         let connection = checkout.connection();
         let mut network_ns = self.latency.in_range(latency_ns.0, latency_ns.1);
@@ -916,16 +957,16 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         slot.state = ConnectionState::ToSend { request };
         let conn_task = slot.task;
         // Handing the request over (a channel send) wakes the connection task.
-        self.wake_task(conn_task, on.worker(), false)
+        self.wake_task(m, conn_task, on.worker(), false)
     }
 
     /// A poll of a connection task: it sends a handed-over request, or reads a noticed reply and
     /// wakes the requester.
-    fn run_connection(&mut self, on: On, task: TaskId) -> io::Result<()> {
+    fn run_connection(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId) -> io::Result<()> {
         let TaskKind::Connection { connection } = self.tasks.get(task).kind else {
             unreachable!("only connection tasks are run as connections");
         };
-        let now_ns = self.now_ns();
+        let now_ns = self.now_ns(m);
         let slot = &mut self.connections[connection.0 as usize];
         match slot.state {
             ConnectionState::ToSend { request } => {
@@ -933,7 +974,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 let request = &mut self.requests[request];
                 request.sent_ns = now_ns;
                 let at_ns = now_ns + request.network_ns;
-                self.world.wake_at(
+                m.wake_at(
                     physical(at_ns),
                     Wake::Reply {
                         connection: connection.0,
@@ -948,7 +989,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     // Closed rather than kept idle: its task ends.
                     self.tasks.get_mut(task).finished = true;
                 }
-                self.wake_task(requester, on.worker(), false)
+                self.wake_task(m, requester, on.worker(), false)
             }
             ConnectionState::Idle | ConnectionState::InFlight { .. } => Ok(()),
         }
@@ -956,26 +997,26 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
 
     /// A reply reached the socket: the owning runtime's driver has an event, which a parked
     /// driver holder picks up at once and busy workers only at their next driver poll.
-    fn reply(&mut self, connection: ConnectionId) -> io::Result<()> {
+    fn reply(&mut self, m: &mut Machine<Wake>, connection: ConnectionId) -> io::Result<()> {
         let slot = &mut self.connections[connection.0 as usize];
         let ConnectionState::InFlight { request } = slot.state else {
             return Ok(());
         };
         slot.state = ConnectionState::Replied { request };
         let conn_task = slot.task;
-        self.requests[request].replied_ns = self.world.now_ns();
+        self.requests[request].replied_ns = m.now_ns();
         let owner = self.pools.connection(connection).owner;
         let rt = &mut self.runtimes[owner];
         rt.driver.io_ready(conn_task);
         match rt.scheduler.driver_holder() {
-            Some(holder) => self.notify(owner, holder),
+            Some(holder) => self.notify(m, owner, holder),
             None => Ok(()),
         }
     }
 
     /// The requester of `request` runs again: its io step is complete.
-    fn io_done(&mut self, task: TaskId, request: usize) -> io::Result<()> {
-        let now_ns = self.now_ns();
+    fn io_done(&mut self, m: &mut Machine<Wake>, task: TaskId, request: usize) -> io::Result<()> {
+        let now_ns = self.now_ns(m);
         let request = self.requests[request];
         let latency_ns = now_ns - request.started_ns;
         let send_wait_ns = request.sent_ns - request.started_ns;
@@ -1005,7 +1046,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     }
 
     /// A thread of `runtime`'s blocking pool: an idle one, or a new one below the limit.
-    fn pool_thread(&mut self, runtime: usize) -> Option<ThreadId> {
+    fn pool_thread(&mut self, m: &mut Machine<Wake>, runtime: usize) -> Option<ThreadId> {
         let rt = &mut self.runtimes[runtime];
         if let Some(thread) = rt.idle_threads.pop() {
             return Some(thread);
@@ -1014,52 +1055,70 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             return None;
         }
         rt.blocking_started += 1;
-        self.owners.push(ThreadOwner::Spare);
-        Some(self.cores.add_thread())
+        let name = format!("{}-blocking-{}", rt.name, rt.blocking_started);
+        let thread = m.add_thread(name);
+        set(&mut self.owners, thread, ThreadOwner::Spare);
+        Some(thread)
     }
 
     /// A pool thread is free: it takes the oldest queued job, or idles.
-    fn release_thread(&mut self, runtime: usize, thread: ThreadId) {
-        self.owners[thread.0 as usize] = ThreadOwner::Spare;
+    fn release_thread(&mut self, m: &mut Machine<Wake>, runtime: usize, thread: ThreadId) {
+        set(&mut self.owners, thread, ThreadOwner::Spare);
         match self.runtimes[runtime].pool_queue.pop_front() {
             Some(PoolJob::Blocking { task, ns }) => {
-                self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns);
+                self.run_blocking(m, thread, ThreadOwner::Blocking { runtime, task }, ns);
             }
-            Some(PoolJob::Worker { worker }) => self.take_over(runtime, worker, thread),
+            Some(PoolJob::Worker { worker }) => self.take_over(m, runtime, worker, thread),
             None => self.runtimes[runtime].idle_threads.push(thread),
         }
     }
 
     /// `thread` takes over `worker`'s core and starts its scheduler loop.
-    fn take_over(&mut self, runtime: usize, worker: usize, thread: ThreadId) {
-        self.owners[thread.0 as usize] = ThreadOwner::Worker { runtime, worker };
+    fn take_over(
+        &mut self,
+        m: &mut Machine<Wake>,
+        runtime: usize,
+        worker: usize,
+        thread: ThreadId,
+    ) {
+        set(
+            &mut self.owners,
+            thread,
+            ThreadOwner::Worker { runtime, worker },
+        );
         self.runtimes[runtime].workers[worker].thread = thread;
-        self.schedule_worker(runtime, worker);
+        self.schedule_worker(m, runtime, worker);
     }
 
     /// `spawn_blocking`: the work runs on a blocking-pool thread, or waits for one; the task is
     /// woken from outside the runtime when it is done.
-    fn spawn_blocking(&mut self, runtime: usize, task: TaskId, ns: u64) {
-        match self.pool_thread(runtime) {
-            Some(thread) => self.run_blocking(thread, ThreadOwner::Blocking { runtime, task }, ns),
+    fn spawn_blocking(&mut self, m: &mut Machine<Wake>, runtime: usize, task: TaskId, ns: u64) {
+        match self.pool_thread(m, runtime) {
+            Some(thread) => {
+                self.run_blocking(m, thread, ThreadOwner::Blocking { runtime, task }, ns)
+            }
             None => self.runtimes[runtime]
                 .pool_queue
                 .push_back(PoolJob::Blocking { task, ns }),
         }
     }
 
-    fn run_blocking(&mut self, thread: ThreadId, owner: ThreadOwner, ns: u64) {
-        self.owners[thread.0 as usize] = owner;
-        let now_ns = self.world.now_ns();
+    fn run_blocking(
+        &mut self,
+        m: &mut Machine<Wake>,
+        thread: ThreadId,
+        owner: ThreadOwner,
+        ns: u64,
+    ) {
+        set(&mut self.owners, thread, owner);
+        let now_ns = m.now_ns();
         let index = thread.0 as usize;
         if self.blocking_since_ns.len() <= index {
             self.blocking_since_ns.resize(index + 1, 0);
         }
         self.blocking_since_ns[index] = now_ns;
         // A zero-length section still finishes through the cores, one event later.
-        self.cores
-            .run(thread, ns.max(1), now_ns, &mut self.slice_ends);
-        self.file_slice_ends();
+        m.run(thread, ns.max(1), CpuKind::Busy);
     }
 
     /// `block_in_place`: the worker's yielded tasks are woken and its LIFO task moves to the
@@ -1067,20 +1126,21 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// full), and this thread runs the blocking section, then goes on with the task's poll.
     fn block_in_place(
         &mut self,
+        m: &mut Machine<Wake>,
         runtime: usize,
         worker: usize,
         task: TaskId,
         ns: u64,
     ) -> io::Result<()> {
         self.runtimes[runtime].scheduler.begin_park_check(worker);
-        self.release_deferred(runtime, worker)?;
+        self.release_deferred(m, runtime, worker)?;
         self.runtimes[runtime].scheduler.hand_off_lifo(worker);
         if let Some(other) = self.runtimes[runtime].scheduler.end_park_check(worker) {
-            self.notify(runtime, other)?;
+            self.notify(m, runtime, other)?;
         }
         let old = self.runtimes[runtime].workers[worker].thread;
-        match self.pool_thread(runtime) {
-            Some(thread) => self.take_over(runtime, worker, thread),
+        match self.pool_thread(m, runtime) {
+            Some(thread) => self.take_over(m, runtime, worker, thread),
             None => {
                 let rt = &mut self.runtimes[runtime];
                 rt.workers[worker].state = WorkerState::AwaitingThread;
@@ -1092,7 +1152,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             worker,
             task,
         };
-        self.run_blocking(old, owner, ns);
+        self.run_blocking(m, old, owner, ns);
         Ok(())
     }
 
@@ -1101,6 +1161,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// without a core.
     fn in_place_done(
         &mut self,
+        m: &mut Machine<Wake>,
         runtime: usize,
         worker: usize,
         task: TaskId,
@@ -1111,25 +1172,29 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             rt.pool_queue
                 .retain(|job| *job != PoolJob::Worker { worker });
             rt.workers[worker].thread = thread;
-            self.owners[thread.0 as usize] = ThreadOwner::Worker { runtime, worker };
+            set(
+                &mut self.owners,
+                thread,
+                ThreadOwner::Worker { runtime, worker },
+            );
             let on = On::Worker {
                 runtime,
                 worker,
                 budget: COOP_BUDGET,
             };
-            return self.continue_task(on, task);
+            return self.continue_task(m, on, task);
         }
-        self.continue_task(On::Thread { runtime, thread }, task)
+        self.continue_task(m, On::Thread { runtime, thread }, task)
     }
 
-    fn thread_finished(&mut self, thread: ThreadId) -> io::Result<()> {
-        match self.owners[thread.0 as usize] {
+    fn thread_finished(&mut self, m: &mut Machine<Wake>, thread: ThreadId) -> io::Result<()> {
+        match owner_of(&self.owners, thread) {
             ThreadOwner::Worker { runtime, worker } => {
                 let state = &mut self.runtimes[runtime].workers[worker];
                 let WorkerState::Polling { task, budget } = state.state else {
                     unreachable!("a worker's thread runs only its polls' cpu steps");
                 };
-                let now = self.cores.time(thread);
+                let now = m.core_time(thread);
                 let stats = &mut self.stats.workers[runtime][worker];
                 stats.busy_ns += now.running_ns - state.cpu_mark.running_ns;
                 stats.core_wait_ns += now.waiting_ns - state.cpu_mark.waiting_ns;
@@ -1138,23 +1203,23 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                     worker,
                     budget,
                 };
-                self.continue_task(on, task)
+                self.continue_task(m, on, task)
             }
             ThreadOwner::Blocking { runtime, task } => {
-                self.record_blocking(thread, runtime, None, task, true)?;
-                self.release_thread(runtime, thread);
-                self.wake_task(task, None, false)
+                self.record_blocking(m, thread, runtime, None, task, true)?;
+                self.release_thread(m, runtime, thread);
+                self.wake_task(m, task, None, false)
             }
             ThreadOwner::InPlace {
                 runtime,
                 worker,
                 task,
             } => {
-                self.record_blocking(thread, runtime, Some(worker), task, true)?;
-                self.in_place_done(runtime, worker, task, thread)
+                self.record_blocking(m, thread, runtime, Some(worker), task, true)?;
+                self.in_place_done(m, runtime, worker, task, thread)
             }
             ThreadOwner::Coreless { runtime, task } => {
-                self.continue_task(On::Thread { runtime, thread }, task)
+                self.continue_task(m, On::Thread { runtime, thread }, task)
             }
             ThreadOwner::Spare => unreachable!("an idle thread has no work to finish"),
         }
@@ -1164,6 +1229,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     /// the run: `block_in_place` if it ran for `worker`, else `spawn_blocking`.
     fn record_blocking(
         &mut self,
+        m: &mut Machine<Wake>,
         thread: ThreadId,
         runtime: usize,
         worker: Option<usize>,
@@ -1175,7 +1241,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
         }
         let rt = &self.runtimes[runtime];
         let event = BlockingEvent {
-            t_ns: self.now_ns(),
+            t_ns: self.now_ns(m),
             started_ns: self.blocking_since_ns[thread.0 as usize],
             task: self.label(task),
             section: if worker.is_some() {
@@ -1215,24 +1281,24 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
     }
 
     /// Charges what is still open at the end, reports tasks still starving, and summarises.
-    fn finish(&mut self) -> io::Result<Summary> {
-        let end_ns = self.world.end_ns();
+    fn summary(&mut self, m: &mut Machine<Wake>, report: &MachineReport) -> io::Result<Summary> {
+        let end_ns = m.end_ns();
         // Blocking sections still running are traced too, so a plot shows them.
         for index in 0..self.owners.len() {
             let thread = ThreadId(index as u32);
-            match self.owners[index] {
+            match owner_of(&self.owners, thread) {
                 ThreadOwner::Blocking { runtime, task } => {
-                    self.record_blocking(thread, runtime, None, task, false)?;
+                    self.record_blocking(m, thread, runtime, None, task, false)?;
                 }
                 ThreadOwner::InPlace {
                     runtime,
                     worker,
                     task,
-                } => self.record_blocking(thread, runtime, Some(worker), task, false)?,
+                } => self.record_blocking(m, thread, runtime, Some(worker), task, false)?,
                 _ => {}
             }
         }
-        let times = self.cores.finish(end_ns);
+
         for runtime in 0..self.runtimes.len() {
             for worker in 0..self.runtimes[runtime].workers.len() {
                 let state = &self.runtimes[runtime].workers[worker];
@@ -1245,7 +1311,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
                 let stats = self.stats.worker(runtime, worker);
                 match state {
                     WorkerState::Polling { .. } => {
-                        let now = times[thread.0 as usize];
+                        let now = report.core_time(thread);
                         stats.busy_ns += now.running_ns - mark.running_ns;
                         stats.core_wait_ns += now.waiting_ns - mark.waiting_ns;
                     }
@@ -1264,7 +1330,7 @@ impl<'a, S: TraceSink> ExecutorRun<'a, S> {
             })
             .collect();
         for (task, waited_ns, queued) in waiting {
-            self.note_wait(task, waited_ns, queued, None)?;
+            self.note_wait(m, task, waited_ns, queued, None)?;
         }
         let names: Vec<Vec<String>> = self
             .runtimes

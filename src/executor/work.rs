@@ -69,7 +69,7 @@ pub(crate) fn check_work(
     scenario: &Scenario,
     config: &ExecutorConfig,
     options: &RunOptions,
-) -> Result<(), RunError> {
+) -> Result<u128, RunError> {
     let instances = instances(config, scenario.run_for_ns);
     let tasks: u128 = instances.iter().sum();
     let workers: u128 = config
@@ -96,5 +96,5 @@ pub(crate) fn check_work(
             fewer_by: "lower the task groups' `count` or their `cpu` times, or lengthen `time_slice`",
         });
     }
-    Ok(())
+    Ok(bound)
 }

@@ -6,16 +6,15 @@
 //! blocking strategy makes one call at a time, its wake-up and overshoot drawn from the profile.
 
 use ticklab_models::idle::{Idle, Strategy, block, poll_until};
-use ticklab_sim::{CoreTime, SimRng, Step as WorldStep, World};
+use ticklab_sim::{CoreTime, EdgeEffect, FaultEdge, SimRng};
 
 use super::arrivals::{arrivals, arrivals_bound};
 use super::spec::IdleConfig;
 use super::{METRICS, STRATEGY_METRICS};
 use crate::latencies::Latencies;
+use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::profile::Costs;
-use crate::run::{
-    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
-};
+use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{Event, IdleWakeEvent, Section, Summary, TraceSink};
 
@@ -100,7 +99,7 @@ fn check_work(
     scenario: &Scenario,
     config: &IdleConfig,
     options: &RunOptions,
-) -> Result<(), RunError> {
+) -> Result<u128, RunError> {
     let events = config
         .arrival
         .map_or(0, |arrival| arrivals_bound(arrival, scenario.run_for_ns));
@@ -130,119 +129,172 @@ fn check_work(
             fewer_by: "lengthen `every`, lower `burst`, or lengthen `timeout`",
         });
     }
-    Ok(())
+    Ok(bound)
 }
 
-pub(crate) fn run<S: TraceSink>(
+pub(crate) fn run(
     scenario: &Scenario,
     config: &IdleConfig,
     seed: u64,
     options: &RunOptions,
-    sink: &mut S,
+    sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    check_work(scenario, config, options)?;
+    let bound = check_work(scenario, config, options)?;
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
-    let mut world = World::new(world_config(scenario));
-    let arrivals = config.arrival.map_or_else(Vec::new, |arrival| {
-        arrivals(arrival, scenario.run_for_ns, seed)
-    });
-    let mut loops: Vec<Loop> = config
-        .strategies
-        .iter()
-        .enumerate()
-        .map(|(index, &strategy)| {
-            world.wake_at(
-                physical(0),
-                Wake::Look {
-                    index: index as u32,
-                    generation: 0,
-                },
-            );
-            Loop {
-                strategy,
-                next_event: 0,
-                calls: 0,
-                calls_at_last_wake: 0,
-                events: 0,
-                spin_cpu_ns: 0,
-                syscall_cpu_ns: 0,
-                handle_cpu_ns: 0,
-                stopped_at_ns: None,
-                latency: Latencies::new(),
-                generation: 0,
-                doing: None,
-                paused: None,
-            }
-        })
-        .collect();
-    // When the process could not run, for the loops' time per call.
-    let mut stops: Vec<(u64, u64)> = Vec::new();
-    let mut stopped_since_ns: Option<u64> = None;
-    let mut costs = SimRng::for_purpose(seed, "idle-costs");
-    let profile = &effective_costs(config);
-    loop {
-        match world.next_step() {
-            WorldStep::Wake {
-                payload: Wake::Look { index, generation },
-                ..
-            } => {
-                let now_ns = world.now_ns();
-                let end_ns = world.end_ns();
-                let state = &mut loops[index as usize];
-                if generation != state.generation {
-                    continue;
-                }
-                let (next, wake) = look(
-                    state, config, profile, &arrivals, now_ns, end_ns, &mut costs,
+    let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
+    let run = IdleRun::new(scenario, config, seed, &mut machine, sink);
+    drive(machine, run, &mut Watchdog::new(bound, "idle loop"))
+}
+
+/// Every strategy's loop, all seeing the same events.
+struct IdleRun<'a> {
+    config: &'a IdleConfig,
+    loops: Vec<Loop>,
+    arrivals: Vec<u64>,
+    /// When the process could not run, for the loops' time per call.
+    stops: Vec<(u64, u64)>,
+    stopped_since_ns: Option<u64>,
+    costs: SimRng,
+    profile: Costs,
+    sink: &'a mut dyn TraceSink,
+}
+
+impl<'a> IdleRun<'a> {
+    fn new(
+        scenario: &Scenario,
+        config: &'a IdleConfig,
+        seed: u64,
+        world: &mut Machine<Wake>,
+        sink: &'a mut dyn TraceSink,
+    ) -> Self {
+        let arrivals = config.arrival.map_or_else(Vec::new, |arrival| {
+            arrivals(arrival, scenario.run_for_ns, seed)
+        });
+        let loops: Vec<Loop> = config
+            .strategies
+            .iter()
+            .enumerate()
+            .map(|(index, &strategy)| {
+                world.wake_at_physical(
+                    0,
+                    Wake::Look {
+                        index: index as u32,
+                        generation: 0,
+                    },
                 );
-                if let Some(at_ns) = next {
-                    world.wake_at(physical(at_ns), Wake::Look { index, generation });
+                Loop {
+                    strategy,
+                    next_event: 0,
+                    calls: 0,
+                    calls_at_last_wake: 0,
+                    events: 0,
+                    spin_cpu_ns: 0,
+                    syscall_cpu_ns: 0,
+                    handle_cpu_ns: 0,
+                    stopped_at_ns: None,
+                    latency: Latencies::new(),
+                    generation: 0,
+                    doing: None,
+                    paused: None,
                 }
-                if let (Some(wake), true) = (wake, sink.wants_events()) {
-                    sink.record(&Event::IdleWake(wake))?;
-                }
-            }
-            WorldStep::Fault { edge, effect } => {
-                record_fault(&world, &edge, &effect, sink)?;
-                let now_ns = world.now_ns();
-                if effect.stopped {
-                    stopped_since_ns = Some(now_ns);
-                    loops.iter_mut().for_each(|state| state.suspend(now_ns));
-                }
-                if let Some(stopped_ns) = effect.resumed_after_ns {
-                    stopped_since_ns = None;
-                    stops.push((now_ns - stopped_ns, now_ns));
-                    for (index, state) in loops.iter_mut().enumerate() {
-                        if let Some(after_ns) = state.paused.take() {
-                            let wake = Wake::Look {
-                                index: index as u32,
-                                generation: state.generation,
-                            };
-                            world.wake_at(physical(now_ns + after_ns), wake);
-                        }
-                    }
-                }
-            }
-            WorldStep::End => break,
+            })
+            .collect();
+        IdleRun {
+            config,
+            loops,
+            arrivals,
+            stops: Vec::new(),
+            stopped_since_ns: None,
+            costs: SimRng::for_purpose(seed, "idle-costs"),
+            profile: effective_costs(config),
+            sink,
         }
     }
-    if let Some(since_ns) = stopped_since_ns {
-        stops.push((since_ns, world.end_ns()));
+}
+
+impl Binding for IdleRun<'_> {
+    type Wake = Wake;
+
+    fn on_wake(&mut self, wake: Wake, world: &mut Machine<Wake>) -> Result<(), RunError> {
+        let Wake::Look { index, generation } = wake;
+        let now_ns = world.now_ns();
+        let end_ns = world.end_ns();
+        let state = &mut self.loops[index as usize];
+        if generation != state.generation {
+            return Ok(());
+        }
+        let (next, wake) = look(
+            state,
+            self.config,
+            &self.profile,
+            &self.arrivals,
+            now_ns,
+            end_ns,
+            &mut self.costs,
+        );
+        if let Some(at_ns) = next {
+            world.wake_at_physical(at_ns, Wake::Look { index, generation });
+        }
+        if let (Some(wake), true) = (wake, self.sink.wants_events()) {
+            self.sink.record(&Event::IdleWake(wake))?;
+        }
+        Ok(())
     }
-    let broken = check_cpu(&loops, &stops, world.end_ns());
-    for (count, what) in broken.iter().enumerate() {
-        crate::invariant::report(sink, world.end_ns(), count as u64 + 1, what.clone())?;
+
+    fn on_fault(
+        &mut self,
+        _: &FaultEdge,
+        effect: &EdgeEffect,
+        world: &mut Machine<Wake>,
+    ) -> Result<(), RunError> {
+        let now_ns = world.now_ns();
+        if effect.stopped {
+            self.stopped_since_ns = Some(now_ns);
+            self.loops
+                .iter_mut()
+                .for_each(|state| state.suspend(now_ns));
+        }
+        if let Some(stopped_ns) = effect.resumed_after_ns {
+            self.stopped_since_ns = None;
+            self.stops.push((now_ns - stopped_ns, now_ns));
+            for (index, state) in self.loops.iter_mut().enumerate() {
+                if let Some(after_ns) = state.paused.take() {
+                    let wake = Wake::Look {
+                        index: index as u32,
+                        generation: state.generation,
+                    };
+                    world.wake_at_physical(now_ns + after_ns, wake);
+                }
+            }
+        }
+        Ok(())
     }
-    let summary = summarise(
-        &loops,
-        arrivals.len() as u64,
-        &stops,
-        world.end_ns(),
-        broken.len() as u64,
-    );
-    sink.record(&Event::Summary(&summary))?;
-    sink.finish()?;
-    Ok(summary)
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        self.sink
+    }
+
+    fn finish(
+        &mut self,
+        world: &mut Machine<Wake>,
+        _: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        let end_ns = world.end_ns();
+        if let Some(since_ns) = self.stopped_since_ns {
+            self.stops.push((since_ns, end_ns));
+        }
+        let broken = check_cpu(&self.loops, &self.stops, end_ns);
+        for (count, what) in broken.iter().enumerate() {
+            crate::invariant::report(self.sink, end_ns, count as u64 + 1, what.clone())?;
+        }
+        Ok(summarise(
+            &self.loops,
+            self.arrivals.len() as u64,
+            &self.stops,
+            end_ns,
+            broken.len() as u64,
+        ))
+    }
 }
 
 /// The loop looks for events at `now_ns`: it handles what has arrived, or idles. Returns when it

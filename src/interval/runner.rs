@@ -4,13 +4,14 @@
 use std::collections::VecDeque;
 
 use ticklab_models::interval::IntervalCore;
-use ticklab_sim::{ClockId, Deadline, SimRng, Step, ThreadId, World};
+use ticklab_sim::{CpuKind, EdgeEffect, FaultEdge, SimRng, ThreadId};
 
 use super::invariants::IntervalInvariants;
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
+use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::run::{
-    RunError, RunOptions, clock_advance_bound_ns, record_fault, retiming_edges, start_event,
+    RunError, RunOptions, Watchdog, clock_advance_bound_ns, retiming_edges, start_event,
     world_config,
 };
 use crate::scenario::Scenario;
@@ -56,17 +57,24 @@ pub fn plan_intervals(config: &IntervalConfig, seed: u64) -> Vec<IntervalPlan> {
 /// Rounds a deadline up to the driver's grid, as tokio's wheel rounds up to the next millisecond.
 #[inline]
 fn driver_deadline_ns(deadline_ns: i64, resolution_ns: i64) -> i64 {
-    match deadline_ns.rem_euclid(resolution_ns) {
+    // Deadlines are rarely negative, and unsigned division skips the signed one's overflow check
+    // and sign fix: this runs on every tick.
+    let rest_ns = match u64::try_from(deadline_ns) {
+        Ok(deadline_ns) => (deadline_ns % resolution_ns as u64) as i64,
+        Err(_) => deadline_ns.rem_euclid(resolution_ns),
+    };
+    match rest_ns {
         0 => deadline_ns,
         rest => deadline_ns.saturating_add(resolution_ns - rest),
     }
 }
 
+/// The events the run may take, or why it is refused.
 fn check_work(
     scenario: &Scenario,
     plans: &[IntervalPlan],
     options: &RunOptions,
-) -> Result<(), RunError> {
+) -> Result<u128, RunError> {
     let advance_ns = clock_advance_bound_ns(scenario, scenario.instant_clock);
     // Every design moves each deadline at least one period past the last, so an interval ticks
     // at most once per period of clock advance, plus its first tick.
@@ -92,78 +100,90 @@ fn check_work(
             fewer_by: "lengthen the period or lower `count`",
         });
     }
-    Ok(())
+    Ok(bound)
 }
 
-pub(crate) fn run<S: TraceSink>(
+pub(crate) fn run(
     scenario: &Scenario,
     config: &IntervalConfig,
     seed: u64,
     options: &RunOptions,
-    sink: &mut S,
+    sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let plans = plan_intervals(config, seed);
-    check_work(scenario, &plans, options)?;
-    let mut run = IntervalRun::new(scenario, config, &plans, sink);
-    run.sink
-        .record(&Event::Start(&start_event(scenario, seed)))?;
-    loop {
-        match run.world.next_step() {
-            Step::Wake {
-                payload: RUNTIME_FREE,
-                ..
-            } => {
-                run.runtime_wake_filed = false;
-                run.run_ready()?;
-            }
-            Step::Wake { payload, .. } => run.on_due(payload)?,
-            Step::Fault { edge, effect } => {
-                run.stats.on_fault(run.world.now_ns(), &effect);
-                record_fault(&run.world, &edge, &effect, run.sink)?;
-            }
-            Step::End => break,
-        }
-    }
-    let threads = run.world.finish_threads();
-    let violations = run.invariants.violations;
-    let summary = run
-        .stats
-        .into_summary(run.world.end_ns(), threads, violations);
-    run.sink.record(&Event::Summary(&summary))?;
-    run.sink.finish()?;
-    Ok(summary)
+    let bound = check_work(scenario, &plans, options)?;
+    let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
+    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let run = IntervalRun::new(scenario, config, &plans, &mut machine, sink);
+    let design = format!("{} interval", config.missed_tick.name());
+    drive(machine, run, &mut Watchdog::new(bound, design))
 }
-
-/// The payload of the wake that says the runtime thread has finished its current tick.
-const RUNTIME_FREE: u32 = u32::MAX;
 
 /// One interval run in progress: the intervals on a single runtime thread, like tokio's
 /// current-thread runtime.
-struct IntervalRun<'a, S> {
-    world: World<u32>,
+struct IntervalRun<'a> {
     cores: Vec<IntervalCore>,
     runtime: ThreadId,
     tick_cost_ns: u64,
     resolution_ns: i64,
     /// Intervals that came due while the runtime was busy, in the order they did.
     ready: VecDeque<u32>,
-    runtime_wake_filed: bool,
     stats: IntervalStats,
     invariants: IntervalInvariants,
     /// Ticks so far per interval, for the trace's sequence numbers (empty without a trace).
     tick_counts: Vec<u64>,
-    sink: &'a mut S,
+    sink: &'a mut dyn TraceSink,
 }
 
-impl<'a, S: TraceSink> IntervalRun<'a, S> {
+impl Binding for IntervalRun<'_> {
+    type Wake = u32;
+
+    #[inline]
+    fn on_wake(&mut self, index: u32, machine: &mut Machine<u32>) -> Result<(), RunError> {
+        self.on_due(index, machine)
+    }
+
+    fn on_cpu_done(&mut self, _: ThreadId, machine: &mut Machine<u32>) -> Result<(), RunError> {
+        self.run_ready(machine)
+    }
+
+    fn on_fault(
+        &mut self,
+        _: &FaultEdge,
+        effect: &EdgeEffect,
+        machine: &mut Machine<u32>,
+    ) -> Result<(), RunError> {
+        self.stats.on_fault(machine.now_ns(), effect);
+        Ok(())
+    }
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        self.sink
+    }
+
+    fn finish(
+        &mut self,
+        machine: &mut Machine<u32>,
+        report: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        let stats = std::mem::replace(&mut self.stats, IntervalStats::new(0));
+        Ok(stats.into_summary(
+            machine.end_ns(),
+            report.model_cpu(),
+            self.invariants.violations,
+        ))
+    }
+}
+
+impl<'a> IntervalRun<'a> {
     fn new(
         scenario: &Scenario,
         config: &IntervalConfig,
         plans: &[IntervalPlan],
-        sink: &'a mut S,
+        machine: &mut Machine<u32>,
+        sink: &'a mut dyn TraceSink,
     ) -> Self {
-        let mut world = World::new(world_config(scenario));
-        let runtime = world.add_thread("runtime");
+        let runtime = machine.add_thread("runtime");
         let cores: Vec<IntervalCore> = plans
             .iter()
             .map(|plan| {
@@ -175,12 +195,10 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
             })
             .collect();
         let mut run = IntervalRun {
-            world,
             runtime,
             tick_cost_ns: config.tick_cost_ns,
             resolution_ns: config.timer_resolution_ns as i64,
             ready: VecDeque::new(),
-            runtime_wake_filed: false,
             stats: IntervalStats::new(cores.len()),
             invariants: IntervalInvariants::new(
                 config.missed_tick,
@@ -196,75 +214,53 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
             sink,
         };
         for index in 0..run.cores.len() {
-            run.wait_for(index as u32);
+            run.wait_for(index as u32, machine);
         }
         run
     }
 
-    /// Files a wake for the interval's next deadline, rounded up to the driver's grid as tokio's
-    /// wheel rounds up to the next millisecond.
+    /// The runtime waits for the interval's next deadline, rounded up to the driver's grid as
+    /// tokio's wheel rounds up to the next millisecond; the wait ends as the platform's timed
+    /// waits end.
     #[inline]
-    fn wait_for(&mut self, index: u32) {
+    fn wait_for(&mut self, index: u32, machine: &mut Machine<u32>) {
         let deadline_ns = self.cores[index as usize].deadline_ns();
         let driver_ns = driver_deadline_ns(deadline_ns, self.resolution_ns);
-        let deadline = self.world.instant_deadline(driver_ns);
-        self.world.wake_at(deadline, index);
-    }
-
-    #[inline]
-    fn runtime_busy(&self) -> bool {
-        self.world.thread(self.runtime).busy_until_ns() > self.world.now_ns()
+        let deadline = machine.instant_deadline(driver_ns);
+        machine.timed_wake(deadline, index);
     }
 
     /// An interval's deadline came: tick it now, or queue it behind the runtime's current work.
     #[inline]
-    fn on_due(&mut self, index: u32) -> Result<(), RunError> {
-        if self.tick_cost_ns > 0 && (self.runtime_busy() || !self.ready.is_empty()) {
+    fn on_due(&mut self, index: u32, machine: &mut Machine<u32>) -> Result<(), RunError> {
+        if self.tick_cost_ns > 0 && (machine.is_busy(self.runtime) || !self.ready.is_empty()) {
             self.ready.push_back(index);
-            self.file_runtime_wake();
             return Ok(());
         }
-        self.tick(index)
+        self.tick(index, machine)
     }
 
     /// Ticks queued intervals while the runtime is free.
-    fn run_ready(&mut self) -> Result<(), RunError> {
-        while !self.runtime_busy() {
+    fn run_ready(&mut self, machine: &mut Machine<u32>) -> Result<(), RunError> {
+        while !machine.is_busy(self.runtime) {
             let Some(index) = self.ready.pop_front() else {
                 break;
             };
-            self.tick(index)?;
-        }
-        if !self.ready.is_empty() {
-            self.file_runtime_wake();
+            self.tick(index, machine)?;
         }
         Ok(())
     }
 
-    /// One wake for "the runtime is free", rather than one per waiting interval, keeps a queue of
-    /// N due intervals at O(N) work.
-    fn file_runtime_wake(&mut self) {
-        if !self.runtime_wake_filed {
-            let busy_until_ns = self.world.thread(self.runtime).busy_until_ns();
-            let deadline = Deadline {
-                clock: ClockId::Boottime,
-                at_ns: i64::try_from(busy_until_ns).unwrap_or(i64::MAX),
-            };
-            self.world.wake_at(deadline, RUNTIME_FREE);
-            self.runtime_wake_filed = true;
-        }
-    }
-
     #[inline]
-    fn tick(&mut self, index: u32) -> Result<(), RunError> {
-        let instant_ns = self.world.instant_ns();
+    fn tick(&mut self, index: u32, machine: &mut Machine<u32>) -> Result<(), RunError> {
+        let instant_ns = machine.instant_ns();
         let Some(tick) = self.cores[index as usize].tick(instant_ns) else {
             // The clock moved back (a wall Instant stepped) since the wake was filed.
-            self.wait_for(index);
+            self.wait_for(index, machine);
             return Ok(());
         };
-        let now_ns = self.world.now_ns();
-        let wall_ns = self.world.wall_ns();
+        let now_ns = machine.now_ns();
+        let wall_ns = machine.wall_ns();
         if let Some(broken) = self
             .invariants
             .on_tick(index as usize, instant_ns, tick.deadline_ns)
@@ -290,9 +286,9 @@ impl<'a, S: TraceSink> IntervalRun<'a, S> {
             }))?;
         }
         if self.tick_cost_ns > 0 {
-            self.world.run_on(self.runtime, self.tick_cost_ns);
+            machine.run(self.runtime, self.tick_cost_ns, CpuKind::Busy);
         }
-        self.wait_for(index);
+        self.wait_for(index, machine);
         Ok(())
     }
 }

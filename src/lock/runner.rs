@@ -14,13 +14,12 @@ use std::sync::Arc;
 
 use rand_distr::{Distribution, Exp};
 use ticklab_models::lock::{Access, ProcessLock};
-use ticklab_sim::{CoreTime, Cores, CpuKind, SimRng, SliceEnd, Step as WorldStep, ThreadId, World};
+use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 
 use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
-use crate::run::{
-    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
-};
+use crate::machine::{Binding, Machine, MachineReport, drive};
+use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::scenario::values::MIB;
 use crate::trace::{Event, LockWaitEvent, Summary, TraceSink};
@@ -30,10 +29,7 @@ const GIB: f64 = (1u64 << 30) as f64;
 #[derive(Clone, Copy, Debug)]
 enum Wake {
     /// A spawner or reader wants the lock.
-    Want {
-        thread: u32,
-    },
-    Slice(SliceEnd),
+    Want { thread: u32 },
     /// A window of the run ends.
     Window,
 }
@@ -72,7 +68,7 @@ fn check_work(
     scenario: &Scenario,
     config: &LockConfig,
     options: &RunOptions,
-) -> Result<(), RunError> {
+) -> Result<u128, RunError> {
     let run_for_ns = scenario.run_for_ns;
     let acquisitions = u128::from(config.spawners)
         * (u128::from(run_for_ns / config.spawn_every_ns) + 1)
@@ -96,58 +92,69 @@ fn check_work(
             fewer_by: "lengthen `spawn_every` or `read_every`, lower `spawners` or `readers`, or lengthen `time_slice`",
         });
     }
-    Ok(())
+    Ok(bound)
 }
 
-pub(crate) fn run<S: TraceSink>(
+pub(crate) fn run(
     scenario: &Scenario,
     config: &LockConfig,
     seed: u64,
     options: &RunOptions,
-    sink: &mut S,
+    sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    check_work(scenario, config, options)?;
-    let mut run = LockRun::new(scenario, config, seed, sink);
-    run.sink
-        .record(&Event::Start(&start_event(scenario, seed)))?;
-    loop {
-        match run.world.next_step() {
-            WorldStep::Wake { payload, .. } => run.wake(payload)?,
-            WorldStep::Fault { edge, effect } => {
-                record_fault(&run.world, &edge, &effect, run.sink)?;
-                let now_ns = run.world.now_ns();
-                run.cores.on_edge(&effect, now_ns, &mut run.slice_ends);
-                run.file_slice_ends();
-            }
-            WorldStep::End => break,
-        }
-    }
-    let summary = run.finish()?;
-    run.sink.record(&Event::Summary(&summary))?;
-    run.sink.finish()?;
-    Ok(summary)
+    let bound = check_work(scenario, config, options)?;
+    let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
+    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let run = LockRun::new(scenario, config, seed, &mut machine, sink);
+    let design = format!("{} lock", config.spawn.name());
+    drive(machine, run, &mut Watchdog::new(bound, design))
 }
 
-struct LockRun<'a, S> {
-    world: World<Wake>,
+struct LockRun<'a> {
     config: &'a LockConfig,
-    cores: Cores,
     lock: ProcessLock,
     threads: Vec<LockThread>,
     /// Which of `threads` each core thread is.
     by_cpu: Vec<u32>,
     costs: SimRng,
     gaps: SimRng,
-    slice_ends: Vec<SliceEnd>,
     stats: LockStats,
     wants_events: bool,
-    sink: &'a mut S,
+    sink: &'a mut dyn TraceSink,
 }
 
-impl<'a, S: TraceSink> LockRun<'a, S> {
-    fn new(scenario: &Scenario, config: &'a LockConfig, seed: u64, sink: &'a mut S) -> Self {
-        let mut world = World::new(world_config(scenario));
-        let mut cores = Cores::new(config.cores, config.time_slice_ns);
+impl Binding for LockRun<'_> {
+    type Wake = Wake;
+
+    fn on_wake(&mut self, wake: Wake, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        Ok(self.wake(m, wake)?)
+    }
+
+    fn on_cpu_done(&mut self, cpu: ThreadId, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        Ok(self.call_done(m, self.by_cpu[cpu.0 as usize])?)
+    }
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        self.sink
+    }
+
+    fn finish(
+        &mut self,
+        m: &mut Machine<Wake>,
+        report: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        Ok(self.summary(m, report)?)
+    }
+}
+
+impl<'a> LockRun<'a> {
+    fn new(
+        scenario: &Scenario,
+        config: &'a LockConfig,
+        seed: u64,
+        world: &mut Machine<Wake>,
+        sink: &'a mut dyn TraceSink,
+    ) -> Self {
         let mut phases = SimRng::for_purpose(seed, "lock-phases");
         let mut threads = Vec::new();
         let roles = [
@@ -160,19 +167,20 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
             (Role::Reader, config.readers, config.read_every_ns, "reader"),
             (Role::Busy, config.busy_threads, 0, "busy"),
         ];
-        let mut slice_ends = Vec::new();
+        let mut busy = Vec::new();
         for (role, count, every_ns, name) in roles {
             for index in 0..count {
                 let id = threads.len() as u32;
-                let cpu = cores.add_thread();
+                let name: Arc<str> = format!("{name}-{index}").into();
+                let cpu = world.add_thread(name.to_string());
                 let (state, due_ns) = match role {
                     Role::Busy => {
-                        cores.run_as(cpu, scenario.run_for_ns, CpuKind::Busy, 0, &mut slice_ends);
+                        busy.push(cpu);
                         (State::Computing, 0)
                     }
                     Role::Spawner | Role::Reader => {
                         let phase_ns = phases.in_range(0, every_ns - 1);
-                        world.wake_at(physical(phase_ns), Wake::Want { thread: id });
+                        world.wake_at_physical(phase_ns, Wake::Want { thread: id });
                         (State::Resting, phase_ns)
                     }
                 };
@@ -181,42 +189,35 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
                     cpu,
                     state,
                     due_ns,
-                    name: format!("{name}-{index}").into(),
+                    name,
                 });
             }
         }
-        world.wake_at(physical(config.window_ns), Wake::Window);
+        world.wake_at_physical(config.window_ns, Wake::Window);
+        // Busy threads compute from the start, for the whole run.
+        for cpu in busy {
+            world.run(cpu, scenario.run_for_ns, CpuKind::Busy);
+        }
         let by_cpu = (0..threads.len() as u32).collect();
-        let mut run = LockRun {
-            world,
+        LockRun {
             config,
-            cores,
             lock: ProcessLock::new(config.lock),
             threads,
             by_cpu,
             costs: SimRng::for_purpose(seed, "lock-costs"),
             gaps: SimRng::for_purpose(seed, "lock-gaps"),
-            slice_ends,
             stats: LockStats::new(),
             wants_events: sink.wants_events(),
             sink,
-        };
-        run.file_slice_ends();
-        run
-    }
-
-    fn file_slice_ends(&mut self) {
-        for end in self.slice_ends.drain(..) {
-            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
         }
     }
 
-    fn memory_mib(&self) -> u64 {
-        self.config.memory_at(self.world.now_ns()) / MIB
+    fn memory_mib(&self, m: &Machine<Wake>) -> u64 {
+        self.config.memory_at(m.now_ns()) / MIB
     }
 
-    fn wake(&mut self, wake: Wake) -> io::Result<()> {
-        let now_ns = self.world.now_ns();
+    fn wake(&mut self, m: &mut Machine<Wake>, wake: Wake) -> io::Result<()> {
+        let now_ns = m.now_ns();
         match wake {
             Wake::Want { thread } => {
                 let access = match self.threads[thread as usize].role {
@@ -225,22 +226,13 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
                 };
                 self.threads[thread as usize].state = State::Waiting { since_ns: now_ns };
                 if self.lock.acquire(thread, access) {
-                    self.hold(thread)?;
+                    self.hold(m, thread)?;
                 }
-                self.check_lock()
-            }
-            Wake::Slice(end) => {
-                let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
-                self.file_slice_ends();
-                match finished {
-                    Some(cpu) => self.call_done(self.by_cpu[cpu.0 as usize]),
-                    None => Ok(()),
-                }
+                self.check_lock(m)
             }
             Wake::Window => {
-                let event = self.stats.close_window(now_ns, self.memory_mib());
-                self.world
-                    .wake_at(physical(now_ns + self.config.window_ns), Wake::Window);
+                let event = self.stats.close_window(now_ns, self.memory_mib(m));
+                m.wake_at_physical(now_ns + self.config.window_ns, Wake::Window);
                 if self.sink.wants_events() {
                     self.sink.record(&Event::LockWindow(event))?;
                 }
@@ -250,8 +242,8 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
     }
 
     /// `thread` got the lock: it runs its system call on a core.
-    fn hold(&mut self, thread: u32) -> io::Result<()> {
-        let now_ns = self.world.now_ns();
+    fn hold(&mut self, m: &mut Machine<Wake>, thread: u32) -> io::Result<()> {
+        let now_ns = m.now_ns();
         let state = &mut self.threads[thread as usize];
         let State::Waiting { since_ns } = state.state else {
             unreachable!("only a waiting thread is granted the lock");
@@ -262,7 +254,7 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
         let (hold_ns, access) = match state.role {
             Role::Spawner => {
                 self.stats.spawns += 1;
-                let cost_ns = self.spawn_cost();
+                let cost_ns = self.spawn_cost(m);
                 self.stats.spawn_cost(cost_ns);
                 (cost_ns, "write")
             }
@@ -272,9 +264,7 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
             }
         };
         let cpu = self.threads[thread as usize].cpu;
-        self.cores
-            .run_as(cpu, hold_ns, CpuKind::Syscall, now_ns, &mut self.slice_ends);
-        self.file_slice_ends();
+        m.run(cpu, hold_ns, CpuKind::Syscall);
         if self.wants_events {
             let event = LockWaitEvent {
                 t_ns: now_ns,
@@ -282,7 +272,7 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
                 access,
                 waited_ns,
                 hold_ns,
-                memory_mib: self.memory_mib(),
+                memory_mib: self.memory_mib(m),
             };
             self.sink.record(&Event::LockWait(event))?;
         }
@@ -290,11 +280,11 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
     }
 
     /// What one spawn costs now, from the profile.
-    fn spawn_cost(&mut self) -> u64 {
+    fn spawn_cost(&mut self, m: &Machine<Wake>) -> u64 {
         let costs = &self.config.profile.costs;
         match self.config.spawn {
             SpawnKind::Fork => {
-                let gib = self.config.memory_at(self.world.now_ns()) as f64 / GIB;
+                let gib = self.config.memory_at(m.now_ns()) as f64 / GIB;
                 let base_ns = costs.fork_base.sample(&mut self.costs);
                 let per_gib_ns = costs.fork_per_gib.sample(&mut self.costs);
                 base_ns + (per_gib_ns as f64 * gib).round() as u64
@@ -305,7 +295,7 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
     }
 
     /// `thread`'s call is done: it lets the lock go, and rests until its next period.
-    fn call_done(&mut self, thread: u32) -> io::Result<()> {
+    fn call_done(&mut self, m: &mut Machine<Wake>, thread: u32) -> io::Result<()> {
         let state = &mut self.threads[thread as usize];
         if state.role == Role::Busy {
             state.state = State::Resting;
@@ -324,19 +314,19 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
                 .expect("a positive mean gives a valid rate")
                 .sample(&mut self.gaps) as u64,
         };
-        let now_ns = self.world.now_ns();
+        let now_ns = m.now_ns();
         let state = &mut self.threads[thread as usize];
         state.due_ns = (state.due_ns + gap_ns.max(1)).max(now_ns);
         let due_ns = state.due_ns;
-        self.world.wake_at(physical(due_ns), Wake::Want { thread });
+        m.wake_at_physical(due_ns, Wake::Want { thread });
         for granted in self.lock.release(thread) {
-            self.hold(granted)?;
+            self.hold(m, granted)?;
         }
-        self.check_lock()
+        self.check_lock(m)
     }
 
     /// The lock model's invariant: no thread waits for the lock while nobody holds it.
-    fn check_lock(&mut self) -> io::Result<()> {
+    fn check_lock(&mut self, m: &Machine<Wake>) -> io::Result<()> {
         if self.lock.waiting() == 0 || !self.lock.is_free() {
             return Ok(());
         }
@@ -345,12 +335,12 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
             "{} thread(s) wait for the lock while nobody holds it",
             self.lock.waiting()
         );
-        let now_ns = self.world.now_ns();
+        let now_ns = m.now_ns();
         crate::invariant::report(self.sink, now_ns, self.stats.invariant_violations, what)
     }
 
-    fn finish(&mut self) -> io::Result<Summary> {
-        let end_ns = self.world.end_ns();
+    fn summary(&mut self, m: &Machine<Wake>, report: &MachineReport) -> io::Result<Summary> {
+        let end_ns = m.end_ns();
         let mut waiting_at_end = 0;
         for thread in &self.threads {
             if let State::Waiting { since_ns } = thread.state {
@@ -360,19 +350,18 @@ impl<'a, S: TraceSink> LockRun<'a, S> {
         }
         // The window in progress: wakes at the run's very end are not delivered.
         if self.stats.window_from_ns() < end_ns {
-            let event = self.stats.close_window(end_ns, self.memory_mib());
+            let event = self.stats.close_window(end_ns, self.memory_mib(m));
             if self.sink.wants_events() {
                 self.sink.record(&Event::LockWindow(event))?;
             }
         }
-        let times = self.cores.finish(end_ns);
         let threads: Vec<(String, CoreTime)> = self
             .threads
             .iter()
-            .map(|thread| (thread.name.to_string(), times[thread.cpu.0 as usize]))
+            .map(|thread| (thread.name.to_string(), report.core_time(thread.cpu)))
             .collect();
-        let parts = crate::cpu_report::sections(&threads, self.cores.core_busy_ns(), end_ns);
+        let parts = crate::cpu_report::sections(&threads, &report.core_busy_ns, end_ns);
         let stats = std::mem::replace(&mut self.stats, LockStats::new());
-        Ok(stats.into_summary(end_ns, waiting_at_end, self.memory_mib(), parts))
+        Ok(stats.into_summary(end_ns, waiting_at_end, self.memory_mib(m), parts))
     }
 }

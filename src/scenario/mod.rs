@@ -23,6 +23,7 @@ pub(crate) use schema::{ExpectEntry, ExpectTable};
 
 use crate::expect::{ExpectSchema, Expectation, parse_expectations};
 use crate::interval::{IntervalConfig, spec::IntervalSpec};
+use crate::machine::MachineConfig;
 use crate::registry::Registry;
 
 /// The longest run ticklab accepts; physical time and wall readings stay far from overflow.
@@ -46,6 +47,8 @@ pub struct Scenario {
     pub run_for_ns: u64,
     pub wall_start_ns: i64,
     pub faults: Vec<Fault>,
+    /// The machine the model runs on: cores, outside load, timer resolution.
+    pub machine: MachineConfig,
     pub model: ModelConfig,
     pub expectations: Vec<Expectation>,
 }
@@ -84,6 +87,21 @@ impl Scenario {
 }
 
 impl ModelConfig {
+    /// The machine the model runs on.
+    fn machine(&self) -> MachineConfig {
+        match self {
+            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Idle(_) => {
+                MachineConfig::ideal()
+            }
+            ModelConfig::Executor(config) => {
+                MachineConfig::with_cores(config.cores, config.time_slice_ns)
+            }
+            ModelConfig::Lock(config) => {
+                MachineConfig::with_cores(config.cores, config.time_slice_ns)
+            }
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             ModelConfig::Interval(_) => "interval",
@@ -277,6 +295,7 @@ fn finish<M>(
         run_for_ns,
         wall_start_ns,
         faults,
+        machine: model.machine(),
         model,
         expectations,
     })

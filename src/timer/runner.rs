@@ -7,14 +7,13 @@
 //! suspend does not count towards its sleep.
 
 use ticklab_models::timer::{TimerClock, TimerId, Unscheduled};
-use ticklab_sim::{ClockId, Deadline, NS_PER_SEC, SimRng, Step, ThreadId, World};
+use ticklab_sim::{ClockId, CpuKind, Deadline, NS_PER_SEC, SimRng, ThreadId};
 
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
 use super::stats::TimerStats;
-use crate::run::{
-    RunError, RunOptions, physical, record_fault, retiming_edges, start_event, world_config,
-};
+use crate::machine::{Binding, Machine, MachineReport, drive, physical};
+use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{CallEvent, Event, FireEvent, ResponseEvent, RoundEvent, Summary, TraceSink};
 
@@ -85,7 +84,7 @@ fn check_work(
     scenario: &Scenario,
     config: &TimerConfig,
     options: &RunOptions,
-) -> Result<(), RunError> {
+) -> Result<u128, RunError> {
     let calls = u128::from(config.clients)
         * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
     // Each call is a start, a response, at most one fire and at most two timer rounds (the one its
@@ -100,72 +99,92 @@ fn check_work(
             fewer_by: "lengthen `call_interval` or lower `clients`",
         });
     }
-    Ok(())
+    Ok(bound)
 }
 
-pub(crate) fn run<S: TraceSink>(
+pub(crate) fn run(
     scenario: &Scenario,
     config: &TimerConfig,
     seed: u64,
     options: &RunOptions,
-    sink: &mut S,
+    sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    check_work(scenario, config, options)?;
-    let mut run = TimerRun::new(scenario, config, seed, sink);
-    run.sink
-        .record(&Event::Start(&start_event(scenario, seed)))?;
-    loop {
-        match run.world.next_step() {
-            Step::Wake {
-                payload: Wake::Call { client },
-                ..
-            } => run.call(client)?,
-            Step::Wake {
-                payload: Wake::Response { call },
-                ..
-            } => run.response(call)?,
-            Step::Wake {
-                payload: Wake::TimerThread { thread, generation },
-                ..
-            } => {
-                run.timer_thread(thread as usize, generation)?;
-            }
-            Step::Fault { edge, effect } => record_fault(&run.world, &edge, &effect, run.sink)?,
-            Step::End => break,
-        }
-    }
-    let end_ns = run.world.end_ns();
-    let lost = run
-        .calls
-        .live()
-        .filter(|call| {
-            call.timer.is_some() && !call.fired && call.timeout_at_ns + LOST_AFTER_NS <= end_ns
-        })
-        .count() as u64;
-    let threads = run.world.finish_threads();
-    let summary = run.stats.into_summary(end_ns, lost, threads);
-    run.sink.record(&Event::Summary(&summary))?;
-    run.sink.finish()?;
-    Ok(summary)
+    let bound = check_work(scenario, config, options)?;
+    let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
+    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let run = TimerRun::new(config, seed, &mut machine, sink);
+    let design = format!("{} timer", config.design.name);
+    drive(machine, run, &mut Watchdog::new(bound, design))
 }
 
-struct TimerRun<'a, S> {
-    world: World<Wake>,
+impl Binding for TimerRun<'_> {
+    type Wake = Wake;
+
+    fn on_wake(&mut self, wake: Wake, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        match wake {
+            Wake::Call { client } => self.call(m, client),
+            Wake::Response { call } => self.response(m, call),
+            Wake::TimerThread { thread, generation } => {
+                self.timer_thread(m, thread as usize, generation)
+            }
+        }
+    }
+
+    fn on_cpu_done(&mut self, cpu: ThreadId, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        // A wake that came while the thread ran its callbacks is answered now.
+        let Some(thread) = self.threads.iter().position(|(id, _)| *id == cpu) else {
+            return Ok(());
+        };
+        match self.deferred[thread].take() {
+            Some(generation) => self.timer_thread(m, thread, generation),
+            None => Ok(()),
+        }
+    }
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        self.sink
+    }
+
+    fn finish(
+        &mut self,
+        m: &mut Machine<Wake>,
+        report: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        let end_ns = m.end_ns();
+        let lost = self
+            .calls
+            .live()
+            .filter(|call| {
+                call.timer.is_some() && !call.fired && call.timeout_at_ns + LOST_AFTER_NS <= end_ns
+            })
+            .count() as u64;
+        let stats = std::mem::replace(&mut self.stats, TimerStats::new(0));
+        Ok(stats.into_summary(end_ns, lost, report.model_cpu()))
+    }
+}
+
+struct TimerRun<'a> {
     timers: Box<dyn SimTimers>,
     config: &'a TimerConfig,
     /// Each timer thread's CPU, and the generation of its one valid wake.
     threads: Vec<(ThreadId, u32)>,
+    /// A wake that came while the thread was running its callbacks, answered when they end.
+    deferred: Vec<Option<u32>>,
     calls: Calls,
     latency: SimRng,
     fires_so_far: u64,
     stats: TimerStats,
     wants_events: bool,
-    sink: &'a mut S,
+    sink: &'a mut dyn TraceSink,
 }
 
-impl<'a, S: TraceSink> TimerRun<'a, S> {
-    fn new(scenario: &Scenario, config: &'a TimerConfig, seed: u64, sink: &'a mut S) -> Self {
-        let mut world = World::new(world_config(scenario));
+impl<'a> TimerRun<'a> {
+    fn new(
+        config: &'a TimerConfig,
+        seed: u64,
+        world: &mut Machine<Wake>,
+        sink: &'a mut dyn TraceSink,
+    ) -> Self {
         let timers = config.design.build(&config.params());
         let threads: Vec<(ThreadId, u32)> = (0..timers.timer_threads())
             .map(|thread| (world.add_thread(format!("timer-{thread}")), 0))
@@ -185,9 +204,9 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             );
         }
         TimerRun {
-            world,
             timers,
             config,
+            deferred: vec![None; threads.len()],
             threads,
             calls: Calls::default(),
             latency: SimRng::for_purpose(seed, "timer-latency"),
@@ -199,16 +218,16 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
     }
 
     /// What the design's clock reads now.
-    fn design_now(&self) -> i64 {
+    fn design_now(&self, m: &Machine<Wake>) -> i64 {
         match self.timers.clock() {
-            TimerClock::Wall => self.world.wall_ns(),
-            TimerClock::Monotonic => self.world.read(ClockId::Monotonic),
+            TimerClock::Wall => m.wall_ns(),
+            TimerClock::Monotonic => m.read(ClockId::Monotonic),
         }
     }
 
-    fn call(&mut self, client: u32) -> Result<(), RunError> {
-        let now_ns = self.world.now_ns();
-        self.world.wake_at(
+    fn call(&mut self, m: &mut Machine<Wake>, client: u32) -> Result<(), RunError> {
+        let now_ns = m.now_ns();
+        m.wake_at(
             physical(now_ns + self.config.call_interval_ns),
             Wake::Call { client },
         );
@@ -219,7 +238,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             fired: false,
         });
         let deadline_ns = self
-            .design_now()
+            .design_now(m)
             .saturating_add(self.config.timeout_ns as i64);
         let mut event = CallEvent {
             t_ns: now_ns,
@@ -236,7 +255,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
                 self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);
                 self.stats.waking_schedules += u64::from(scheduled.wake);
                 if scheduled.wake {
-                    self.wake_timer_thread(scheduled.thread);
+                    self.wake_timer_thread(m, scheduled.thread);
                 }
                 event = CallEvent {
                     timer: scheduled.id.raw(),
@@ -249,8 +268,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             Err(_) => self.stats.schedule_failures += 1,
         }
         let latency_ns = self.draw_latency();
-        self.world
-            .wake_at(physical(now_ns + latency_ns), Wake::Response { call });
+        m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
         if self.wants_events {
             self.sink.record(&Event::Call(event))?;
         }
@@ -268,7 +286,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
             .in_range(config.latency_ns.0, config.latency_ns.1)
     }
 
-    fn response(&mut self, index: u32) -> Result<(), RunError> {
+    fn response(&mut self, m: &mut Machine<Wake>, index: u32) -> Result<(), RunError> {
         let call = self.calls.end(index).expect("a response ends a live call");
         let outcome = match call.timer {
             Some(id) => self.timers.unschedule(id),
@@ -285,7 +303,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
                 // Neither fired nor cancelled, yet gone: the design lost the timer.
                 self.stats.vanished += 1;
                 let what = format!("timer of call #{index} was gone at its response, never fired");
-                let at_ns = self.world.now_ns();
+                let at_ns = m.now_ns();
                 crate::invariant::report(self.sink, at_ns, self.stats.violations(), what)?;
             }
             Unscheduled::NotFound | Unscheduled::Running => {}
@@ -297,7 +315,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
                 Unscheduled::NotFound => "not-found",
             };
             self.sink.record(&Event::Response(ResponseEvent {
-                t_ns: self.world.now_ns(),
+                t_ns: m.now_ns(),
                 call: index,
                 outcome,
             }))?;
@@ -305,47 +323,45 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         Ok(())
     }
 
-    /// Wakes timer thread `thread` now, as a futex wake would; any timed wake it had is void.
-    fn wake_timer_thread(&mut self, thread: usize) {
+    /// Wakes timer thread `thread` now, as a futex wake would, or once it has finished its
+    /// callbacks; any timed wake it had is void.
+    fn wake_timer_thread(&mut self, m: &mut Machine<Wake>, thread: usize) {
         let (cpu, generation) = &mut self.threads[thread];
         *generation += 1;
-        let at_ns = self
-            .world
-            .thread(*cpu)
-            .busy_until_ns()
-            .max(self.world.now_ns());
+        if m.is_busy(*cpu) {
+            self.deferred[thread] = Some(*generation);
+            return;
+        }
         let wake = Wake::TimerThread {
             thread: thread as u32,
             generation: *generation,
         };
-        self.world.wake_at(physical(at_ns), wake);
+        m.wake_at_physical(m.now_ns(), wake);
     }
 
-    fn timer_thread(&mut self, thread: usize, generation: u32) -> Result<(), RunError> {
+    fn timer_thread(
+        &mut self,
+        m: &mut Machine<Wake>,
+        thread: usize,
+        generation: u32,
+    ) -> Result<(), RunError> {
         let (cpu, current) = self.threads[thread];
         if generation != current {
             return Ok(());
         }
-        let now_ns = self.world.now_ns();
-        let busy_until_ns = self.world.thread(cpu).busy_until_ns();
-        if busy_until_ns > now_ns {
-            self.world.wake_at(
-                physical(busy_until_ns),
-                Wake::TimerThread {
-                    thread: thread as u32,
-                    generation,
-                },
-            );
+        let now_ns = m.now_ns();
+        if m.is_busy(cpu) {
+            self.deferred[thread] = Some(generation);
             return Ok(());
         }
         self.stats.wakeups += 1;
-        let design_start_ns = self.design_now();
+        let design_start_ns = self.design_now(m);
         let (fired, spent_ns, sleep) = self.run_round(thread, design_start_ns);
         for &(call, id, offset_ns) in &fired {
             self.on_fire(call, id, thread, now_ns + offset_ns)?;
         }
         if spent_ns > 0 {
-            self.world.run_on(cpu, spent_ns);
+            m.run(cpu, spent_ns, CpuKind::Busy);
         }
         if self.wants_events {
             let clock = self.timers.clock().name();
@@ -369,7 +385,7 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
         };
         if self.timers.signals(thread) != sleep.seen_signals {
             // Signalled during the round: the futex wait returns at once.
-            self.world.wake_at(physical(now_ns + spent_ns), wake);
+            m.wake_at_physical(now_ns + spent_ns, wake);
         } else if let Some(until_ns) = sleep.until_ns {
             // brpc sleeps for the time left on its own clock, measured on CLOCK_MONOTONIC.
             let left_ns = until_ns
@@ -377,8 +393,8 @@ impl<'a, S: TraceSink> TimerRun<'a, S> {
                 .max(0);
             let overshoot_ns = self.config.sleep_overshoot_ns as i64;
             let monotonic_ns =
-                self.world.read(ClockId::Monotonic) + spent_ns as i64 + left_ns + overshoot_ns;
-            self.world.wake_at(
+                m.read(ClockId::Monotonic) + spent_ns as i64 + left_ns + overshoot_ns;
+            m.wake_at(
                 Deadline {
                     clock: ClockId::Monotonic,
                     at_ns: monotonic_ns,

@@ -1,0 +1,111 @@
+//! Outside CPU load: threads of other programs that compete for the same cores as the model's.
+//!
+//! - Busy threads compute for the whole run.
+//! - Bursty threads alternate bursts of CPU and idle gaps, both of exponentially distributed
+//!   length, so that each is busy the load's share of the time when it has a core to itself:
+//!   other programs' work arriving at random, such as a machine at 85% CPU.
+
+use rand_distr::{Distribution, Exp};
+use ticklab_sim::{CpuKind, SimRng, ThreadId};
+
+use super::{Machine, Owner, Wake, physical};
+
+/// The outside load a scenario asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutsideLoad {
+    /// Threads that compute for the whole run.
+    pub busy_threads: u32,
+    /// Threads that run random bursts, and how.
+    pub bursts: Option<Bursts>,
+}
+
+/// Random bursts of CPU on `threads` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bursts {
+    pub threads: u32,
+    /// The share of its time each bursty thread wants to run, in parts per million.
+    pub share_ppm: u32,
+    /// The mean length of a burst.
+    pub mean_burst_ns: u64,
+}
+
+/// The load's threads as they run.
+#[derive(Debug)]
+pub struct Load {
+    config: OutsideLoad,
+    bursty: Vec<ThreadId>,
+    rng: SimRng,
+}
+
+impl Load {
+    pub(super) fn new(config: OutsideLoad, seed: u64) -> Self {
+        Load {
+            config,
+            bursty: Vec::new(),
+            rng: SimRng::for_purpose(seed, "machine-load"),
+        }
+    }
+
+    fn burst_ns(&mut self, bursts: Bursts) -> u64 {
+        draw_ns(&mut self.rng, bursts.mean_burst_ns)
+    }
+
+    fn gap_ns(&mut self, bursts: Bursts) -> u64 {
+        let share = f64::from(bursts.share_ppm) / 1e6;
+        let mean_gap_ns = bursts.mean_burst_ns as f64 * (1.0 - share) / share;
+        draw_ns(&mut self.rng, mean_gap_ns.round() as u64)
+    }
+}
+
+/// An exponentially distributed length with mean `mean_ns`, at least 1 ns.
+fn draw_ns(rng: &mut SimRng, mean_ns: u64) -> u64 {
+    if mean_ns == 0 {
+        return 0;
+    }
+    let exp = Exp::new(1.0 / mean_ns as f64).expect("a positive rate");
+    (exp.sample(rng).round() as u64).max(1)
+}
+
+/// Starts the load: busy threads at once, each bursty thread after a gap.
+pub(super) fn start<W: Copy>(machine: &mut Machine<W>) {
+    let config = machine.load.config;
+    let run_for_ns = machine.end_ns();
+    for index in 0..config.busy_threads {
+        let thread = machine.add_owned_thread(format!("load-busy-{index}"), Owner::Load(u32::MAX));
+        machine.run(thread, run_for_ns, CpuKind::Busy);
+    }
+    let Some(bursts) = config.bursts else {
+        return;
+    };
+    for index in 0..bursts.threads {
+        let thread = machine.add_owned_thread(format!("load-{index}"), Owner::Load(index));
+        machine.load.bursty.push(thread);
+        let gap_ns = machine.load.gap_ns(bursts);
+        machine.world.wake_at(physical(gap_ns), Wake::Load(index));
+    }
+}
+
+/// A bursty thread's gap ended: its next burst starts.
+pub(super) fn burst<W: Copy>(machine: &mut Machine<W>, index: u32) {
+    let bursts = machine
+        .load
+        .config
+        .bursts
+        .expect("only bursty threads wake");
+    let thread = machine.load.bursty[index as usize];
+    let burst_ns = machine.load.burst_ns(bursts);
+    machine.run(thread, burst_ns, CpuKind::Busy);
+}
+
+/// A load thread finished its work: a bursty one rests until its next burst.
+pub(super) fn done<W: Copy>(machine: &mut Machine<W>, index: u32) {
+    let Some(bursts) = machine.load.config.bursts else {
+        return;
+    };
+    if index == u32::MAX {
+        return;
+    }
+    let gap_ns = machine.load.gap_ns(bursts);
+    let at_ns = machine.now_ns().saturating_add(gap_ns);
+    machine.world.wake_at(physical(at_ns), Wake::Load(index));
+}

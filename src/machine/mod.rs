@@ -1,0 +1,310 @@
+//! The machine every model runs on, whatever it is: the world's clocks and faults, cores shared
+//! by every simulated thread, outside CPU load, the platform's timer resolution and slack, and
+//! waits with and without CPU.
+//!
+//! A model brings only its own decisions. It binds to the machine ([`Binding`]), asks it for
+//! wakes, CPU and timed waits, and the [`drive`] loop calls it back: when a wake comes due, when
+//! one of its threads finishes the CPU work it was given, and at every fault edge. The model never
+//! drives the world itself.
+
+mod drive;
+mod load;
+mod timing;
+
+use ticklab_sim::{
+    ClockId, CoreTime, Cores, CpuKind, Deadline, Platform, SliceEnd, ThreadCpu, ThreadId, World,
+    WorldConfig,
+};
+
+pub use drive::{Binding, drive};
+pub use load::{Load, OutsideLoad};
+pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
+
+/// How the machine is built: everything a scenario can set about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineConfig {
+    /// Cores shared by every thread; `None` gives every thread a core of its own.
+    pub cores: Option<usize>,
+    /// How long a thread runs before a waiting one gets its core.
+    pub time_slice_ns: u64,
+    pub timing: Timing,
+    pub load: OutsideLoad,
+}
+
+impl MachineConfig {
+    /// A core for every thread, waits that end exactly at their deadlines, and no outside load.
+    pub fn ideal() -> Self {
+        MachineConfig {
+            cores: None,
+            time_slice_ns: ticklab_sim::DEFAULT_SLICE_NS,
+            timing: Timing {
+                resolution_ns: 0,
+                slack_ns: 0,
+            },
+            load: OutsideLoad::default(),
+        }
+    }
+
+    /// `cores` cores sliced every `time_slice_ns`, otherwise [`MachineConfig::ideal`].
+    pub fn with_cores(cores: usize, time_slice_ns: u64) -> Self {
+        MachineConfig {
+            cores: Some(cores),
+            time_slice_ns,
+            ..MachineConfig::ideal()
+        }
+    }
+}
+
+/// What a wake in the world is for: the model's own, or the machine's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Wake<W> {
+    Model(W),
+    /// A thread's time slice on a core ended.
+    Slice(SliceEnd),
+    /// An outside-load thread's next burst of CPU arrives.
+    Load(u32),
+}
+
+/// Who a thread on the cores works for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    Model,
+    Load(u32),
+}
+
+/// The machine: the world and everything that runs on it. `W` is the model's own wake payload.
+#[derive(Debug)]
+pub struct Machine<W> {
+    world: World<Wake<W>>,
+    cores: Cores,
+    owners: Vec<Owner>,
+    names: Vec<String>,
+    /// Slice ends the cores asked for, not yet filed with the world.
+    slice_ends: Vec<SliceEnd>,
+    timing: Timing,
+    load: Load,
+}
+
+/// A finished machine's accounting.
+#[derive(Clone, Debug)]
+pub struct MachineReport {
+    /// The model's threads, in the order it added them.
+    pub model_threads: Vec<ThreadId>,
+    /// By thread id: busy time, per second and in the busiest second.
+    busy: Vec<ThreadCpu>,
+    /// By thread id: running, waiting for a core, spinning, in system calls.
+    core_times: Vec<CoreTime>,
+    /// Each core's running time, by core.
+    pub core_busy_ns: Vec<u64>,
+}
+
+impl MachineReport {
+    pub fn cpu(&self, thread: ThreadId) -> &ThreadCpu {
+        &self.busy[thread.0 as usize]
+    }
+
+    pub fn core_time(&self, thread: ThreadId) -> CoreTime {
+        self.core_times[thread.0 as usize]
+    }
+
+    /// The model's threads' busy time, in the order it added them, as summaries list them.
+    pub fn model_cpu(&self) -> Vec<ThreadCpu> {
+        self.model_threads
+            .iter()
+            .map(|thread| self.cpu(*thread).clone())
+            .collect()
+    }
+}
+
+impl<W: Copy> Machine<W> {
+    pub fn new(world: WorldConfig, config: &MachineConfig, seed: u64) -> Self {
+        let cores = match config.cores {
+            Some(count) => Cores::new(count, config.time_slice_ns),
+            None => Cores::unlimited(),
+        };
+        let mut machine = Machine {
+            world: World::new(world),
+            cores,
+            owners: Vec::new(),
+            names: Vec::new(),
+            slice_ends: Vec::new(),
+            timing: config.timing,
+            load: Load::new(config.load, seed),
+        };
+        load::start(&mut machine);
+        machine
+    }
+
+    /// Physical time, ns since the start of the run.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.world.now_ns()
+    }
+
+    pub fn end_ns(&self) -> u64 {
+        self.world.end_ns()
+    }
+
+    /// `Instant::now()`, ns since the start of the run.
+    #[inline]
+    pub fn instant_ns(&self) -> i64 {
+        self.world.instant_ns()
+    }
+
+    /// `SystemTime::now()`, ns since the Unix epoch.
+    #[inline]
+    pub fn wall_ns(&self) -> i64 {
+        self.world.wall_ns()
+    }
+
+    /// What `clock` reads now.
+    #[inline]
+    pub fn read(&self, clock: ClockId) -> i64 {
+        self.world.read(clock)
+    }
+
+    pub fn platform(&self) -> Platform {
+        self.world.machine().platform()
+    }
+
+    pub fn instant_clock(&self) -> ClockId {
+        self.world.machine().instant_clock()
+    }
+
+    /// The deadline "when `Instant::now()` reaches `instant_ns`".
+    #[inline]
+    pub fn instant_deadline(&self, instant_ns: i64) -> Deadline {
+        self.world.instant_deadline(instant_ns)
+    }
+
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
+    /// Wakes that are waiting, parked ones included.
+    pub fn pending(&self) -> usize {
+        self.world.pending()
+    }
+
+    /// A wake at `deadline`, exactly: an arrival, a reply from the network, anything that is not
+    /// a thread's own timed wait.
+    #[inline]
+    pub fn wake_at(&mut self, deadline: Deadline, wake: W) {
+        self.world.wake_at(deadline, Wake::Model(wake));
+    }
+
+    /// A wake at physical time `at_ns`, exactly.
+    #[inline]
+    pub fn wake_at_physical(&mut self, at_ns: u64, wake: W) {
+        self.world.wake_at(physical(at_ns), Wake::Model(wake));
+    }
+
+    /// A thread's timed wait until `deadline`: it ends as the platform's timers end waits
+    /// ([`Timing`]). A deadline already passed ends it at once, as a wait that never sleeps.
+    #[inline]
+    pub fn timed_wake(&mut self, deadline: Deadline, wake: W) {
+        let deadline = self.wait_end(deadline);
+        self.world.wake_at(deadline, Wake::Model(wake));
+    }
+
+    /// When a timed wait until `deadline` ends.
+    #[inline]
+    pub fn wait_end(&self, deadline: Deadline) -> Deadline {
+        if self.timing.is_exact() || deadline.at_ns <= self.read(deadline.clock) {
+            return deadline;
+        }
+        Deadline {
+            clock: deadline.clock,
+            at_ns: self.timing.wait_end_ns(deadline.at_ns),
+        }
+    }
+
+    /// A new thread of the model, on the shared cores.
+    pub fn add_thread(&mut self, name: impl Into<String>) -> ThreadId {
+        self.add_owned_thread(name, Owner::Model)
+    }
+
+    fn add_owned_thread(&mut self, name: impl Into<String>, owner: Owner) -> ThreadId {
+        let thread = self.cores.add_thread();
+        self.owners.push(owner);
+        self.names.push(name.into());
+        thread
+    }
+
+    /// `thread`, idle until now, wants `work_ns` of CPU; the drive loop calls the model back with
+    /// [`Binding::on_cpu_done`] when it has had all of it.
+    #[inline]
+    pub fn run(&mut self, thread: ThreadId, work_ns: u64, kind: CpuKind) {
+        let now_ns = self.now_ns();
+        self.cores
+            .run_as(thread, work_ns, kind, now_ns, &mut self.slice_ends);
+        self.file_slice_ends();
+    }
+
+    /// Whether `thread` has CPU work it has not finished.
+    #[inline]
+    pub fn is_busy(&self, thread: ThreadId) -> bool {
+        self.cores.is_busy(thread)
+    }
+
+    /// Where `thread`'s time has gone so far.
+    pub fn core_time(&self, thread: ThreadId) -> CoreTime {
+        self.cores.time(thread)
+    }
+
+    pub fn cores(&self) -> &Cores {
+        &self.cores
+    }
+
+    fn file_slice_ends(&mut self) {
+        for end in self.slice_ends.drain(..) {
+            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
+        }
+    }
+
+    /// A slice end came due: the thread that finished its work, if one did.
+    fn slice_ended(&mut self, end: SliceEnd) -> Option<ThreadId> {
+        let now_ns = self.now_ns();
+        let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
+        self.file_slice_ends();
+        finished
+    }
+
+    /// Charges everything up to the end of the run and reports every thread.
+    pub(crate) fn finish(&mut self) -> MachineReport {
+        let end_ns = self.end_ns();
+        let core_times = self.cores.finish(end_ns);
+        let busy = self
+            .cores
+            .busy_times()
+            .into_iter()
+            .zip(&self.names)
+            .map(|(busy, name)| ThreadCpu {
+                name: name.clone(),
+                busy_ns: busy.busy_ns,
+                worst_second_busy_ns: busy.worst_second_busy_ns,
+                worst_second_start_ns: busy.worst_second_start_ns,
+                busy_per_second_ns: busy.busy_per_second_ns,
+            })
+            .collect();
+        let model_threads = (0..self.owners.len() as u32)
+            .map(ThreadId)
+            .filter(|thread| self.owners[thread.0 as usize] == Owner::Model)
+            .collect();
+        MachineReport {
+            model_threads,
+            busy,
+            core_times,
+            core_busy_ns: self.cores.core_busy_ns().to_vec(),
+        }
+    }
+}
+
+/// A moment in physical time, as a deadline: boottime reads physical time since the start.
+#[inline]
+pub fn physical(at_ns: u64) -> Deadline {
+    Deadline {
+        clock: ClockId::Boottime,
+        at_ns: i64::try_from(at_ns).unwrap_or(i64::MAX),
+    }
+}
