@@ -18,7 +18,7 @@ use common::{mean_ns, output_directory};
 use criterion::{Criterion, Throughput};
 use ticklab::interval::runner::{IntervalPlan, plan_intervals};
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario::{ModelConfig, Scenario};
+use ticklab::scenario::Scenario;
 use ticklab::trace::NoTrace;
 
 const GROUP: &str = "interval_ticks_1000x1h";
@@ -97,9 +97,10 @@ fn main() {
     let started = SystemTime::now();
     let scenario =
         ticklab::scenario::parse("bench", SCENARIO).expect("the bench scenario is valid");
-    let ModelConfig::Interval(config) = &scenario.model else {
-        unreachable!("the bench scenario is an interval scenario")
-    };
+    let config = scenario
+        .model
+        .config::<ticklab::interval::IntervalConfig>()
+        .expect("the bench scenario is an interval scenario");
     let plans = plan_intervals(config, scenario.seed);
     let ticks = ticklab_ticks(&scenario);
     assert_eq!(

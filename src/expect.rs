@@ -234,11 +234,11 @@ impl Expectation {
 }
 
 /// What a model lets `[expect]` bound.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ExpectSchema<'a> {
     pub metrics: &'a [Metric],
     /// Names of the model's parts that take a sub-table, and the metrics each part has.
-    pub groups: &'a [String],
+    pub groups: Vec<&'a str>,
     pub group_metrics: &'a [Metric],
     /// What a part is called in messages: `task group`, `strategy`.
     pub group_noun: &'static str,
@@ -249,7 +249,7 @@ impl<'a> ExpectSchema<'a> {
     pub fn flat(metrics: &'a [Metric]) -> Self {
         ExpectSchema {
             metrics,
-            groups: &[],
+            groups: Vec::new(),
             group_metrics: &[],
             group_noun: "part",
         }
@@ -272,7 +272,7 @@ pub(crate) fn parse_expectations(
         }
         match value.get_ref() {
             ExpectEntry::Group(group_table) => {
-                expectations.extend(parse_group(file, key, group_table, schema)?);
+                expectations.extend(parse_group(file, key, group_table, &schema)?);
             }
             ExpectEntry::Value(raw) => expectations.push(parse_one(
                 file,
@@ -318,17 +318,17 @@ fn parse_group(
     file: &Located<'_>,
     key: &toml::Spanned<String>,
     table: &std::collections::BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>,
-    schema: ExpectSchema<'_>,
+    schema: &ExpectSchema<'_>,
 ) -> Result<Vec<Expectation>, ScenarioError> {
     let group = key.get_ref();
     let noun = schema.group_noun;
-    if !schema.groups.contains(group) {
+    if !schema.groups.contains(&group.as_str()) {
         let hint = if schema.groups.is_empty() {
             "this model has no named parts; its expectations are plain keys such as max_<metric> = 3"
                 .to_string()
         } else {
-            let names: Vec<&str> = schema.groups.iter().map(String::as_str).collect();
-            match crate::scenario::nearest(group, &names) {
+            let names = &schema.groups;
+            match crate::scenario::nearest(group, names) {
                 Some(best) => format!("did you mean `{best}`? The {noun}s: {}", names.join(", ")),
                 None => format!("the {noun}s: {}", names.join(", ")),
             }

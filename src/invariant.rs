@@ -26,5 +26,5 @@ pub(crate) fn report<S: TraceSink + ?Sized>(
     if count > TRACED_VIOLATIONS || !sink.wants_events() {
         return Ok(());
     }
-    sink.record(&Event::Invariant(InvariantEvent { t_ns, what }))
+    sink.record(&Event::Invariant(&InvariantEvent { t_ns, what }))
 }

@@ -48,6 +48,7 @@ mod invariant;
 mod latencies;
 pub mod lock;
 pub mod machine;
+pub mod model;
 pub mod output;
 pub mod plot;
 pub mod profile;

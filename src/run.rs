@@ -6,7 +6,7 @@ use std::io;
 use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
 
 use crate::expect::Outcome;
-use crate::scenario::{ModelConfig, Scenario};
+use crate::scenario::Scenario;
 use crate::trace::{Event, FaultEvent, ResumeEvent, StartEvent, Summary, TraceSink, Wall};
 
 /// The default cap on events one run may handle; about ten seconds of simulation.
@@ -108,31 +108,9 @@ pub fn run_scenario<S: TraceSink>(
     sink: &mut S,
 ) -> Result<RunReport, RunError> {
     let seed = options.seed.unwrap_or(scenario.seed);
-    let summary = match &scenario.model {
-        ModelConfig::Timer(config) => {
-            crate::timer::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
-        }
-        ModelConfig::Interval(config) => crate::interval::runner::run(
-            scenario,
-            config,
-            seed,
-            options,
-            sink as &mut dyn TraceSink,
-        )?,
-        ModelConfig::Executor(config) => crate::executor::runner::run(
-            scenario,
-            config,
-            seed,
-            options,
-            sink as &mut dyn TraceSink,
-        )?,
-        ModelConfig::Lock(config) => {
-            crate::lock::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
-        }
-        ModelConfig::Idle(config) => {
-            crate::idle::runner::run(scenario, config, seed, options, sink as &mut dyn TraceSink)?
-        }
-    };
+    let summary = scenario
+        .model
+        .run(scenario, seed, options, sink as &mut dyn TraceSink)?;
     let outcomes = scenario
         .expectations
         .iter()
@@ -175,7 +153,6 @@ pub fn replay_command(
     }
     command
 }
-
 
 pub(crate) fn world_config(scenario: &Scenario) -> WorldConfig {
     WorldConfig {
@@ -265,12 +242,12 @@ pub(crate) fn record_fault<P: Copy, S: TraceSink + ?Sized>(
         wall: Wall(world.wall_ns()),
     };
     match edge.edge {
-        Edge::Begin => sink.record(&Event::FaultBegin(fault))?,
-        Edge::End => sink.record(&Event::FaultEnd(fault))?,
-        Edge::Point => sink.record(&Event::WallStep(fault))?,
+        Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
+        Edge::End => sink.record(&Event::FaultEnd(&fault))?,
+        Edge::Point => sink.record(&Event::WallStep(&fault))?,
     }
     if let Some(stopped_ns) = effect.resumed_after_ns {
-        sink.record(&Event::Resume(ResumeEvent {
+        sink.record(&Event::Resume(&ResumeEvent {
             t_ns: world.now_ns(),
             stopped_ns,
             instant_ns: world.instant_ns(),

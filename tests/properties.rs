@@ -5,9 +5,11 @@ use std::io;
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use ticklab::interval::TickEvent;
 use ticklab::interval::{IntervalConfig, Period, Phase};
+use ticklab::model::ModelSetup;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario::{ModelConfig, Scenario};
+use ticklab::scenario::Scenario;
 use ticklab::trace::{Event, JsonlSink, TraceSink};
 use ticklab_models::interval::{IntervalCore, LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
 use ticklab_sim::{ClockId, Fault, NS_PER_MS, NS_PER_SEC, Platform};
@@ -103,9 +105,12 @@ struct Timeline {
 impl TraceSink for Timeline {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
         match event {
-            Event::Tick(tick) => self
-                .ticks
-                .push((tick.t_ns, tick.instant_ns, tick.deadline_ns)),
+            Event::Model(event) => {
+                if let Some(tick) = event.as_any().downcast_ref::<TickEvent>() {
+                    self.ticks
+                        .push((tick.t_ns, tick.instant_ns, tick.deadline_ns));
+                }
+            }
             Event::Resume(resume) => self.resumes.push((resume.t_ns, resume.stopped_ns)),
             _ => {}
         }
@@ -176,7 +181,7 @@ fn interval_scenario(
         wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
         faults,
         machine: ticklab::machine::MachineConfig::ideal(),
-        model: ModelConfig::Interval(IntervalConfig {
+        model: ModelSetup::new(IntervalConfig {
             missed_tick: behavior,
             period: Period::Fixed { period_ns },
             count: 1,

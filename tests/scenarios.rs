@@ -202,9 +202,10 @@ fn every_registered_timer_design_has_a_shipped_scenario() {
     let registry = ticklab::Registry::builtin();
     let named: Vec<String> = scenario_files()
         .iter()
-        .filter_map(|(_, path)| match &load(path).model {
-            scenario::ModelConfig::Timer(config) => Some(config.design.name.to_string()),
-            _ => None,
+        .filter_map(|(_, path)| {
+            let scenario = load(path);
+            let config = scenario.model.config::<ticklab::timer::TimerConfig>()?;
+            Some(config.design.name.to_string())
         })
         .collect();
     for design in registry.timer_designs() {

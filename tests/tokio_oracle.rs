@@ -170,7 +170,11 @@ struct Deadlines(Vec<i64>);
 
 impl ticklab::trace::TraceSink for Deadlines {
     fn record(&mut self, event: &ticklab::trace::Event<'_>) -> std::io::Result<()> {
-        if let ticklab::trace::Event::Tick(tick) = event {
+        if let ticklab::trace::Event::Model(event) = event
+            && let Some(tick) = event
+                .as_any()
+                .downcast_ref::<ticklab::interval::TickEvent>()
+        {
             self.0.push(tick.deadline_ns);
         }
         Ok(())

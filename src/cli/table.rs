@@ -8,7 +8,7 @@ use ticklab_sim::{Compact, FaultKind, Platform};
 use super::{Failure, Limits};
 use crate::interval::IntervalConfig;
 use crate::run::{RunOptions, run_scenario};
-use crate::scenario::{ModelConfig, Scenario};
+use crate::scenario::Scenario;
 use crate::trace::NoTrace;
 
 /// Where the matrix's scenarios live, under `scenarios/`.
@@ -97,13 +97,12 @@ fn run_cells(scenarios: &[Scenario], max_events: u64) -> Result<BTreeMap<Cell, u
 
 /// A matrix scenario's interval model; the matrix holds nothing else.
 fn interval_of(scenario: &Scenario) -> Result<&IntervalConfig, Failure> {
-    match &scenario.model {
-        ModelConfig::Interval(config) => Ok(config),
-        _ => Err(Failure::Invalid(format!(
+    scenario.model.config::<IntervalConfig>().ok_or_else(|| {
+        Failure::Invalid(format!(
             "{}: a matrix scenario runs an interval",
             scenario.source
-        ))),
-    }
+        ))
+    })
 }
 
 /// Reads a matrix scenario's cell from its contents, not its file name.

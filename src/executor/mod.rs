@@ -2,6 +2,8 @@
 //! machine's cores, tasks declared as steps, connection pools owned by a runtime's driver.
 
 pub mod arrivals;
+mod events;
+mod model;
 pub mod pool;
 pub mod runner;
 pub mod spec;
@@ -9,6 +11,11 @@ mod stats;
 mod tasks;
 mod work;
 
+pub use events::{
+    BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
+    TaskDoneEvent,
+};
+pub use model::ExecutorModel;
 pub use spec::ExecutorConfig;
 
 use crate::expect::Metric;

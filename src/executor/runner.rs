@@ -25,13 +25,14 @@ use super::spec::{ExecutorConfig, Step};
 use super::stats::ExecutorStats;
 use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
 use super::work::check_work;
+use super::{
+    BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
+    TaskDoneEvent,
+};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::run::{RunError, RunOptions, Watchdog, start_event, world_config};
 use crate::scenario::Scenario;
-use crate::trace::{
-    BlockingEvent, DriverPollEvent, Event, IoEvent, ParkEvent, PollEvent, SpawnEvent,
-    StarvationEvent, Summary, TaskDoneEvent, TraceSink,
-};
+use crate::trace::{Event, Summary, TraceSink};
 
 /// tokio's cooperative budget: a worker's polls from one scheduler tick, LIFO chain included,
 /// may consume this many resource operations. Each poll here consumes one.
@@ -509,7 +510,7 @@ impl<'a> ExecutorRun<'a> {
                 woke: woken.len() as u32,
                 when,
             };
-            self.sink.record(&Event::DriverPoll(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(woken.len() as u32)
     }
@@ -613,7 +614,7 @@ impl<'a> ExecutorRun<'a> {
                 worker: self.runtimes[runtime].workers[worker].name.clone(),
                 on_driver,
             };
-            self.sink.record(&Event::Park(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -682,7 +683,7 @@ impl<'a> ExecutorRun<'a> {
                 victim,
                 waited_ns,
             };
-            self.sink.record(&Event::Poll(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         if let Some(request) = self.tasks.get_mut(task).request.take() {
             self.io_done(m, task, request)?;
@@ -718,7 +719,7 @@ impl<'a> ExecutorRun<'a> {
                 queued: self.describe(task, queued),
                 polled_by: polled_by.map(|(r, w)| self.runtimes[r].workers[w].name.clone()),
             };
-            self.sink.record(&Event::Starvation(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -864,7 +865,7 @@ impl<'a> ExecutorRun<'a> {
                 spawned: self.label(spawned),
                 queued: self.describe(spawned, queued.unwrap_or(Queued::Inject)),
             };
-            self.sink.record(&Event::Spawn(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -908,7 +909,7 @@ impl<'a> ExecutorRun<'a> {
                 task: self.label(task),
                 latency_ns,
             };
-            self.sink.record(&Event::TaskDone(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -1040,7 +1041,7 @@ impl<'a> ExecutorRun<'a> {
                 resume_wait_ns: now_ns - request.noticed_ns,
                 latency_ns,
             };
-            self.sink.record(&Event::Io(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -1253,7 +1254,7 @@ impl<'a> ExecutorRun<'a> {
             worker: worker.map(|worker| rt.workers[worker].name.clone()),
             finished,
         };
-        self.sink.record(&Event::Blocking(event))
+        self.sink.record(&Event::Model(&event))
     }
 
     /// Where a queued task waits, in words.

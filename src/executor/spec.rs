@@ -11,7 +11,7 @@ use crate::scenario::{Located, ScenarioError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub(crate) struct ExecutorSpec {
+pub struct ExecutorSpec {
     #[allow(
         dead_code,
         reason = "read by the model probe; listed so the key is accepted"

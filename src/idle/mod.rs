@@ -2,9 +2,13 @@
 //! late it notices the next event. The system calls' costs come from the scenario's cost profile.
 
 mod arrivals;
+mod events;
+mod model;
 pub mod runner;
 pub mod spec;
 
+pub use events::IdleWakeEvent;
+pub use model::IdleModel;
 pub use spec::IdleConfig;
 
 use crate::expect::Metric;

@@ -8,6 +8,7 @@
 use ticklab_models::idle::{Idle, Strategy, block, poll_until};
 use ticklab_sim::{CoreTime, EdgeEffect, FaultEdge, SimRng};
 
+use super::IdleWakeEvent;
 use super::arrivals::{arrivals, arrivals_bound};
 use super::spec::IdleConfig;
 use super::{METRICS, STRATEGY_METRICS};
@@ -16,7 +17,7 @@ use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::profile::Costs;
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
-use crate::trace::{Event, IdleWakeEvent, Section, Summary, TraceSink};
+use crate::trace::{Event, Section, Summary, TraceSink};
 
 #[derive(Clone, Copy, Debug)]
 enum Wake {
@@ -236,7 +237,7 @@ impl Binding for IdleRun<'_> {
             world.wake_at_physical(at_ns, Wake::Look { index, generation });
         }
         if let (Some(wake), true) = (wake, self.sink.wants_events()) {
-            self.sink.record(&Event::IdleWake(wake))?;
+            self.sink.record(&Event::Model(&wake))?;
         }
         Ok(())
     }

@@ -70,7 +70,7 @@ impl Named for ArrivalKind {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub(crate) struct IdleSpec {
+pub struct IdleSpec {
     #[allow(
         dead_code,
         reason = "read by the model probe; listed so the key is accepted"

@@ -1,11 +1,15 @@
 //! The Interval family bound into the world: scenario keys, the runner and its summary.
 
+mod events;
 mod invariants;
+mod model;
 pub mod runner;
 pub mod spec;
 mod stats;
 
 use crate::expect::{Metric, Unit};
+pub use events::TickEvent;
+pub use model::IntervalModel;
 pub use spec::{IntervalConfig, Period, Phase};
 
 /// What an interval run reports, and what `[expect]` can bound.

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use ticklab_models::interval::IntervalCore;
 use ticklab_sim::{CpuKind, EdgeEffect, FaultEdge, SimRng, ThreadId};
 
+use super::TickEvent;
 use super::invariants::IntervalInvariants;
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
@@ -15,7 +16,7 @@ use crate::run::{
     world_config,
 };
 use crate::scenario::Scenario;
-use crate::trace::{Event, Summary, TickEvent, TraceSink, Wall};
+use crate::trace::{Event, Summary, TraceSink, Wall};
 
 /// One interval's drawn parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,7 +277,7 @@ impl<'a> IntervalRun<'a> {
         if !self.tick_counts.is_empty() {
             let seq = &mut self.tick_counts[index as usize];
             *seq += 1;
-            self.sink.record(&Event::Tick(TickEvent {
+            self.sink.record(&Event::Model(&TickEvent {
                 t_ns: now_ns,
                 interval: index,
                 seq: *seq,

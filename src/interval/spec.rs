@@ -14,7 +14,7 @@ pub const MAX_COUNT: i64 = 1_000_000;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub(crate) struct IntervalSpec {
+pub struct IntervalSpec {
     #[allow(
         dead_code,
         reason = "read by the model probe; listed so the key is accepted"

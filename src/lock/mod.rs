@@ -2,10 +2,14 @@
 //! the lock for as long as the system call takes, and `fork`'s cost grows with the parent's mapped
 //! memory while `vfork`'s stays flat.
 
+mod events;
+mod model;
 pub mod runner;
 pub mod spec;
 mod stats;
 
+pub use events::{LockWaitEvent, LockWindowEvent};
+pub use model::LockModel;
 pub use spec::{LockConfig, SpawnKind};
 
 use crate::expect::Metric;

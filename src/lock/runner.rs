@@ -16,13 +16,14 @@ use rand_distr::{Distribution, Exp};
 use ticklab_models::lock::{Access, ProcessLock};
 use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 
+use super::LockWaitEvent;
 use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::scenario::values::MIB;
-use crate::trace::{Event, LockWaitEvent, Summary, TraceSink};
+use crate::trace::{Event, Summary, TraceSink};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -234,7 +235,7 @@ impl<'a> LockRun<'a> {
                 let event = self.stats.close_window(now_ns, self.memory_mib(m));
                 m.wake_at_physical(now_ns + self.config.window_ns, Wake::Window);
                 if self.sink.wants_events() {
-                    self.sink.record(&Event::LockWindow(event))?;
+                    self.sink.record(&Event::Model(&event))?;
                 }
                 Ok(())
             }
@@ -274,7 +275,7 @@ impl<'a> LockRun<'a> {
                 hold_ns,
                 memory_mib: self.memory_mib(m),
             };
-            self.sink.record(&Event::LockWait(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -352,7 +353,7 @@ impl<'a> LockRun<'a> {
         if self.stats.window_from_ns() < end_ns {
             let event = self.stats.close_window(end_ns, self.memory_mib(m));
             if self.sink.wants_events() {
-                self.sink.record(&Event::LockWindow(event))?;
+                self.sink.record(&Event::Model(&event))?;
             }
         }
         let threads: Vec<(String, CoreTime)> = self

@@ -52,7 +52,7 @@ impl Named for LockKind {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub(crate) struct LockSpec {
+pub struct LockSpec {
     #[allow(
         dead_code,
         reason = "read by the model probe; listed so the key is accepted"

@@ -1,8 +1,9 @@
 //! Lock waits over the whole run and per window, and what spawns cost.
 
+use super::LockWindowEvent;
 use super::METRICS;
 use crate::latencies::Latencies;
-use crate::trace::{LockWindowEvent, Section, Summary};
+use crate::trace::{Section, Summary};
 
 #[derive(Debug)]
 pub(crate) struct LockStats {

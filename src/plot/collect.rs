@@ -187,7 +187,7 @@ impl Collected {
         self.start.as_ref().map_or(0, |start| start.wall.0)
     }
 
-    fn clock_reading(&mut self, t_ns: u64, instant_ns: i64, wall: Wall, always: bool) {
+    pub(crate) fn clock_reading(&mut self, t_ns: u64, instant_ns: i64, wall: Wall, always: bool) {
         let point = ClockPoint {
             t_ns,
             instant_ns,
@@ -203,21 +203,21 @@ impl Collected {
 
     /// The wall clock at `t_ns`, carried forward from the latest reading (exact but for a slew
     /// in progress, whose rate the trace does not give).
-    fn wall_at(&self, t_ns: u64) -> i64 {
+    pub(crate) fn wall_at(&self, t_ns: u64) -> i64 {
         match self.last_clock {
             Some(last) => last.wall_ns + (t_ns as i64 - last.t_ns as i64),
             None => self.wall_start_ns() + t_ns as i64,
         }
     }
 
-    fn count_on_wall(&mut self, t_ns: u64, wall_ns: i64) {
+    pub(crate) fn count_on_wall(&mut self, t_ns: u64, wall_ns: i64) {
         let second = (wall_ns - self.wall_start_ns()).div_euclid(NS_PER_SEC);
         let key = (self.wall_steps.len(), second);
         let entry = self.per_wall_second.entry(key).or_insert((0, t_ns));
         entry.0 += 1;
     }
 
-    fn late(&mut self, t_ns: u64, lateness_ns: i64) {
+    pub(crate) fn late(&mut self, t_ns: u64, lateness_ns: i64) {
         let column = self.column_of(t_ns);
         self.lateness
             .get_or_insert_with(Extremes::new)
@@ -295,21 +295,10 @@ pub fn task_group(task: &str) -> &str {
 
 impl TraceSink for Collected {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        let run_for_ns = self.run_for_ns();
         match event {
             Event::Start(start) => {
                 self.start = Some((*start).clone());
                 self.clock_columns_seen = vec![false; COLUMNS];
-            }
-            Event::Tick(tick) => {
-                self.clock_reading(tick.t_ns, tick.instant_ns, tick.wall, false);
-                self.count_on_wall(tick.t_ns, tick.wall.0);
-                self.late(tick.t_ns, tick.instant_ns - tick.deadline_ns);
-            }
-            Event::Fire(fire) => {
-                let wall_ns = self.wall_at(fire.t_ns);
-                self.count_on_wall(fire.t_ns, wall_ns);
-                self.late(fire.t_ns, fire.lateness_ns);
             }
             Event::FaultBegin(fault) => self.fault(fault, true),
             Event::FaultEnd(fault) => self.fault(fault, false),
@@ -320,82 +309,76 @@ impl TraceSink for Collected {
             Event::Resume(resume) => {
                 self.clock_reading(resume.t_ns, resume.instant_ns, resume.wall, true);
             }
-            Event::Poll(poll) => {
-                let group =
-                    FIRST_GROUP + Self::series_index(&mut self.groups, task_group(&poll.task));
-                self.worker(&poll.worker)
-                    .enter(Some(group), poll.t_ns, run_for_ns);
-            }
-            Event::Park(park) => {
-                self.worker(&park.worker)
-                    .enter(Some(PARKED), park.t_ns, run_for_ns);
-            }
-            Event::Blocking(blocking) => {
-                // `spawn_blocking` runs on the runtime's pool, drawn as one row of its own.
-                let row = match &blocking.worker {
-                    Some(worker) => worker.to_string(),
-                    None => format!("{} blocking pool", blocking.runtime),
-                };
-                let track = self.worker(&row);
-                charge(
-                    &mut track.time_ns,
-                    BLOCKING,
-                    blocking.started_ns,
-                    blocking.t_ns,
-                    run_for_ns,
-                );
-            }
-            Event::DriverPoll(poll) => {
-                let column = self.column_of(poll.t_ns);
-                self.worker(&poll.worker).driver_polls[column] += 1;
-            }
-            Event::TaskDone(done) => {
-                let group = Self::series_index(&mut self.groups, task_group(&done.task));
-                let column = self.column_of(done.t_ns);
-                self.groups[group]
-                    .values
-                    .add(column, done.latency_ns as i64);
-            }
-            Event::Starvation(starved) => {
-                self.starved_total += 1;
-                if self.starved.len() < MAX_MARKS {
-                    self.starved.push((starved.t_ns, starved.task.to_string()));
-                }
-            }
-            Event::LockWait(wait) => {
-                let column = self.column_of(wait.t_ns);
-                self.lock_waits
-                    .get_or_insert_with(Extremes::new)
-                    .add(column, wait.waited_ns as i64);
-            }
-            Event::LockWindow(window) => {
-                let column = self.column_of(window.t_ns.saturating_sub(1));
-                self.lock_window_p50
-                    .get_or_insert_with(Extremes::new)
-                    .add(column, window.p50_wait_ns as i64);
-                self.lock_window_p99
-                    .get_or_insert_with(Extremes::new)
-                    .add(column, window.p99_wait_ns as i64);
-            }
-            Event::IdleWake(wake) => {
-                let strategy = Self::series_index(&mut self.wakes, wake.strategy);
-                let column = self.column_of(wake.t_ns);
-                self.wakes[strategy]
-                    .values
-                    .add(column, wake.latency_ns as i64);
-            }
             Event::Summary(summary) => {
                 self.finish_run(summary.t_ns);
                 self.summary = Some((*summary).clone());
             }
-            Event::Call(_)
-            | Event::Response(_)
-            | Event::TimerRound(_)
-            | Event::Spawn(_)
-            | Event::Io(_)
-            | Event::Invariant(_) => {}
+            Event::Model(event) => event.collect(self),
+            Event::Invariant(_) => {}
         }
         Ok(())
+    }
+}
+
+/// What the models' events hand the plots.
+impl Collected {
+    /// The index of the series of task group `name`, added if new.
+    pub(crate) fn group_index(&mut self, name: &str) -> usize {
+        Self::series_index(&mut self.groups, name)
+    }
+
+    pub(crate) fn add_to_group(&mut self, group: usize, t_ns: u64, value: i64) {
+        let column = self.column_of(t_ns);
+        self.groups[group].values.add(column, value);
+    }
+
+    /// Worker `name` enters `state` at `t_ns`.
+    pub(crate) fn worker_enters(&mut self, name: &str, state: Option<usize>, t_ns: u64) {
+        let run_for_ns = self.run_for_ns();
+        self.worker(name).enter(state, t_ns, run_for_ns);
+    }
+
+    /// Row `name` spent `[from_ns, to_ns)` in `state`, whatever else it did meanwhile.
+    pub(crate) fn worker_span(&mut self, name: &str, state: usize, from_ns: u64, to_ns: u64) {
+        let run_for_ns = self.run_for_ns();
+        let track = self.worker(name);
+        charge(&mut track.time_ns, state, from_ns, to_ns, run_for_ns);
+    }
+
+    pub(crate) fn driver_poll(&mut self, worker: &str, t_ns: u64) {
+        let column = self.column_of(t_ns);
+        self.worker(worker).driver_polls[column] += 1;
+    }
+
+    pub(crate) fn starved(&mut self, t_ns: u64, task: &str) {
+        self.starved_total += 1;
+        if self.starved.len() < MAX_MARKS {
+            self.starved.push((t_ns, task.to_string()));
+        }
+    }
+
+    pub(crate) fn lock_wait(&mut self, t_ns: u64, waited_ns: u64) {
+        let column = self.column_of(t_ns);
+        self.lock_waits
+            .get_or_insert_with(Extremes::new)
+            .add(column, waited_ns as i64);
+    }
+
+    /// A lock window ending at `t_ns`, drawn in the column it ends in.
+    pub(crate) fn lock_window(&mut self, t_ns: u64, p50_ns: u64, p99_ns: u64) {
+        let column = self.column_of(t_ns.saturating_sub(1));
+        self.lock_window_p50
+            .get_or_insert_with(Extremes::new)
+            .add(column, p50_ns as i64);
+        self.lock_window_p99
+            .get_or_insert_with(Extremes::new)
+            .add(column, p99_ns as i64);
+    }
+
+    pub(crate) fn idle_wake(&mut self, strategy: &str, t_ns: u64, latency_ns: u64) {
+        let index = Self::series_index(&mut self.wakes, strategy);
+        let column = self.column_of(t_ns);
+        self.wakes[index].values.add(column, latency_ns as i64);
     }
 }
 
@@ -432,15 +415,15 @@ mod tests {
         }
     }
 
-    fn tick(t_ns: u64, wall_ns: i64) -> Event<'static> {
-        Event::Tick(crate::trace::TickEvent {
+    fn tick(t_ns: u64, wall_ns: i64) -> crate::interval::TickEvent {
+        crate::interval::TickEvent {
             t_ns,
             interval: 0,
             seq: 0,
             instant_ns: t_ns as i64,
             deadline_ns: t_ns as i64,
             wall: Wall(wall_ns),
-        })
+        }
     }
 
     #[test]
@@ -462,7 +445,10 @@ mod tests {
         let mut collected = Collected::default();
         collected.record(&Event::Start(&start)).unwrap();
         collected
-            .record(&tick(25 * S + S / 2, (25 * S + S / 2) as i64))
+            .record(&Event::Model(&tick(
+                25 * S + S / 2,
+                (25 * S + S / 2) as i64,
+            )))
             .unwrap();
         let step = FaultEvent {
             t_ns: 30 * S,
@@ -472,9 +458,12 @@ mod tests {
             instant_ns: (30 * S) as i64,
             wall: Wall((25 * S) as i64),
         };
-        collected.record(&Event::WallStep(step)).unwrap();
+        collected.record(&Event::WallStep(&step)).unwrap();
         collected
-            .record(&tick(30 * S + S / 2, (25 * S + S / 2) as i64))
+            .record(&Event::Model(&tick(
+                30 * S + S / 2,
+                (25 * S + S / 2) as i64,
+            )))
             .unwrap();
         let bars: Vec<_> = collected.per_wall_second.into_iter().collect();
         assert_eq!(

@@ -5,19 +5,19 @@
 //! reading system fonts, so the same run gives the same bytes on every machine.
 
 pub mod collect;
-mod cpu_models;
-mod executor;
-mod style;
-mod timeline;
+pub(crate) mod cpu_models;
+pub(crate) mod executor;
+pub(crate) mod style;
+pub(crate) mod timeline;
 
 use std::fmt;
 
 use plotters::prelude::*;
 
 use crate::run::{RunError, RunOptions, RunReport, run_scenario};
-use crate::scenario::{ModelConfig, Scenario};
+use crate::scenario::Scenario;
 use collect::Collected;
-use style::{PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, WIDTH_PX};
+use style::WIDTH_PX;
 
 /// Drawn runs: the SVG document, and each run's own report.
 #[derive(Debug)]
@@ -78,12 +78,7 @@ pub fn plot(scenarios: &[Scenario], options: &RunOptions) -> Result<Plot, PlotEr
 }
 
 fn height_px(scenario: &Scenario, collected: &Collected) -> u32 {
-    match &scenario.model {
-        ModelConfig::Interval(_) | ModelConfig::Timer(_) => TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX,
-        ModelConfig::Executor(_) => executor::height_px(collected),
-        ModelConfig::Lock(_) => TITLE_HEIGHT_PX + 2 * PANEL_HEIGHT_PX,
-        ModelConfig::Idle(_) => TITLE_HEIGHT_PX + 3 * PANEL_HEIGHT_PX,
-    }
+    scenario.model.plot_height_px(collected)
 }
 
 fn draw(
@@ -91,11 +86,5 @@ fn draw(
     scenario: &Scenario,
     collected: &Collected,
 ) -> Result<(), PlotError> {
-    match &scenario.model {
-        ModelConfig::Interval(_) => timeline::draw(area, collected, "tick"),
-        ModelConfig::Timer(_) => timeline::draw(area, collected, "fire"),
-        ModelConfig::Executor(_) => executor::draw(area, collected),
-        ModelConfig::Lock(_) => cpu_models::draw_lock(area, collected),
-        ModelConfig::Idle(_) => cpu_models::draw_idle(area, collected),
-    }
+    scenario.model.draw(area, collected)
 }

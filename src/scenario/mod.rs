@@ -7,6 +7,7 @@
 mod error;
 mod explain;
 mod faults;
+mod keys;
 pub(crate) mod numbers;
 mod schema;
 pub mod values;
@@ -21,18 +22,15 @@ pub use error::ScenarioError;
 pub use explain::nearest;
 pub(crate) use schema::{ExpectEntry, ExpectTable};
 
-use crate::expect::{ExpectSchema, Expectation, parse_expectations};
-use crate::interval::{IntervalConfig, spec::IntervalSpec};
+use crate::expect::{Expectation, parse_expectations};
 use crate::machine::MachineConfig;
+use crate::model::{Head, Model, ModelSetup};
 use crate::registry::Registry;
 
 /// The longest run ticklab accepts; physical time and wall readings stay far from overflow.
 const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 /// When no `wall_start` is given. Fixed, because nothing in a run may depend on the host.
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
-
-/// The model kinds scenario files may name.
-pub const MODEL_KINDS: &[&str] = &["interval", "timer", "executor", "lock", "idle"];
 
 /// A validated scenario, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,66 +47,25 @@ pub struct Scenario {
     pub faults: Vec<Fault>,
     /// The machine the model runs on: cores, outside load, timer resolution.
     pub machine: MachineConfig,
-    pub model: ModelConfig,
+    pub model: ModelSetup,
     pub expectations: Vec<Expectation>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ModelConfig {
-    Interval(IntervalConfig),
-    Timer(crate::timer::TimerConfig),
-    Executor(crate::executor::ExecutorConfig),
-    Lock(crate::lock::LockConfig),
-    Idle(crate::idle::IdleConfig),
 }
 
 impl Scenario {
     /// The cost profile the model charges system calls from, if it uses one.
     pub fn profile(&self) -> Option<&crate::profile::CostProfile> {
-        match &self.model {
-            ModelConfig::Lock(config) => Some(&config.profile),
-            ModelConfig::Idle(config) => Some(&config.profile),
-            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Executor(_) => None,
-        }
+        self.model.profile()
     }
 
     /// Charges system calls from `profile` instead of the profile the file names. Returns false
     /// if the model charges nothing from a profile.
     pub fn use_profile(&mut self, profile: crate::profile::CostProfile) -> bool {
-        match &mut self.model {
-            ModelConfig::Lock(config) => config.profile = profile,
-            ModelConfig::Idle(config) => config.profile = profile,
-            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Executor(_) => {
-                return false;
+        match self.model.with_profile(profile) {
+            Some(model) => {
+                self.model = model;
+                true
             }
-        }
-        true
-    }
-}
-
-impl ModelConfig {
-    /// The machine the model runs on.
-    fn machine(&self) -> MachineConfig {
-        match self {
-            ModelConfig::Interval(_) | ModelConfig::Timer(_) | ModelConfig::Idle(_) => {
-                MachineConfig::ideal()
-            }
-            ModelConfig::Executor(config) => {
-                MachineConfig::with_cores(config.cores, config.time_slice_ns)
-            }
-            ModelConfig::Lock(config) => {
-                MachineConfig::with_cores(config.cores, config.time_slice_ns)
-            }
-        }
-    }
-
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ModelConfig::Interval(_) => "interval",
-            ModelConfig::Timer(_) => "timer",
-            ModelConfig::Executor(_) => "executor",
-            ModelConfig::Lock(_) => "lock",
-            ModelConfig::Idle(_) => "idle",
+            None => false,
         }
     }
 }
@@ -167,90 +124,45 @@ pub fn parse_with(
     let file = Located { source, text };
     let probe: schema::ModelProbe = toml::from_str(text).map_err(|e| file.toml_error(&e))?;
     let kind = &probe.model.kind;
-    match kind.get_ref().as_str() {
-        "interval" => {
-            let raw: schema::ScenarioFile<IntervalSpec> =
-                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model =
-                crate::interval::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
-            finish(
-                &file,
-                raw,
-                ModelConfig::Interval(model),
-                ExpectSchema::flat(crate::interval::METRICS),
-            )
-        }
-        "timer" => {
-            let raw: schema::ScenarioFile<crate::timer::spec::TimerSpec> =
-                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model =
-                crate::timer::spec::validate(&file, registry, &raw.model, raw.run_for.get_ref().0)?;
-            finish(
-                &file,
-                raw,
-                ModelConfig::Timer(model),
-                ExpectSchema::flat(crate::timer::METRICS),
-            )
-        }
-        "executor" => {
-            let raw: schema::ScenarioFile<crate::executor::spec::ExecutorSpec> =
-                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model = crate::executor::spec::validate(&file, &raw.model)?;
-            let groups: Vec<String> = model.groups.iter().map(|g| g.name.clone()).collect();
-            let expect = ExpectSchema {
-                metrics: crate::executor::METRICS,
-                groups: &groups,
-                group_metrics: crate::executor::GROUP_METRICS,
-                group_noun: "task group",
-            };
-            finish(&file, raw, ModelConfig::Executor(model), expect)
-        }
-        "lock" => {
-            let raw: schema::ScenarioFile<crate::lock::spec::LockSpec> =
-                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model = crate::lock::spec::validate(&file, &raw.model, raw.run_for.get_ref().0)?;
-            finish(
-                &file,
-                raw,
-                ModelConfig::Lock(model),
-                ExpectSchema::flat(crate::lock::METRICS),
-            )
-        }
-        "idle" => {
-            let raw: schema::ScenarioFile<crate::idle::spec::IdleSpec> =
-                toml::from_str(text).map_err(|e| file.toml_error(&e))?;
-            let model = crate::idle::spec::validate(&file, &raw.model)?;
-            let strategies: Vec<String> = model
-                .strategies
-                .iter()
-                .map(|strategy| strategy.name().to_string())
-                .collect();
-            let expect = ExpectSchema {
-                metrics: crate::idle::METRICS,
-                groups: &strategies,
-                group_metrics: crate::idle::STRATEGY_METRICS,
-                group_noun: "strategy",
-            };
-            finish(&file, raw, ModelConfig::Idle(model), expect)
-        }
-        other => {
-            let hint = match nearest(other, MODEL_KINDS) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => format!("models: {}", MODEL_KINDS.join(", ")),
-            };
-            Err(file
-                .error(kind.span(), format!("unknown model kind `{other}`"))
-                .with_hint(hint))
-        }
+    if let Some(model) = crate::model::kind(kind.get_ref()) {
+        return model.parse(&file, registry);
     }
+    let kinds = crate::model::kind_names();
+    let other = kind.get_ref();
+    let hint = match nearest(other, &kinds) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("models: {}", kinds.join(", ")),
+    };
+    Err(file
+        .error(kind.span(), format!("unknown model kind `{other}`"))
+        .with_hint(hint))
+}
+
+/// Parses a whole file whose `[model]` is of kind `M`.
+pub(crate) fn parse_kind<M: Model>(
+    file: &Located<'_>,
+    registry: &Registry,
+) -> Result<Scenario, ScenarioError> {
+    let raw: schema::ScenarioFile<M::Spec> =
+        toml::from_str(file.text).map_err(|e| file.toml_error(&e))?;
+    let head = Head {
+        run_for_ns: raw.run_for.get_ref().0,
+        registry,
+    };
+    let config = M::validate(file, &raw.model, &head)?;
+    finish(file, raw, ModelSetup::new(config))
+}
+
+/// The keys a `[model]` table of spec `T` takes, as serde knows them.
+pub(crate) fn keys_of<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    keys::fields_of::<T>()
 }
 
 /// Validates the keys every scenario shares.
 fn finish<M>(
     file: &Located<'_>,
     raw: schema::ScenarioFile<M>,
-    model: ModelConfig,
-    expect: ExpectSchema<'_>,
+    model: ModelSetup,
 ) -> Result<Scenario, ScenarioError> {
     let run_for_ns = raw.run_for.get_ref().0;
     if run_for_ns == 0 || run_for_ns > MAX_RUN_FOR_NS {
@@ -281,7 +193,7 @@ fn finish<M>(
     faults::check_wall_stays_in_range(file, &raw.faults, &faults, wall_start_ns, &raw.run_for)?;
     let expectations = match &raw.expect {
         None => Vec::new(),
-        Some(table) => parse_expectations(file, table, expect)?,
+        Some(table) => parse_expectations(file, table, model.expect_schema())?,
     };
     let platform = raw.platform.0;
     Ok(Scenario {
@@ -295,7 +207,10 @@ fn finish<M>(
         run_for_ns,
         wall_start_ns,
         faults,
-        machine: model.machine(),
+        machine: match model.cores() {
+            Some((cores, time_slice_ns)) => MachineConfig::with_cores(cores, time_slice_ns),
+            None => MachineConfig::ideal(),
+        },
         model,
         expectations,
     })

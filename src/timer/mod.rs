@@ -2,11 +2,15 @@
 //! response arrives; the design's timer thread(s) run the timeouts that fire.
 
 pub(crate) mod designs;
+mod events;
+mod model;
 pub mod runner;
 pub mod spec;
 mod stats;
 pub mod threads;
 
+pub use events::{CallEvent, FireEvent, ResponseEvent, RoundEvent};
+pub use model::TimerModel;
 pub use spec::TimerConfig;
 
 use crate::expect::{Metric, Unit};

@@ -12,10 +12,11 @@ use ticklab_sim::{ClockId, CpuKind, Deadline, NS_PER_SEC, SimRng, ThreadId};
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
 use super::stats::TimerStats;
+use super::{CallEvent, FireEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
-use crate::trace::{CallEvent, Event, FireEvent, ResponseEvent, RoundEvent, Summary, TraceSink};
+use crate::trace::{Event, Summary, TraceSink};
 
 /// What a wake in the world is for.
 #[derive(Clone, Copy, Debug)]
@@ -270,7 +271,7 @@ impl<'a> TimerRun<'a> {
         let latency_ns = self.draw_latency();
         m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
         if self.wants_events {
-            self.sink.record(&Event::Call(event))?;
+            self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
     }
@@ -314,7 +315,7 @@ impl<'a> TimerRun<'a> {
                 Unscheduled::Running => "running",
                 Unscheduled::NotFound => "not-found",
             };
-            self.sink.record(&Event::Response(ResponseEvent {
+            self.sink.record(&Event::Model(&ResponseEvent {
                 t_ns: m.now_ns(),
                 call: index,
                 outcome,
@@ -372,7 +373,7 @@ impl<'a> TimerRun<'a> {
                 sleep_until_ns: sleep.until_ns,
                 clock,
             };
-            self.sink.record(&Event::TimerRound(round))?;
+            self.sink.record(&Event::Model(&round))?;
         }
         if sleep.stopped {
             return Ok(());
@@ -468,7 +469,7 @@ impl<'a> TimerRun<'a> {
                 thread: thread as u32,
                 lateness_ns,
             };
-            self.sink.record(&Event::Fire(fire))?;
+            self.sink.record(&Event::Model(&fire))?;
         }
         Ok(())
     }

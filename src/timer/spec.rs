@@ -15,7 +15,7 @@ impl Named for TimerClock {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub(crate) struct TimerSpec {
+pub struct TimerSpec {
     #[allow(
         dead_code,
         reason = "read by the model probe; listed so the key is accepted"

@@ -1,40 +1,164 @@
 //! The events of a trace. Every event has a physical time, `t_ns`; the JSON form adds
 //! `"event": "<kind>"`.
+//!
+//! The events every run shares (its start, faults, resumes, broken invariants and summary) are
+//! here; each model's own events (ticks, fires, polls...) live in the model's folder and reach a
+//! sink as [`Event::Model`], through the [`ModelEvent`] trait: how the event reads as a line of
+//! text and as JSON, whether eliding may hide it, and what plots take from it.
 
+use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
+use std::io::{self, Write};
 
 use jiff::Timestamp;
 use serde::{Serialize, Serializer};
 
 use super::Summary;
+use crate::plot::collect::Collected;
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
+/// One event of a run.
+#[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {
     Start(&'a StartEvent),
-    Tick(TickEvent),
-    Call(CallEvent),
-    Response(ResponseEvent),
-    Fire(FireEvent),
-    TimerRound(RoundEvent),
-    Poll(PollEvent),
-    Spawn(SpawnEvent),
-    TaskDone(TaskDoneEvent),
-    Io(IoEvent),
-    Park(ParkEvent),
-    DriverPoll(DriverPollEvent),
-    Blocking(BlockingEvent),
-    Starvation(StarvationEvent),
-    LockWait(LockWaitEvent),
-    LockWindow(LockWindowEvent),
-    IdleWake(IdleWakeEvent),
-    Invariant(InvariantEvent),
-    FaultBegin(FaultEvent),
-    FaultEnd(FaultEvent),
-    WallStep(FaultEvent),
-    Resume(ResumeEvent),
+    Invariant(&'a InvariantEvent),
+    FaultBegin(&'a FaultEvent),
+    FaultEnd(&'a FaultEvent),
+    WallStep(&'a FaultEvent),
+    Resume(&'a ResumeEvent),
     Summary(&'a Summary),
+    /// An event of the model's own: a tick, a fire, a poll.
+    Model(&'a dyn ModelEvent),
+}
+
+/// An event of one model's own, as traces, eliding and plots see it.
+pub trait ModelEvent: fmt::Debug + Send + Sync {
+    /// Its name: `"event"` in JSON, such as `tick`.
+    fn kind(&self) -> &'static str;
+
+    fn t_ns(&self) -> u64;
+
+    /// Its line in a text trace, physical time first, ending in a newline.
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()>;
+
+    /// Its JSON object, `"event"` first, without a newline.
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()>;
+
+    /// Routine events repeat by the thousand (ticks, calls, polls): a text trace may elide them.
+    /// A report of something gone wrong (a starved task) is never hidden.
+    fn routine(&self) -> bool {
+        true
+    }
+
+    /// What a run of them is called in an elision line: `ticks`.
+    fn plural(&self) -> &'static str;
+
+    /// How long the event came after it was due or wanted, for events that have such a delay: a
+    /// tick's or fire's lateness, a poll's or lock's wait, a task's or wake's latency. Eliding
+    /// keeps the events whose delay stands out.
+    fn delay_ns(&self) -> Option<u64> {
+        None
+    }
+
+    /// What its delay is compared with: events of its kind and of the same part (a task group,
+    /// a lock access, an idle strategy).
+    fn delay_class(&self) -> &str {
+        ""
+    }
+
+    /// A copy of its own, for a text trace that holds events back while eliding.
+    fn to_owned_event(&self) -> Box<dyn ModelEvent>;
+
+    /// Hands what the plots draw to their collector.
+    fn collect(&self, _plot: &mut Collected) {}
+
+    /// The event as its own type, for a test or a tool that reads one kind.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Writes `value` as a JSON object whose `"event"` comes first.
+pub fn write_tagged_json<T: Serialize>(
+    out: &mut dyn Write,
+    event: &'static str,
+    value: &T,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Tagged<'a, T> {
+        event: &'static str,
+        #[serde(flatten)]
+        inner: &'a T,
+    }
+    serde_json::to_writer(
+        out,
+        &Tagged {
+            event,
+            inner: value,
+        },
+    )
+    .map_err(io::Error::from)
+}
+
+/// Implements the parts of [`ModelEvent`] that every event writes the same way, for an event
+/// type that is `Clone + Serialize` and has a `t_ns` field.
+#[macro_export]
+macro_rules! model_event_basics {
+    ($kind:literal) => {
+        fn kind(&self) -> &'static str {
+            $kind
+        }
+
+        fn t_ns(&self) -> u64 {
+            self.t_ns
+        }
+
+        fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+            $crate::trace::write_tagged_json(out, $kind, self)
+        }
+
+        fn to_owned_event(&self) -> Box<dyn $crate::trace::ModelEvent> {
+            Box::new(self.clone())
+        }
+
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    };
+}
+
+impl Event<'_> {
+    /// The model's event, if it is one eliding may hide.
+    pub fn routine(&self) -> Option<&dyn ModelEvent> {
+        match self {
+            Event::Model(event) if event.routine() => Some(*event),
+            _ => None,
+        }
+    }
+
+    pub fn t_ns(&self) -> u64 {
+        match self {
+            Event::Start(start) => start.t_ns,
+            Event::Invariant(invariant) => invariant.t_ns,
+            Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
+                fault.t_ns
+            }
+            Event::Resume(resume) => resume.t_ns,
+            Event::Summary(summary) => summary.t_ns,
+            Event::Model(event) => event.t_ns(),
+        }
+    }
+
+    /// Writes the event as one JSON object, `"event"` first.
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Event::Start(start) => write_tagged_json(out, "start", *start),
+            Event::Invariant(invariant) => write_tagged_json(out, "invariant", *invariant),
+            Event::FaultBegin(fault) => write_tagged_json(out, "fault-begin", *fault),
+            Event::FaultEnd(fault) => write_tagged_json(out, "fault-end", *fault),
+            Event::WallStep(fault) => write_tagged_json(out, "wall-step", *fault),
+            Event::Resume(resume) => write_tagged_json(out, "resume", *resume),
+            Event::Summary(summary) => write_tagged_json(out, "summary", *summary),
+            Event::Model(event) => event.write_json(out),
+        }
+    }
 }
 
 /// What the run is: the trace's header.
@@ -54,211 +178,6 @@ pub struct StartEvent {
     /// The cost profile system calls are charged from, for models that use one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
-}
-
-/// An interval yielded a tick.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct TickEvent {
-    pub t_ns: u64,
-    pub interval: u32,
-    /// 1 for an interval's first tick, then counting up, like a program's own log counter.
-    pub seq: u64,
-    /// `Instant::now()` when the tick was handled.
-    pub instant_ns: i64,
-    /// The instant the tick was scheduled for, which `tick()` returns.
-    pub deadline_ns: i64,
-    pub wall: Wall,
-}
-
-/// A client started a call and armed its timeout.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct CallEvent {
-    pub t_ns: u64,
-    pub client: u32,
-    pub call: u32,
-    /// The timer's id, or 0 if no slot was free.
-    pub timer: u64,
-    /// The timer thread that owns it.
-    pub thread: u32,
-    /// Whether arming it took the lock all schedulers share.
-    pub global_lock: bool,
-    /// Whether it woke the timer thread.
-    pub woke: bool,
-}
-
-/// A call's response arrived and cancelled its timer, or found it already fired.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct ResponseEvent {
-    pub t_ns: u64,
-    pub call: u32,
-    /// `cancelled`, `running` or `not-found`, as `unschedule` said.
-    pub outcome: &'static str,
-}
-
-/// A call's timeout fired.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct FireEvent {
-    pub t_ns: u64,
-    pub call: u32,
-    pub thread: u32,
-    /// Physical time past the call's real timeout; negative for a timer that fired early.
-    pub lateness_ns: i64,
-}
-
-/// A timer thread woke, ran what was due, and went back to sleep.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct RoundEvent {
-    pub t_ns: u64,
-    pub thread: u32,
-    pub fired: u32,
-    /// The deadline it sleeps until, on the design's clock; absent if it sleeps until signalled.
-    pub sleep_until_ns: Option<i64>,
-    /// The design's clock: `wall` (readings are ns since 1970) or `monotonic`.
-    pub clock: &'static str,
-}
-
-/// A worker polled a task.
-#[derive(Clone, Debug, Serialize)]
-pub struct PollEvent {
-    pub t_ns: u64,
-    /// The worker, as `<runtime>-<index>`.
-    pub worker: Arc<str>,
-    /// The task, as `<group>#<instance>` or `conn<id>` for a connection task.
-    pub task: Arc<str>,
-    /// Where the worker found it: `lifo`, `local`, `inject` or `stolen`.
-    pub source: &'static str,
-    /// For a stolen task, the worker it came from.
-    pub victim: Option<Arc<str>>,
-    /// Time between its wake and this poll.
-    pub waited_ns: u64,
-}
-
-/// A task spawned another.
-#[derive(Clone, Debug, Serialize)]
-pub struct SpawnEvent {
-    pub t_ns: u64,
-    pub task: Arc<str>,
-    pub spawned: Arc<str>,
-    /// Where the new task was queued, such as `the LIFO slot of rt-0`.
-    pub queued: Arc<str>,
-}
-
-/// A task ran its last step.
-#[derive(Clone, Debug, Serialize)]
-pub struct TaskDoneEvent {
-    pub t_ns: u64,
-    pub task: Arc<str>,
-    /// From its arrival or spawn.
-    pub latency_ns: u64,
-}
-
-/// An io step completed: its task runs again. The phases add up to `latency_ns`.
-#[derive(Clone, Debug, Serialize)]
-pub struct IoEvent {
-    pub t_ns: u64,
-    pub task: Arc<str>,
-    pub connection: u32,
-    /// The runtime whose driver and workers serve the connection.
-    pub owner: Arc<str>,
-    /// Whether the connection came idle from the pool rather than newly opened.
-    pub reused: bool,
-    /// Until the connection task was polled and sent the request.
-    pub send_wait_ns: u64,
-    /// The request's latency on the network, plus the connect time of a new connection.
-    pub network_ns: u64,
-    /// From the reply's arrival until a worker of the owner polled its driver.
-    pub driver_wait_ns: u64,
-    /// From then until the requesting task was polled again.
-    pub resume_wait_ns: u64,
-    pub latency_ns: u64,
-}
-
-/// A worker found nothing to do and parked.
-#[derive(Clone, Debug, Serialize)]
-pub struct ParkEvent {
-    pub t_ns: u64,
-    pub worker: Arc<str>,
-    /// Whether it blocks in the driver (it took it) or sleeps until notified.
-    pub on_driver: bool,
-}
-
-/// A worker polled its runtime's driver and it woke tasks.
-#[derive(Clone, Debug, Serialize)]
-pub struct DriverPollEvent {
-    pub t_ns: u64,
-    pub worker: Arc<str>,
-    pub woke: u32,
-    /// `park` when the worker was parking or parked on the driver, `maintenance` for the poll
-    /// every `event_interval` ticks, `yield` for the zero-timeout park before yielded tasks
-    /// are put back in the queue.
-    pub when: &'static str,
-}
-
-/// A blocking section finished: a `spawn_blocking` closure on a blocking-pool thread, or a
-/// `block_in_place` section on the thread that left its worker.
-#[derive(Clone, Debug, Serialize)]
-pub struct BlockingEvent {
-    pub t_ns: u64,
-    /// When the section started running (it may have waited for a core since).
-    pub started_ns: u64,
-    pub task: Arc<str>,
-    /// `spawn_blocking` or `block_in_place`.
-    pub section: &'static str,
-    pub runtime: Arc<str>,
-    /// For `block_in_place`, the worker whose thread ran it.
-    pub worker: Option<Arc<str>>,
-    /// False for a section still running when the run ended.
-    pub finished: bool,
-}
-
-/// A runnable task waited longer than the scenario's `starvation_threshold`.
-#[derive(Clone, Debug, Serialize)]
-pub struct StarvationEvent {
-    pub t_ns: u64,
-    pub task: Arc<str>,
-    pub waited_ns: u64,
-    /// Where it was queued when woken, such as `the LIFO slot of cpu-0`.
-    pub queued: Arc<str>,
-    /// The worker that finally polled it; absent if it was still waiting when the run ended.
-    pub polled_by: Option<Arc<str>>,
-}
-
-/// A thread got the process-wide lock.
-#[derive(Clone, Debug, Serialize)]
-pub struct LockWaitEvent {
-    pub t_ns: u64,
-    pub thread: Arc<str>,
-    /// `write` for a spawn, `read` for a reader.
-    pub access: &'static str,
-    pub waited_ns: u64,
-    /// How long it will hold the lock, on a core: the system call's cost.
-    pub hold_ns: u64,
-    pub memory_mib: u64,
-}
-
-/// The lock waits of one window of the run.
-#[derive(Clone, Debug, Serialize)]
-pub struct LockWindowEvent {
-    pub t_ns: u64,
-    pub from_ns: u64,
-    pub acquisitions: u64,
-    pub p50_wait_ns: u64,
-    pub p99_wait_ns: u64,
-    pub max_wait_ns: u64,
-    /// Mapped memory at the window's end.
-    pub memory_mib: u64,
-}
-
-/// An idle loop noticed events and handles them.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct IdleWakeEvent {
-    pub t_ns: u64,
-    pub strategy: &'static str,
-    pub events: u64,
-    /// From the first of them arriving to now.
-    pub latency_ns: u64,
-    /// Idle calls the loop made since it last handled events.
-    pub idle_calls: u64,
 }
 
 /// A model broke one of its invariants.
@@ -288,99 +207,6 @@ pub struct ResumeEvent {
     pub stopped_ns: u64,
     pub instant_ns: i64,
     pub wall: Wall,
-}
-
-impl Event<'_> {
-    /// Routine events repeat by the thousand (ticks, calls, fires); text traces may elide them.
-    /// The rest (start, faults, resumes, summary) are always printed.
-    pub fn routine(&self) -> Option<Event<'static>> {
-        match self {
-            Event::Tick(event) => Some(Event::Tick(*event)),
-            Event::Call(event) => Some(Event::Call(*event)),
-            Event::Response(event) => Some(Event::Response(*event)),
-            Event::Fire(event) => Some(Event::Fire(*event)),
-            Event::TimerRound(event) => Some(Event::TimerRound(*event)),
-            Event::Poll(event) => Some(Event::Poll(event.clone())),
-            Event::Spawn(event) => Some(Event::Spawn(event.clone())),
-            Event::TaskDone(event) => Some(Event::TaskDone(event.clone())),
-            Event::Io(event) => Some(Event::Io(event.clone())),
-            Event::Park(event) => Some(Event::Park(event.clone())),
-            Event::DriverPoll(event) => Some(Event::DriverPoll(event.clone())),
-            Event::Blocking(event) => Some(Event::Blocking(event.clone())),
-            Event::LockWait(event) => Some(Event::LockWait(event.clone())),
-            Event::IdleWake(event) => Some(Event::IdleWake(*event)),
-            Event::Starvation(_)
-            | Event::Invariant(_)
-            | Event::LockWindow(_)
-            | Event::Start(_)
-            | Event::FaultBegin(_)
-            | Event::FaultEnd(_)
-            | Event::WallStep(_)
-            | Event::Resume(_) => None,
-            Event::Summary(_) => None,
-        }
-    }
-
-    /// How long the event came after it was due or wanted, for routine events that have such a
-    /// delay: a tick's or fire's lateness, a poll's or lock's wait, a task's or wake's latency.
-    /// Elision keeps the events whose delay stands out.
-    pub fn delay_ns(&self) -> Option<u64> {
-        match self {
-            Event::Tick(tick) => {
-                Some(tick.instant_ns.saturating_sub(tick.deadline_ns).max(0) as u64)
-            }
-            Event::Fire(fire) => Some(fire.lateness_ns.max(0) as u64),
-            Event::Poll(poll) => Some(poll.waited_ns),
-            Event::TaskDone(done) => Some(done.latency_ns),
-            Event::Io(io) => Some(io.latency_ns),
-            Event::LockWait(wait) => Some(wait.waited_ns),
-            Event::IdleWake(wake) => Some(wake.latency_ns),
-            _ => None,
-        }
-    }
-
-    /// What an event's delay is compared with: events of its kind and of the same part (a task
-    /// group, a lock access, an idle strategy), so one group's slow tasks are not outliers
-    /// beside another's quick ones.
-    pub fn delay_class(&self) -> &str {
-        let group = |task: &'_ str| -> usize { task.find('#').unwrap_or(task.len()) };
-        match self {
-            Event::Poll(poll) => &poll.task[..group(&poll.task)],
-            Event::TaskDone(done) => &done.task[..group(&done.task)],
-            Event::Io(io) => &io.task[..group(&io.task)],
-            Event::LockWait(wait) => wait.access,
-            Event::IdleWake(wake) => wake.strategy,
-            _ => "",
-        }
-    }
-
-    pub fn t_ns(&self) -> u64 {
-        match self {
-            Event::Start(start) => start.t_ns,
-            Event::Tick(tick) => tick.t_ns,
-            Event::Call(call) => call.t_ns,
-            Event::Response(response) => response.t_ns,
-            Event::Fire(fire) => fire.t_ns,
-            Event::TimerRound(round) => round.t_ns,
-            Event::Poll(poll) => poll.t_ns,
-            Event::Spawn(spawn) => spawn.t_ns,
-            Event::TaskDone(done) => done.t_ns,
-            Event::Io(io) => io.t_ns,
-            Event::Park(park) => park.t_ns,
-            Event::DriverPoll(poll) => poll.t_ns,
-            Event::Blocking(blocking) => blocking.t_ns,
-            Event::Starvation(starvation) => starvation.t_ns,
-            Event::LockWait(wait) => wait.t_ns,
-            Event::LockWindow(window) => window.t_ns,
-            Event::IdleWake(wake) => wake.t_ns,
-            Event::Invariant(invariant) => invariant.t_ns,
-            Event::FaultBegin(fault) | Event::FaultEnd(fault) | Event::WallStep(fault) => {
-                fault.t_ns
-            }
-            Event::Resume(resume) => resume.t_ns,
-            Event::Summary(summary) => summary.t_ns,
-        }
-    }
 }
 
 /// A wall-clock reading, ns since the Unix epoch; shown as RFC 3339 with nanoseconds.

@@ -21,7 +21,7 @@ impl<W: Write> JsonlSink<W> {
 
 impl<W: Write> TraceSink for JsonlSink<W> {
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, event)?;
+        event.write_json(&mut self.out)?;
         self.out.write_all(b"\n")
     }
 

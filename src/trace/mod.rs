@@ -12,10 +12,8 @@ mod text_lines;
 use std::io;
 
 pub use event::{
-    BlockingEvent, CallEvent, DriverPollEvent, Event, FaultEvent, FireEvent, IdleWakeEvent,
-    InvariantEvent, IoEvent, LockWaitEvent, LockWindowEvent, ParkEvent, PollEvent, ResponseEvent,
-    ResumeEvent, RoundEvent, SpawnEvent, StartEvent, StarvationEvent, TaskDoneEvent, TickEvent,
-    Wall,
+    Event, FaultEvent, InvariantEvent, ModelEvent, ResumeEvent, SignedSecs, StartEvent, Wall,
+    write_tagged_json,
 };
 pub use jsonl::JsonlSink;
 pub use summary::{Section, Summary};

@@ -12,7 +12,8 @@ use std::io::{self, Write};
 
 use ticklab_sim::{Approx, Secs};
 
-use super::text_lines::{plural, write_event};
+use super::event::ModelEvent;
+use super::text_lines::write_event;
 use super::{Event, TraceSink};
 use crate::latencies::Latencies;
 
@@ -81,7 +82,7 @@ struct Elision {
     printed_in_run: usize,
     /// The latest events of the run, held back until the run ends; hidden ones are never
     /// formatted.
-    tail: VecDeque<Event<'static>>,
+    tail: VecDeque<Box<dyn ModelEvent>>,
     hidden: u64,
     /// What the hidden events are called: one kind's plural, or "events" for a mix.
     hidden_noun: &'static str,
@@ -112,11 +113,11 @@ impl Elision {
     }
 
     /// Whether `event`'s delay stands out from the usual ones of its kind, so that it is printed.
-    fn stands_out(&mut self, event: &Event<'_>) -> bool {
+    fn stands_out(&mut self, event: &dyn ModelEvent) -> bool {
         let Some(delay_ns) = event.delay_ns() else {
             return false;
         };
-        let noun = plural(event);
+        let noun = event.plural();
         let class = event.delay_class();
         let index = match self
             .delays
@@ -138,9 +139,9 @@ impl Elision {
         self.delays[index].stands_out(delay_ns, event.t_ns())
     }
 
-    fn hide(&mut self, event: &Event<'_>) {
+    fn hide(&mut self, event: &dyn ModelEvent) {
         let t_ns = event.t_ns();
-        let noun = plural(event);
+        let noun = event.plural();
         if self.hidden == 0 {
             self.first_hidden_ns = t_ns;
             self.last_hidden_ns = t_ns;
@@ -215,28 +216,28 @@ impl<W: Write> TextSink<W> {
     }
 
     /// Prints a routine event now, or holds it back for eliding.
-    fn routine(&mut self, event: Event<'static>) -> io::Result<()> {
+    fn routine(&mut self, event: &dyn ModelEvent) -> io::Result<()> {
         let Some(elision) = &mut self.elision else {
-            return write_event(&mut self.out, &event);
+            return event.write_text(&mut self.out);
         };
-        if elision.stands_out(&event) {
+        if elision.stands_out(event) {
             // Printed in its place, with the held-back events before it; a new run starts.
             self.end_run()?;
             if let Some(elision) = &mut self.elision {
                 elision.printed_in_run = 1;
             }
-            return write_event(&mut self.out, &event);
+            return event.write_text(&mut self.out);
         }
         // The first event after a fault or any other printed line is always kept.
         if elision.printed_in_run < elision.keep.max(1) {
             elision.printed_in_run += 1;
-            return write_event(&mut self.out, &event);
+            return event.write_text(&mut self.out);
         }
-        elision.tail.push_back(event);
+        elision.tail.push_back(event.to_owned_event());
         if elision.tail.len() > elision.keep
             && let Some(hidden) = elision.tail.pop_front()
         {
-            elision.hide(&hidden);
+            elision.hide(&*hidden);
         }
         Ok(())
     }
@@ -250,7 +251,7 @@ impl<W: Write> TextSink<W> {
             writeln!(self.out, "{line}")?;
         }
         for event in elision.tail.drain(..) {
-            write_event(&mut self.out, &event)?;
+            event.write_text(&mut self.out)?;
         }
         elision.printed_in_run = 0;
         elision.hidden = 0;
@@ -278,10 +279,18 @@ impl<W: Write> TraceSink for TextSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{FaultEvent, FireEvent, InvariantEvent, Wall};
+    use crate::timer::FireEvent;
+    use crate::trace::{FaultEvent, InvariantEvent, Wall};
 
-    fn fire(t_ms: u64, lateness_ns: i64) -> Event<'static> {
-        Event::Fire(FireEvent {
+    /// The events of a made-up trace, owned.
+    enum Item {
+        Fire(FireEvent),
+        Step(FaultEvent),
+        Broken(InvariantEvent),
+    }
+
+    fn fire(t_ms: u64, lateness_ns: i64) -> Item {
+        Item::Fire(FireEvent {
             t_ns: t_ms * 1_000_000,
             call: t_ms as u32,
             thread: 0,
@@ -289,8 +298,8 @@ mod tests {
         })
     }
 
-    fn step(t_ms: u64) -> Event<'static> {
-        Event::WallStep(FaultEvent {
+    fn step(t_ms: u64) -> Item {
+        Item::Step(FaultEvent {
             t_ns: t_ms * 1_000_000,
             fault: 0,
             kind: "wall-step",
@@ -300,10 +309,15 @@ mod tests {
         })
     }
 
-    fn elided(keep: usize, events: &[Event<'static>]) -> Vec<String> {
+    fn elided(keep: usize, events: &[Item]) -> Vec<String> {
         let mut sink = TextSink::new(Vec::new()).eliding_after(keep);
-        for event in events {
-            sink.record(event).unwrap();
+        for item in events {
+            let event = match item {
+                Item::Fire(fire) => Event::Model(fire),
+                Item::Step(step) => Event::WallStep(step),
+                Item::Broken(broken) => Event::Invariant(broken),
+            };
+            sink.record(&event).unwrap();
         }
         sink.finish().unwrap();
         String::from_utf8(sink.into_inner())
@@ -361,7 +375,7 @@ mod tests {
     #[test]
     fn a_delay_that_recurs_often_stops_standing_out() {
         // Every sixth fire waits 7 ms behind a slow callback: a pattern, not an outlier.
-        let events: Vec<Event<'static>> = (1..=6_000)
+        let events: Vec<Item> = (1..=6_000)
             .map(|t_ms| fire(t_ms, if t_ms % 6 == 0 { 7_000_000 } else { 0 }))
             .collect();
         let lines = elided(2, &events);
@@ -374,11 +388,11 @@ mod tests {
 
     #[test]
     fn the_first_event_after_a_fault_or_a_broken_line_is_kept_even_when_eliding_all() {
-        let broken = Event::Invariant(InvariantEvent {
+        let broken = Item::Broken(InvariantEvent {
             t_ns: 50_000_000,
             what: "timer of call #1 fired twice".to_string(),
         });
-        let mut events: Vec<Event<'static>> = (1..40).map(|t_ms| fire(t_ms, 0)).collect();
+        let mut events: Vec<Item> = (1..40).map(|t_ms| fire(t_ms, 0)).collect();
         events.insert(10, step(10));
         events.insert(30, broken);
         let lines = elided(0, &events);

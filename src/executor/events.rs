@@ -1,0 +1,360 @@
+//! The executor's events: polls, spawns, finished tasks, io, parks, driver polls, blocking
+//! sections and starvation reports.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use ticklab_sim::{Approx, Secs};
+
+use crate::plot::collect::{BLOCKING, Collected, FIRST_GROUP, PARKED, task_group};
+use crate::trace::ModelEvent;
+
+/// The task group a task label belongs to, for comparing delays: `flush#12` is in `flush`.
+fn group_of(task: &str) -> &str {
+    task.split_once('#').map_or(task, |(group, _)| group)
+}
+
+/// A worker polled a task.
+#[derive(Clone, Debug, Serialize)]
+pub struct PollEvent {
+    pub t_ns: u64,
+    /// The worker, as `<runtime>-<index>`.
+    pub worker: Arc<str>,
+    /// The task, as `<group>#<instance>` or `conn<id>` for a connection task.
+    pub task: Arc<str>,
+    /// Where the worker found it: `lifo`, `local`, `inject` or `stolen`.
+    pub source: &'static str,
+    /// For a stolen task, the worker it came from.
+    pub victim: Option<Arc<str>>,
+    /// Time between its wake and this poll.
+    pub waited_ns: u64,
+}
+
+/// A task spawned another.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpawnEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub spawned: Arc<str>,
+    /// Where the new task was queued, such as `the LIFO slot of rt-0`.
+    pub queued: Arc<str>,
+}
+
+/// A task ran its last step.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskDoneEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    /// From its arrival or spawn.
+    pub latency_ns: u64,
+}
+
+/// An io step completed: its task runs again. The phases add up to `latency_ns`.
+#[derive(Clone, Debug, Serialize)]
+pub struct IoEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub connection: u32,
+    /// The runtime whose driver and workers serve the connection.
+    pub owner: Arc<str>,
+    /// Whether the connection came idle from the pool rather than newly opened.
+    pub reused: bool,
+    /// Until the connection task was polled and sent the request.
+    pub send_wait_ns: u64,
+    /// The request's latency on the network, plus the connect time of a new connection.
+    pub network_ns: u64,
+    /// From the reply's arrival until a worker of the owner polled its driver.
+    pub driver_wait_ns: u64,
+    /// From then until the requesting task was polled again.
+    pub resume_wait_ns: u64,
+    pub latency_ns: u64,
+}
+
+/// A worker found nothing to do and parked.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParkEvent {
+    pub t_ns: u64,
+    pub worker: Arc<str>,
+    /// Whether it blocks in the driver (it took it) or sleeps until notified.
+    pub on_driver: bool,
+}
+
+/// A worker polled its runtime's driver and it woke tasks.
+#[derive(Clone, Debug, Serialize)]
+pub struct DriverPollEvent {
+    pub t_ns: u64,
+    pub worker: Arc<str>,
+    pub woke: u32,
+    /// `park` when the worker was parking or parked on the driver, `maintenance` for the poll
+    /// every `event_interval` ticks, `yield` for the zero-timeout park before yielded tasks
+    /// are put back in the queue.
+    pub when: &'static str,
+}
+
+/// A blocking section finished: a `spawn_blocking` closure on a blocking-pool thread, or a
+/// `block_in_place` section on the thread that left its worker.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockingEvent {
+    pub t_ns: u64,
+    /// When the section started running (it may have waited for a core since).
+    pub started_ns: u64,
+    pub task: Arc<str>,
+    /// `spawn_blocking` or `block_in_place`.
+    pub section: &'static str,
+    pub runtime: Arc<str>,
+    /// For `block_in_place`, the worker whose thread ran it.
+    pub worker: Option<Arc<str>>,
+    /// False for a section still running when the run ended.
+    pub finished: bool,
+}
+
+/// A runnable task waited longer than the scenario's `starvation_threshold`.
+#[derive(Clone, Debug, Serialize)]
+pub struct StarvationEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub waited_ns: u64,
+    /// Where it was queued when woken, such as `the LIFO slot of cpu-0`.
+    pub queued: Arc<str>,
+    /// The worker that finally polled it; absent if it was still waiting when the run ended.
+    pub polled_by: Option<Arc<str>>,
+}
+
+impl ModelEvent for PollEvent {
+    crate::model_event_basics!("poll");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let from = match &self.victim {
+            Some(victim) => format!("stolen from {victim}"),
+            None => format!("from {}", self.source),
+        };
+        writeln!(
+            out,
+            "{:>17} poll      {} runs {} {from}, waited {}",
+            Secs(self.t_ns),
+            self.worker,
+            self.task,
+            Approx(self.waited_ns)
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "polls"
+    }
+
+    fn delay_ns(&self) -> Option<u64> {
+        Some(self.waited_ns)
+    }
+
+    fn delay_class(&self) -> &str {
+        group_of(&self.task)
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        let group = FIRST_GROUP + plot.group_index(task_group(&self.task));
+        plot.worker_enters(&self.worker, Some(group), self.t_ns);
+    }
+}
+
+impl ModelEvent for SpawnEvent {
+    crate::model_event_basics!("spawn");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} spawn     {} spawns {} into {}",
+            Secs(self.t_ns),
+            self.task,
+            self.spawned,
+            self.queued
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "spawns"
+    }
+}
+
+impl ModelEvent for TaskDoneEvent {
+    crate::model_event_basics!("task-done");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} done      {} after {}",
+            Secs(self.t_ns),
+            self.task,
+            Approx(self.latency_ns)
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "finished tasks"
+    }
+
+    fn delay_ns(&self) -> Option<u64> {
+        Some(self.latency_ns)
+    }
+
+    fn delay_class(&self) -> &str {
+        group_of(&self.task)
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        let group = plot.group_index(task_group(&self.task));
+        plot.add_to_group(group, self.t_ns, self.latency_ns as i64);
+    }
+}
+
+impl ModelEvent for IoEvent {
+    crate::model_event_basics!("io");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} io        {} took {} on {} conn{} of {}: send wait {}, network {}, driver wait {}, resume wait {}",
+            Secs(self.t_ns),
+            self.task,
+            Approx(self.latency_ns),
+            if self.reused { "reused" } else { "new" },
+            self.connection,
+            self.owner,
+            Approx(self.send_wait_ns),
+            Approx(self.network_ns),
+            Approx(self.driver_wait_ns),
+            Approx(self.resume_wait_ns)
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "io calls"
+    }
+
+    fn delay_ns(&self) -> Option<u64> {
+        Some(self.latency_ns)
+    }
+
+    fn delay_class(&self) -> &str {
+        group_of(&self.task)
+    }
+}
+
+impl ModelEvent for ParkEvent {
+    crate::model_event_basics!("park");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} park      {} {}",
+            Secs(self.t_ns),
+            self.worker,
+            if self.on_driver {
+                "on the driver"
+            } else {
+                "asleep"
+            }
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "parks"
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        plot.worker_enters(&self.worker, Some(PARKED), self.t_ns);
+    }
+}
+
+impl ModelEvent for DriverPollEvent {
+    crate::model_event_basics!("driver-poll");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} driver    {} woke {} ({})",
+            Secs(self.t_ns),
+            self.worker,
+            self.woke,
+            self.when
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "driver polls"
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        plot.driver_poll(&self.worker, self.t_ns);
+    }
+}
+
+impl ModelEvent for BlockingEvent {
+    crate::model_event_basics!("blocking");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let t = Secs(self.t_ns);
+        let took = Approx(self.t_ns - self.started_ns);
+        let verb = if self.finished { "ran" } else { "was still in" };
+        match &self.worker {
+            Some(worker) => writeln!(
+                out,
+                "{t:>17} blocking  {} {verb} block_in_place for {took} on the thread of {worker}",
+                self.task
+            ),
+            None => writeln!(
+                out,
+                "{t:>17} blocking  {} {verb} spawn_blocking for {took} on a blocking thread of {}",
+                self.task, self.runtime
+            ),
+        }
+    }
+
+    fn plural(&self) -> &'static str {
+        "blocking sections"
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        // `spawn_blocking` runs on the runtime's pool, drawn as one row of its own.
+        let row = match &self.worker {
+            Some(worker) => worker.to_string(),
+            None => format!("{} blocking pool", self.runtime),
+        };
+        plot.worker_span(&row, BLOCKING, self.started_ns, self.t_ns);
+    }
+}
+
+impl ModelEvent for StarvationEvent {
+    crate::model_event_basics!("starvation");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let t = Secs(self.t_ns);
+        match &self.polled_by {
+            Some(worker) => writeln!(
+                out,
+                "{t:>17} STARVED   {} waited {} in {} before {worker} polled it",
+                self.task,
+                Approx(self.waited_ns),
+                self.queued
+            ),
+            None => writeln!(
+                out,
+                "{t:>17} STARVED   {} still waiting after {} in {}",
+                self.task,
+                Approx(self.waited_ns),
+                self.queued
+            ),
+        }
+    }
+
+    fn routine(&self) -> bool {
+        false
+    }
+
+    fn plural(&self) -> &'static str {
+        "starvation reports"
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        plot.starved(self.t_ns, &self.task);
+    }
+}

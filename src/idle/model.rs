@@ -1,0 +1,92 @@
+//! Idle event loops as a model kind.
+
+use crate::expect::{ExpectSchema, Metric};
+use crate::model::{Head, Model, ModelConfig, ModelSetup, config_identity};
+use crate::plot::PlotError;
+use crate::plot::collect::Collected;
+use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::profile::CostProfile;
+use crate::run::{RunError, RunOptions};
+use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::trace::{Summary, TraceSink};
+
+use super::spec::{IdleConfig, IdleSpec, validate};
+use super::{METRICS, STRATEGY_METRICS, runner};
+
+/// An event loop idling under several strategies side by side: `kind = "idle"`.
+#[derive(Debug)]
+pub struct IdleModel;
+
+impl Model for IdleModel {
+    const KIND: &'static str = "idle";
+    const ABOUT: &'static str =
+        "an event loop waiting for events under each idle strategy, each on a core of its own";
+    type Spec = IdleSpec;
+    type Config = IdleConfig;
+
+    fn validate(
+        file: &Located<'_>,
+        spec: &IdleSpec,
+        _: &Head<'_>,
+    ) -> Result<IdleConfig, ScenarioError> {
+        validate(file, spec)
+    }
+
+    fn metrics() -> &'static [Metric] {
+        METRICS
+    }
+
+    fn part_metrics() -> (&'static [Metric], &'static str) {
+        (STRATEGY_METRICS, "strategy")
+    }
+}
+
+impl ModelConfig for IdleConfig {
+    fn kind(&self) -> &'static str {
+        IdleModel::KIND
+    }
+
+    fn expect_schema(&self) -> ExpectSchema<'_> {
+        ExpectSchema {
+            metrics: METRICS,
+            groups: self
+                .strategies
+                .iter()
+                .map(|strategy| strategy.name())
+                .collect(),
+            group_metrics: STRATEGY_METRICS,
+            group_noun: "strategy",
+        }
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError> {
+        runner::run(scenario, self, seed, options, sink)
+    }
+
+    fn profile(&self) -> Option<&CostProfile> {
+        Some(&self.profile)
+    }
+
+    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
+        Some(ModelSetup::new(IdleConfig {
+            profile,
+            ..self.clone()
+        }))
+    }
+
+    fn plot_height_px(&self, _: &Collected) -> u32 {
+        TITLE_HEIGHT_PX + 3 * PANEL_HEIGHT_PX
+    }
+
+    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+        crate::plot::cpu_models::draw_idle(area, collected)
+    }
+
+    config_identity!();
+}

@@ -1,0 +1,67 @@
+//! The Interval family as a model kind.
+
+use crate::expect::{ExpectSchema, Metric};
+use crate::model::{Head, Model, ModelConfig, config_identity};
+use crate::plot::PlotError;
+use crate::plot::collect::Collected;
+use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::run::{RunError, RunOptions};
+use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::trace::{Summary, TraceSink};
+
+use super::spec::{IntervalConfig, IntervalSpec, validate};
+use super::{METRICS, runner};
+
+/// Periodic timers on one runtime thread: `kind = "interval"`.
+#[derive(Debug)]
+pub struct IntervalModel;
+
+impl Model for IntervalModel {
+    const KIND: &'static str = "interval";
+    const ABOUT: &'static str =
+        "periodic timers, tokio style, with every missed-tick behaviour, on one runtime thread";
+    type Spec = IntervalSpec;
+    type Config = IntervalConfig;
+
+    fn validate(
+        file: &Located<'_>,
+        spec: &IntervalSpec,
+        head: &Head<'_>,
+    ) -> Result<IntervalConfig, ScenarioError> {
+        validate(file, spec, head.run_for_ns)
+    }
+
+    fn metrics() -> &'static [Metric] {
+        METRICS
+    }
+}
+
+impl ModelConfig for IntervalConfig {
+    fn kind(&self) -> &'static str {
+        IntervalModel::KIND
+    }
+
+    fn expect_schema(&self) -> ExpectSchema<'_> {
+        ExpectSchema::flat(METRICS)
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError> {
+        runner::run(scenario, self, seed, options, sink)
+    }
+
+    fn plot_height_px(&self, _: &Collected) -> u32 {
+        TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
+    }
+
+    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+        crate::plot::timeline::draw(area, collected, "tick")
+    }
+
+    config_identity!();
+}

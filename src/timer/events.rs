@@ -1,0 +1,165 @@
+//! The timer model's events: calls, responses, fires and timer-thread rounds.
+
+use serde::Serialize;
+use ticklab_sim::{Approx, Secs};
+
+use crate::plot::collect::Collected;
+use crate::trace::{ModelEvent, SignedSecs, Wall};
+
+/// A client started a call and armed its timeout.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CallEvent {
+    pub t_ns: u64,
+    pub client: u32,
+    pub call: u32,
+    /// The timer's id, or 0 if no slot was free.
+    pub timer: u64,
+    /// The timer thread that owns it.
+    pub thread: u32,
+    /// Whether arming it took the lock all schedulers share.
+    pub global_lock: bool,
+    /// Whether it woke the timer thread.
+    pub woke: bool,
+}
+
+/// A call's response arrived and cancelled its timer, or found it already fired.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ResponseEvent {
+    pub t_ns: u64,
+    pub call: u32,
+    /// `cancelled`, `running` or `not-found`, as `unschedule` said.
+    pub outcome: &'static str,
+}
+
+/// A call's timeout fired.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FireEvent {
+    pub t_ns: u64,
+    pub call: u32,
+    pub thread: u32,
+    /// Physical time past the call's real timeout; negative for a timer that fired early.
+    pub lateness_ns: i64,
+}
+
+/// A timer thread woke, ran what was due, and went back to sleep.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RoundEvent {
+    pub t_ns: u64,
+    pub thread: u32,
+    pub fired: u32,
+    /// The deadline it sleeps until, on the design's clock; absent if it sleeps until signalled.
+    pub sleep_until_ns: Option<i64>,
+    /// The design's clock: `wall` (readings are ns since 1970) or `monotonic`.
+    pub clock: &'static str,
+}
+
+impl ModelEvent for CallEvent {
+    crate::model_event_basics!("call");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let t = Secs(self.t_ns);
+        if self.timer == 0 {
+            return writeln!(
+                out,
+                "{t:>17} call      c{} #{}  no timer slot free",
+                self.client, self.call
+            );
+        }
+        let lock = if self.global_lock {
+            "  global lock"
+        } else {
+            ""
+        };
+        let woke = if self.woke { "  woke thread" } else { "" };
+        writeln!(
+            out,
+            "{t:>17} call      c{} #{}  timer {:#x} on thread {}{lock}{woke}",
+            self.client, self.call, self.timer, self.thread
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "calls"
+    }
+}
+
+impl ModelEvent for ResponseEvent {
+    crate::model_event_basics!("response");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} response  #{}  {}",
+            Secs(self.t_ns),
+            self.call,
+            self.outcome
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "responses"
+    }
+}
+
+impl ModelEvent for FireEvent {
+    crate::model_event_basics!("fire");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let how = if self.lateness_ns < 0 {
+            "early by"
+        } else {
+            "late by"
+        };
+        writeln!(
+            out,
+            "{:>17} fire      #{}  on thread {}  {how} {}",
+            Secs(self.t_ns),
+            self.call,
+            self.thread,
+            Approx(self.lateness_ns.unsigned_abs())
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "fires"
+    }
+
+    fn delay_ns(&self) -> Option<u64> {
+        Some(self.lateness_ns.max(0) as u64)
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        let wall_ns = plot.wall_at(self.t_ns);
+        plot.count_on_wall(self.t_ns, wall_ns);
+        plot.late(self.t_ns, self.lateness_ns);
+    }
+}
+
+impl ModelEvent for RoundEvent {
+    crate::model_event_basics!("timer-round");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let t = Secs(self.t_ns);
+        let (thread, fired) = (self.thread, self.fired);
+        match self.sleep_until_ns {
+            Some(until) if self.clock == "wall" => writeln!(
+                out,
+                "{t:>17} round     thread {thread}  fired {fired}  sleeps until wall {}",
+                Wall(until)
+            ),
+            Some(until) => writeln!(
+                out,
+                "{t:>17} round     thread {thread}  fired {fired}  sleeps until monotonic {}",
+                SignedSecs(until)
+            ),
+            None => writeln!(
+                out,
+                "{t:>17} round     thread {thread}  fired {fired}  sleeps until signalled"
+            ),
+        }
+    }
+
+    fn plural(&self) -> &'static str {
+        "timer rounds"
+    }
+}
