@@ -90,10 +90,10 @@ pub trait ModelConfig: fmt::Debug + Send + Sync + Any {
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError>;
 
-    /// The cores the table itself asks for, and their time slice: the `[model]` keys older
-    /// scenario files use for what `[machine]` now says.
-    fn cores(&self) -> Option<(usize, u64)> {
-        None
+    /// What the table itself says about the machine: the `[model]` keys older scenario files
+    /// use for what `[machine]` now says.
+    fn machine_keys(&self) -> crate::machine::ModelMachineKeys {
+        crate::machine::ModelMachineKeys::default()
     }
 
     /// The cost profile it charges system calls from, if it uses one.

@@ -110,9 +110,13 @@ steps = [{ cpu = "500ms" }]
     // One worker, busy from 1 ms to 501 ms: the timer that expired at 10 ms waits for it.
     let alone = run(&one_runtime(4, 1, "", groups));
     assert_eq!(group(&alone, "sleeper", "max_latency"), 501 * NS_PER_MS);
-    // A second worker parks on the driver and is woken by the timer.
+    // A second worker parks on the driver and is woken by the timer, its timed `epoll_wait`
+    // ending Linux's timer slack late.
     let helped = run(&one_runtime(4, 2, "", groups));
-    assert_eq!(group(&helped, "sleeper", "max_latency"), 10 * NS_PER_MS);
+    assert_eq!(
+        group(&helped, "sleeper", "max_latency"),
+        10 * NS_PER_MS + ticklab::machine::LINUX_TIMER_SLACK_NS
+    );
 }
 
 #[test]

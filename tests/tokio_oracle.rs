@@ -144,8 +144,10 @@ fn simulated_deadlines(
     period_ms: u64,
     suspends: &[Suspend],
 ) -> Vec<i64> {
+    // tokio's paused clock wakes every timer exactly at its deadline: so does this machine.
     let mut text = format!(
         "about = \"oracle\"\nplatform = \"{platform}\"\nrun_for = \"{RUN_FOR_MS}ms\"\n\
+         [machine]\ntimer_resolution = \"0s\"\ntimer_slack = \"0s\"\n\
          [model]\nkind = \"interval\"\nmissed_tick = \"{behavior}\"\nperiod = \"{period_ms}ms\"\nphase = \"0s\"\n"
     );
     for suspend in suspends {

@@ -1,6 +1,7 @@
 //! The work-stealing executor as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
+use crate::machine::ModelMachineKeys;
 use crate::model::{Head, Model, ModelConfig, config_identity};
 use crate::plot::PlotError;
 use crate::plot::collect::Collected;
@@ -68,8 +69,11 @@ impl ModelConfig for ExecutorConfig {
         runner::run(scenario, self, seed, options, sink)
     }
 
-    fn cores(&self) -> Option<(usize, u64)> {
-        Some((self.cores, self.time_slice_ns))
+    fn machine_keys(&self) -> ModelMachineKeys {
+        ModelMachineKeys {
+            cores: self.cores,
+            time_slice_ns: self.time_slice_ns,
+        }
     }
 
     fn plot_height_px(&self, collected: &Collected) -> u32 {

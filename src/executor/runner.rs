@@ -637,8 +637,9 @@ impl<'a> ExecutorRun<'a> {
             worker: holder as u32,
             generation: state.generation,
         };
+        // The parked worker's timed block (`epoll_wait`) ends as the platform's waits end.
         let deadline = m.instant_deadline(deadline_ns);
-        m.wake_at(deadline, wake);
+        m.timed_wake(deadline, wake);
     }
 
     /// `worker` polls `task`, found at `source`.

@@ -12,12 +12,9 @@ use crate::scenario::{Located, ScenarioError};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
 pub struct ExecutorSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    cores: Spanned<i64>,
+    /// Read by the model probe; kept here for its position.
+    kind: Spanned<String>,
+    cores: Option<Spanned<i64>>,
     time_slice: Option<Spanned<DurationNs>>,
     starvation_threshold: Option<Spanned<DurationNs>>,
     #[serde(default)]
@@ -78,8 +75,9 @@ struct StepSpec {
 /// A validated executor model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecutorConfig {
-    pub cores: usize,
-    pub time_slice_ns: u64,
+    /// `cores` and `time_slice` as older files wrote them in `[model]`; `[machine]` says them now.
+    pub cores: Option<usize>,
+    pub time_slice_ns: Option<u64>,
     /// A runnable task that waits longer than this to be polled is reported as starving.
     pub starvation_threshold_ns: u64,
     pub runtimes: Vec<RuntimeConfig>,
@@ -214,13 +212,19 @@ pub(crate) fn validate(
     file: &Located<'_>,
     spec: &ExecutorSpec,
 ) -> Result<ExecutorConfig, ScenarioError> {
-    let cores = whole(
-        file,
-        &spec.cores,
-        "cores",
-        1..=1024,
-        "the machine's CPU cores, such as 8",
-    )?;
+    let cores = spec
+        .cores
+        .as_ref()
+        .map(|cores| {
+            whole(
+                file,
+                cores,
+                "cores",
+                1..=1024,
+                "the machine's CPU cores, such as 8",
+            )
+        })
+        .transpose()?;
     let runtime_names = unique_names(file, spec.runtime.iter().map(|r| &r.name), "runtime")?;
     let pool_names = unique_names(file, spec.pool.iter().map(|p| &p.name), "pool")?;
     let group_names = unique_names(file, spec.task.iter().map(|t| &t.name), "task")?;
@@ -291,14 +295,14 @@ pub(crate) fn validate(
     if runtimes.is_empty() {
         return Err(file
             .error(
-                spec.cores.span(),
+                spec.kind.span(),
                 "an executor scenario needs at least one [[model.runtime]]",
             )
             .with_hint("such as [[model.runtime]] with name = \"main\" and workers = 4"));
     }
     reject_spawn_cycles(file, spec, &groups)?;
     Ok(ExecutorConfig {
-        cores: cores as usize,
+        cores: cores.map(|cores| cores as usize),
         time_slice_ns: match &spec.time_slice {
             Some(slice) if slice.get_ref().0 == 0 => {
                 return Err(file
@@ -307,8 +311,8 @@ pub(crate) fn validate(
                         "the round-robin slice of threads sharing a core, such as \"3ms\"",
                     ));
             }
-            Some(slice) => slice.get_ref().0,
-            None => ticklab_sim::default_slice_ns(cores as usize),
+            Some(slice) => Some(slice.get_ref().0),
+            None => cores.map(|cores| ticklab_sim::default_slice_ns(cores as usize)),
         },
         starvation_threshold_ns: spec
             .starvation_threshold

@@ -82,7 +82,7 @@ pub(crate) fn check_work(
         let per_instance: u128 = 6 + group
             .steps
             .iter()
-            .map(|step| step_events(step, config.time_slice_ns))
+            .map(|step| step_events(step, scenario.machine.time_slice_ns))
             .sum::<u128>();
         bound = bound.saturating_add(count.saturating_mul(per_instance));
     }

@@ -1,6 +1,7 @@
 //! The fork-lock convoy as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
+use crate::machine::ModelMachineKeys;
 use crate::model::{Head, Model, ModelConfig, ModelSetup, config_identity};
 use crate::plot::PlotError;
 use crate::plot::collect::Collected;
@@ -56,8 +57,11 @@ impl ModelConfig for LockConfig {
         runner::run(scenario, self, seed, options, sink)
     }
 
-    fn cores(&self) -> Option<(usize, u64)> {
-        Some((self.cores, self.time_slice_ns))
+    fn machine_keys(&self) -> ModelMachineKeys {
+        ModelMachineKeys {
+            cores: self.cores,
+            time_slice_ns: self.time_slice_ns,
+        }
     }
 
     fn profile(&self) -> Option<&CostProfile> {

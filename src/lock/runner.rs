@@ -81,8 +81,12 @@ fn check_work(
     let threads = u128::from(config.spawners + config.readers + config.busy_threads);
     // Each acquisition is a wake and a slice end; every slice of CPU on a core some thread can
     // occupy is one more.
-    let busy_cores = threads.min(config.cores as u128);
-    let slices = busy_cores * u128::from(run_for_ns / config.time_slice_ns + 1);
+    let cores = scenario
+        .machine
+        .cores
+        .map_or(threads, |cores| cores as u128);
+    let busy_cores = threads.min(cores);
+    let slices = busy_cores * u128::from(run_for_ns / scenario.machine.time_slice_ns + 1);
     let windows = u128::from(run_for_ns / config.window_ns + 1);
     let bound = 4 * acquisitions + 2 * slices + windows + retiming_edges(scenario) * (threads + 1);
     if bound > u128::from(options.max_events) {

@@ -59,7 +59,7 @@ pub struct LockSpec {
     )]
     kind: String,
     profile: Spanned<String>,
-    cores: Spanned<i64>,
+    cores: Option<Spanned<i64>>,
     time_slice: Option<Spanned<DurationNs>>,
     lock: Name<LockKind>,
     spawn: Name<SpawnKind>,
@@ -80,8 +80,9 @@ pub struct LockSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockConfig {
     pub profile: CostProfile,
-    pub cores: usize,
-    pub time_slice_ns: u64,
+    /// `cores` and `time_slice` as older files wrote them in `[model]`; `[machine]` says them now.
+    pub cores: Option<usize>,
+    pub time_slice_ns: Option<u64>,
     pub lock: LockKind,
     pub spawn: SpawnKind,
     pub spawners: u32,
@@ -116,13 +117,19 @@ pub(crate) fn validate(
 ) -> Result<LockConfig, ScenarioError> {
     let profile = crate::profile::resolve(file.source, spec.profile.get_ref())
         .map_err(|(message, hint)| file.error(spec.profile.span(), message).with_hint(hint))?;
-    let cores = whole(
-        file,
-        &spec.cores,
-        "cores",
-        1..=1024,
-        "the machine's CPU cores, such as 2",
-    )?;
+    let cores = spec
+        .cores
+        .as_ref()
+        .map(|cores| {
+            whole(
+                file,
+                cores,
+                "cores",
+                1..=1024,
+                "the machine's CPU cores, such as 2",
+            )
+        })
+        .transpose()?;
     let spawners = whole(
         file,
         &spec.spawners,
@@ -175,10 +182,10 @@ pub(crate) fn validate(
     };
     Ok(LockConfig {
         profile,
-        cores: cores as usize,
+        cores: cores.map(|cores| cores as usize),
         time_slice_ns: match &spec.time_slice {
-            Some(slice) => positive(file, slice, "time_slice")?,
-            None => ticklab_sim::default_slice_ns(cores as usize),
+            Some(slice) => Some(positive(file, slice, "time_slice")?),
+            None => cores.map(|cores| ticklab_sim::default_slice_ns(cores as usize)),
         },
         lock: spec.lock.0,
         spawn: spec.spawn.0,

@@ -9,6 +9,7 @@
 
 mod drive;
 mod load;
+pub(crate) mod spec;
 mod timing;
 
 use ticklab_sim::{
@@ -17,7 +18,8 @@ use ticklab_sim::{
 };
 
 pub use drive::{Binding, drive};
-pub use load::{Load, OutsideLoad};
+pub use load::{Bursts, Load, OutsideLoad};
+pub use spec::{MachineSpec, ModelMachineKeys};
 pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
 
 /// How the machine is built: everything a scenario can set about it.

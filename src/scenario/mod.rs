@@ -189,6 +189,12 @@ fn finish<M>(
         Some(text) => parse_wall_start(text.get_ref())
             .map_err(|(message, hint)| file.error(text.span(), message).with_hint(hint))?,
     };
+    let machine = crate::machine::spec::validate(
+        file,
+        raw.machine.as_ref(),
+        raw.platform.0,
+        model.machine_keys(),
+    )?;
     let faults = faults::validate_faults(file, &raw.faults, run_for_ns)?;
     faults::check_wall_stays_in_range(file, &raw.faults, &faults, wall_start_ns, &raw.run_for)?;
     let expectations = match &raw.expect {
@@ -207,10 +213,7 @@ fn finish<M>(
         run_for_ns,
         wall_start_ns,
         faults,
-        machine: match model.cores() {
-            Some((cores, time_slice_ns)) => MachineConfig::with_cores(cores, time_slice_ns),
-            None => MachineConfig::ideal(),
-        },
+        machine,
         model,
         expectations,
     })

@@ -19,6 +19,7 @@ pub(crate) struct ScenarioFile<M> {
     pub seed: Option<Spanned<i64>>,
     pub run_for: Spanned<DurationNs>,
     pub wall_start: Option<Spanned<String>>,
+    pub machine: Option<crate::machine::MachineSpec>,
     pub model: M,
     #[serde(default, rename = "fault")]
     pub faults: Vec<Spanned<FaultSpec>>,

@@ -77,6 +77,12 @@ impl Calls {
 /// Timers at least this overdue at the end of the run, and never fired, count as lost.
 const LOST_AFTER_NS: u64 = NS_PER_SEC;
 
+/// How late the platform's timed waits end at most: its timer resolution plus its slack.
+fn machine_overshoot_ns(machine: &Machine<Wake>) -> u64 {
+    let timing = machine.timing();
+    timing.resolution_ns + timing.slack_ns
+}
+
 /// A timer that fires later than this after its timeout (or the sleep overshoot, if longer) was
 /// postponed, rather than served at the timer's resolution.
 const POSTPONED_AFTER_NS: u64 = ticklab_sim::NS_PER_MS;
@@ -212,7 +218,12 @@ impl<'a> TimerRun<'a> {
             calls: Calls::default(),
             latency: SimRng::for_purpose(seed, "timer-latency"),
             fires_so_far: 0,
-            stats: TimerStats::new(config.sleep_overshoot_ns.max(POSTPONED_AFTER_NS)),
+            stats: TimerStats::new(
+                config
+                    .sleep_overshoot_ns
+                    .unwrap_or_else(|| machine_overshoot_ns(world))
+                    .max(POSTPONED_AFTER_NS),
+            ),
             wants_events: sink.wants_events(),
             sink,
         }
@@ -392,16 +403,22 @@ impl<'a> TimerRun<'a> {
             let left_ns = until_ns
                 .saturating_sub(design_start_ns + spent_ns as i64)
                 .max(0);
-            let overshoot_ns = self.config.sleep_overshoot_ns as i64;
-            let monotonic_ns =
-                m.read(ClockId::Monotonic) + spent_ns as i64 + left_ns + overshoot_ns;
-            m.wake_at(
-                Deadline {
-                    clock: ClockId::Monotonic,
-                    at_ns: monotonic_ns,
-                },
-                wake,
-            );
+            let deadline = Deadline {
+                clock: ClockId::Monotonic,
+                at_ns: m.read(ClockId::Monotonic) + spent_ns as i64 + left_ns,
+            };
+            match self.config.sleep_overshoot_ns {
+                // The scenario says how late this thread's sleeps end.
+                Some(overshoot_ns) => m.wake_at(
+                    Deadline {
+                        at_ns: deadline.at_ns + overshoot_ns as i64,
+                        ..deadline
+                    },
+                    wake,
+                ),
+                // As the platform's timed waits end.
+                None => m.timed_wake(deadline, wake),
+            }
         }
         Ok(())
     }

@@ -66,7 +66,8 @@ pub struct TimerConfig {
     pub slow_callback: Option<(u64, u64)>,
     /// How late a timed sleep ends: timer slack and wake-up latency (about 60 µs for a condvar
     /// or futex timeout on Linux, semantics.md §7).
-    pub sleep_overshoot_ns: u64,
+    /// `None`: as the platform's timed waits end ([`crate::machine::Timing`]).
+    pub sleep_overshoot_ns: Option<u64>,
 }
 
 pub const DEFAULT_BUCKETS: usize = 13;
@@ -293,7 +294,7 @@ pub(crate) fn validate(
         slow_latency_ns,
         callback_cost_ns,
         slow_callback,
-        sleep_overshoot_ns: spec.sleep_overshoot.map_or(0, |overshoot| overshoot.0),
+        sleep_overshoot_ns: spec.sleep_overshoot.map(|overshoot| overshoot.0),
     })
 }
 
