@@ -1,21 +1,23 @@
-//! Simulated ticks per second: ticklab's simulator against tokio's paused-time runtime and a bare
-//! `BinaryHeap` event loop, all running the same 1000 intervals (periods drawn from 10 ms to 1 s)
-//! for one virtual hour, summary only. After the measurements it prints each one's ticks/s and its
-//! ratio to tokio, from this run's own estimates.
+//! Simulated ticks per second: ticklab's simulator against tokio's paused-time runtime and bare
+//! priority queues, all running the same 1000 intervals (periods drawn from 10 ms to 1 s, random
+//! phases) for one virtual hour, summary only. Each contender is checked to count exactly
+//! ticklab's ticks before it is measured. After the measurements the bench prints each one's
+//! ticks/s and how ticklab compares, from this run's own estimates.
 //!
-//! Run with `cargo bench --bench interval_ticks`.
+//! Run with `cargo bench --bench interval_ticks`. `TICKLAB_BENCH_TOKIO_SETUPS=1` also measures the
+//! tokio set-ups that lost to the fastest (BENCHMARKS.md lists them), adding about a minute and
+//! a half. `TICKLAB_BENCH_ONCE=<id>` runs one contender once and exits, for a profiler.
 
 mod common;
+mod interval_rivals;
 
 use std::cell::Cell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::rc::Rc;
 use std::time::{Duration, SystemTime};
 
 use common::{mean_ns, output_directory};
-
-use criterion::{Criterion, Throughput};
+use criterion::{Criterion, SamplingMode, Throughput};
+use interval_rivals::floors;
+use interval_rivals::tokio_setups::TokioSetup;
 use ticklab::interval::runner::{IntervalPlan, plan_intervals};
 use ticklab::run::{RunOptions, run_scenario};
 use ticklab::scenario::Scenario;
@@ -35,6 +37,12 @@ period = ["10ms", "1s"]
 count = 1000
 "#;
 
+/// tokio's two fastest set-ups, within noise of each other (BENCHMARKS.md): each run compares
+/// ticklab with whichever was faster in it.
+const TOKIO_FASTEST: [TokioSetup; 2] = [TokioSetup::OneTask, TokioSetup::SpawnedUnconstrained];
+/// tokio as this bench first ran it, for the footnote.
+const TOKIO_FIRST: TokioSetup = TokioSetup::LocalSet;
+
 fn ticklab_ticks(scenario: &Scenario) -> u64 {
     let report = run_scenario(scenario, &RunOptions::default(), &mut NoTrace)
         .expect("the bench scenario runs");
@@ -44,53 +52,48 @@ fn ticklab_ticks(scenario: &Scenario) -> u64 {
         .expect("interval runs count ticks")
 }
 
-/// The same intervals as tokio tasks on a paused current-thread runtime, each looping on
-/// `Interval::tick` with `MissedTickBehavior::Burst`, counted until the virtual hour ends.
-fn tokio_ticks(plans: &[IntervalPlan]) -> u64 {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap();
-    let ticks = Rc::new(Cell::new(0u64));
-    let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, async {
-        let start = tokio::time::Instant::now();
-        let end = start + VIRTUAL_HOUR;
-        for plan in plans {
-            let ticks = ticks.clone();
-            let first = start + Duration::from_nanos(plan.created_ns);
-            let period = Duration::from_nanos(plan.period_ns);
-            tokio::task::spawn_local(async move {
-                let mut interval = tokio::time::interval_at(first, period);
-                interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-                while interval.tick().await < end {
-                    ticks.set(ticks.get() + 1);
-                }
-            });
-        }
-        tokio::time::sleep_until(end + Duration::from_secs(1)).await;
-    });
-    ticks.get()
+/// One contender: its criterion id and how it counts the hour's ticks.
+struct Contender<'a> {
+    id: &'static str,
+    ticks: Box<dyn Fn() -> u64 + 'a>,
+    /// Seconds of measurement: the slow contenders need more for ten samples.
+    measure_s: u64,
 }
 
-/// The floor: a `BinaryHeap` of (deadline, interval) and nothing else.
-fn heap_ticks(plans: &[IntervalPlan]) -> u64 {
+fn contenders<'a>(scenario: &'a Scenario, plans: &'a [IntervalPlan]) -> Vec<Contender<'a>> {
     let end_ns = VIRTUAL_HOUR.as_nanos() as u64;
-    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = plans
-        .iter()
-        .enumerate()
-        .map(|(index, plan)| Reverse((plan.created_ns, index as u32)))
-        .collect();
-    let mut ticks = 0;
-    while let Some(Reverse((at_ns, index))) = heap.pop() {
-        if at_ns >= end_ns {
-            break;
-        }
-        ticks += 1;
-        heap.push(Reverse((at_ns + plans[index as usize].period_ns, index)));
+    let tokio = |setup: TokioSetup| Contender {
+        id: setup.id(),
+        ticks: Box::new(move || setup.ticks(plans, VIRTUAL_HOUR)),
+        // tokio takes a few seconds an iteration: ten of them.
+        measure_s: 25,
+    };
+    let floor = |id, count: fn(&[IntervalPlan], u64) -> u64| Contender {
+        id,
+        ticks: Box::new(move || count(plans, end_ns)),
+        measure_s: 20,
+    };
+    let mut all = vec![Contender {
+        id: "ticklab",
+        ticks: Box::new(|| ticklab_ticks(scenario)),
+        measure_s: 20,
+    }];
+    all.extend(TOKIO_FASTEST.map(tokio));
+    all.extend([
+        floor("quad_heap", floors::quad_heap),
+        floor("binary_heap", floors::binary_heap),
+        floor("radix_queue", floors::radix_queue),
+        tokio(TOKIO_FIRST),
+    ]);
+    if std::env::var_os("TICKLAB_BENCH_TOKIO_SETUPS").is_some() {
+        all.extend(
+            TokioSetup::ALL
+                .into_iter()
+                .filter(|setup| !TOKIO_FASTEST.contains(setup) && *setup != TOKIO_FIRST)
+                .map(tokio),
+        );
     }
-    ticks
+    all
 }
 
 fn main() {
@@ -102,49 +105,78 @@ fn main() {
         .config::<ticklab::interval::IntervalConfig>()
         .expect("the bench scenario is an interval scenario");
     let plans = plan_intervals(config, scenario.seed);
+    if let Some(id) = std::env::var_os("TICKLAB_BENCH_ONCE") {
+        let contenders = contenders(&scenario, &plans);
+        let contender = contenders
+            .iter()
+            .find(|contender| id == contender.id)
+            .expect("TICKLAB_BENCH_ONCE names a contender");
+        println!("{}: {} ticks", contender.id, (contender.ticks)());
+        return;
+    }
     let ticks = ticklab_ticks(&scenario);
-    assert_eq!(
-        tokio_ticks(&plans),
-        ticks,
-        "tokio and ticklab disagree on the tick count"
-    );
-    assert_eq!(
-        heap_ticks(&plans),
-        ticks,
-        "the bare heap and ticklab disagree on the tick count"
-    );
+    let contenders = contenders(&scenario, &plans);
 
     let mut criterion = Criterion::default()
         .output_directory(&output_directory())
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(20))
         .configure_from_args();
     let mut group = criterion.benchmark_group(GROUP);
     group.throughput(Throughput::Elements(ticks));
-    group.bench_function("ticklab", |b| b.iter(|| ticklab_ticks(&scenario)));
-    // tokio takes several seconds an iteration: give it the time ten samples need.
-    group.measurement_time(Duration::from_secs(100));
-    group.bench_function("tokio_paused", |b| b.iter(|| tokio_ticks(&plans)));
-    group.measurement_time(Duration::from_secs(20));
-    group.bench_function("binary_heap", |b| b.iter(|| heap_ticks(&plans)));
+    // The same iterations in every sample: linear sampling would run ticklab 55 times.
+    group.sampling_mode(SamplingMode::Flat);
+    for contender in &contenders {
+        // Checked once, and only for the contenders a filter picks.
+        let checked = Cell::new(false);
+        group.measurement_time(Duration::from_secs(contender.measure_s));
+        group.bench_function(contender.id, |b| {
+            if !checked.replace(true) {
+                assert_eq!(
+                    (contender.ticks)(),
+                    ticks,
+                    "{} and ticklab disagree on the tick count",
+                    contender.id
+                );
+            }
+            b.iter(|| (contender.ticks)())
+        });
+    }
     group.finish();
     criterion.final_summary();
+    print_rates(&contenders, ticks, started);
+}
 
-    println!("\n{ticks} ticks per iteration; ticks/s from this run's means:");
-    let tokio = mean_ns(GROUP, "tokio_paused", started);
-    for id in ["ticklab", "tokio_paused", "binary_heap"] {
-        let Some(mean) = mean_ns(GROUP, id, started) else {
+/// Ticks/s of each contender this run measured, and ticklab's speed as a multiple of its; then
+/// ticklab against tokio at its fastest in this run and against the bare four-ary heap.
+fn print_rates(contenders: &[Contender<'_>], ticks: u64, started: SystemTime) {
+    println!("\n{ticks} ticks per iteration; from this run's means:");
+    let mean = |id| mean_ns(GROUP, id, started);
+    let Some(ticklab) = mean("ticklab") else {
+        return;
+    };
+    for contender in contenders {
+        let Some(mean) = mean(contender.id) else {
             continue;
         };
-        let rate = ticks as f64 / (mean / 1e9);
-        match tokio {
-            Some(tokio) => println!(
-                "  {id:<14} {:>7.2} M ticks/s  {:>5.2}x tokio",
-                rate / 1e6,
-                tokio / mean
-            ),
-            None => println!("  {id:<14} {:>7.2} M ticks/s", rate / 1e6),
-        }
+        println!(
+            "  {:<26} {:>7.2} M ticks/s   ticklab {:>5.2}x as fast",
+            contender.id,
+            ticks as f64 / mean * 1e3,
+            mean / ticklab
+        );
+    }
+    let tokio = TOKIO_FASTEST
+        .iter()
+        .filter_map(|setup| Some((mean(setup.id())?, setup.id())))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((tokio, id)) = tokio {
+        println!(
+            "ticklab vs tokio at its fastest here ({id}): {:.2}x",
+            tokio / ticklab
+        );
+    }
+    if let Some(heap) = mean("quad_heap") {
+        println!("ticklab vs the bare four-ary heap: {:.2}x", heap / ticklab);
     }
 }

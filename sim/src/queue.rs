@@ -5,12 +5,13 @@
 //! does change them, the world re-derives every physical time from the stored [`Deadline`];
 //! sequence numbers survive that, so ties keep their original order.
 //!
-//! The heap holds bare 128-bit keys, `at_ns << 64 | seq << 24 | slot`, and the deadline and payload
-//! live in a slot table beside it. One integer comparison orders two entries, and a heap of keys
-//! is a third the size of a heap of whole entries: this is the simulator's innermost loop.
+//! Each wake is a 128-bit key, `at_ns << 64 | seq << 24 | slot`, so one integer comparison
+//! orders two of them; the slot names where the wake's deadline and payload are kept. The keys sit
+//! in a [`RadixQueue`], which files them by their bits rather than comparing them: this is the
+//! simulator's innermost loop.
 
 use crate::clock::ClockId;
-use crate::heap::QuadHeap;
+use crate::radix::{RadixQueue, SLOT_BITS};
 
 /// A moment on one clock: what a program waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +20,6 @@ pub struct Deadline {
     pub at_ns: i64,
 }
 
-const SLOT_BITS: u32 = 24;
 const SEQ_BITS: u32 = 64 - SLOT_BITS;
 /// Most wakes that can wait at once.
 pub const MAX_PENDING: usize = 1 << SLOT_BITS;
@@ -34,11 +34,31 @@ pub(crate) struct Due<P> {
     pub(crate) payload: P,
 }
 
+/// A wake as queued: its deadline's fields laid out to pack with the payload.
+#[derive(Clone, Copy, Debug)]
+struct Filed<P> {
+    at_ns: i64,
+    clock: ClockId,
+    payload: P,
+}
+
+impl<P: Copy> Filed<P> {
+    #[inline]
+    fn due(self, seq: u64) -> Due<P> {
+        Due {
+            seq,
+            deadline: Deadline {
+                clock: self.clock,
+                at_ns: self.at_ns,
+            },
+            payload: self.payload,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct EventQueue<P> {
-    heap: QuadHeap,
-    slots: Vec<Option<(Deadline, P)>>,
-    free: Vec<u32>,
+    keys: RadixQueue<Filed<P>>,
     /// Entries waiting on each clock, so a change to a clock nobody waits on costs nothing.
     waiting_on: [usize; 3],
 }
@@ -62,55 +82,40 @@ fn unkey(key: u128) -> (u64, u64, u32) {
 impl<P: Copy> EventQueue<P> {
     pub(crate) fn new() -> Self {
         EventQueue {
-            heap: QuadHeap::new(),
-            slots: Vec::new(),
-            free: Vec::new(),
+            keys: RadixQueue::new(),
             waiting_on: [0; 3],
         }
     }
 
     #[inline]
-    pub(crate) fn peek_ns(&self) -> Option<u64> {
-        self.heap.peek().map(|key| (key >> 64) as u64)
+    pub(crate) fn peek_ns(&mut self) -> Option<u64> {
+        self.keys.peek().map(|key| (key >> 64) as u64)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, at_ns: u64, seq: u64, deadline: Deadline, payload: P) {
         self.waiting_on[deadline.clock as usize] += 1;
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                self.slots[slot as usize] = Some((deadline, payload));
-                slot
-            }
-            None => {
-                assert!(
-                    self.slots.len() < MAX_PENDING,
-                    "more than {MAX_PENDING} wakes pending at once"
-                );
-                self.slots.push(Some((deadline, payload)));
-                self.slots.len() as u32 - 1
-            }
+        assert!(
+            self.keys.len() < MAX_PENDING,
+            "more than {MAX_PENDING} wakes pending at once"
+        );
+        let filed = Filed {
+            at_ns: deadline.at_ns,
+            clock: deadline.clock,
+            payload,
         };
-        self.heap.push(key(at_ns, seq, slot));
+        self.keys.insert(key(at_ns, seq, 0), filed);
     }
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Due<P>> {
-        let key = self.heap.pop()?;
-        let (_, seq, slot) = unkey(key);
-        let (deadline, payload) = self.slots[slot as usize]
-            .take()
-            .expect("a queued key has its slot");
-        self.free.push(slot);
-        Some(Due {
-            seq,
-            deadline,
-            payload,
-        })
+        let (key, filed) = self.keys.pop()?;
+        let (_, seq, _) = unkey(key);
+        Some(filed.due(seq))
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.keys.len()
     }
 
     /// Whether any entry waits on `clock`.
@@ -127,32 +132,29 @@ impl<P: Copy> EventQueue<P> {
         mut at_ns_of: impl FnMut(Deadline) -> Option<u64>,
     ) -> Vec<Due<P>> {
         let mut stalled = Vec::new();
-        let mut keys = self.heap.take_keys();
-        keys.retain_mut(|key| {
+        let mut entries = self.keys.drain();
+        entries.retain_mut(|(key, filed)| {
             let (_, seq, slot) = unkey(*key);
-            let (deadline, payload) = self.slots[slot as usize].expect("a queued key has its slot");
-            if !clocks.contains(&deadline.clock) {
+            let due = filed.due(seq);
+            if !clocks.contains(&due.deadline.clock) {
                 return true;
             }
-            match at_ns_of(deadline) {
+            match at_ns_of(due.deadline) {
                 Some(at_ns) => {
                     *key = self::key(at_ns, seq, slot);
                     true
                 }
                 None => {
-                    self.slots[slot as usize] = None;
-                    self.free.push(slot);
-                    self.waiting_on[deadline.clock as usize] -= 1;
-                    stalled.push(Due {
-                        seq,
-                        deadline,
-                        payload,
-                    });
+                    self.keys.release(slot);
+                    self.waiting_on[due.deadline.clock as usize] -= 1;
+                    stalled.push(due);
                     false
                 }
             }
         });
-        self.heap = QuadHeap::from_keys(keys);
+        // In the order they were filed: the world parks them in this order.
+        stalled.sort_by_key(|due| due.seq);
+        self.keys.refill(entries);
         stalled
     }
 }
@@ -202,14 +204,13 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_reused_and_retiming_keeps_ties_in_order() {
+    fn retiming_keeps_ties_in_order() {
         let mut queue = EventQueue::new();
         for seq in 0..4 {
             queue.push(100 - seq, seq, deadline(), seq);
         }
         queue.pop();
         queue.push(1, 4, deadline(), 4);
-        assert_eq!(queue.slots.len(), 4);
         assert!(queue.retime(&[ClockId::Boottime], |_| Some(50)).is_empty());
         let order: Vec<_> = std::iter::from_fn(|| queue.pop())
             .map(|due| due.payload)

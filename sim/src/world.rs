@@ -112,7 +112,7 @@ impl<P: Copy> World<P> {
     /// Asks for a [`Step::Wake`] carrying `payload` once `deadline`'s clock reaches it and the
     /// process can run. A deadline already passed wakes at the current time, after anything
     /// already due then.
-    #[inline]
+    #[inline(always)]
     pub fn wake_at(&mut self, deadline: Deadline, payload: P) {
         let seq = self.take_seq();
         self.file(Due {
@@ -130,7 +130,7 @@ impl<P: Copy> World<P> {
         seq
     }
 
-    #[inline]
+    #[inline(always)]
     fn file(&mut self, due: Due<P>) {
         let clocks = self.machine.clocks();
         match clocks.phys_until(due.deadline.clock, self.now_ns, due.deadline.at_ns) {
@@ -148,6 +148,7 @@ impl<P: Copy> World<P> {
     }
 
     /// Advances to the next event.
+    #[inline]
     pub fn next_step(&mut self) -> Step<P> {
         loop {
             let wake_ns = self.queue.peek_ns();
@@ -177,6 +178,7 @@ impl<P: Copy> World<P> {
         }
     }
 
+    #[inline(never)]
     fn apply_next_fault(&mut self) -> Step<P> {
         let edge = self.faults.pop().expect("peeked fault");
         self.now_ns = edge.at_ns;

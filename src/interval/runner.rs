@@ -60,7 +60,10 @@ pub fn plan_intervals(config: &IntervalConfig, seed: u64) -> Vec<IntervalPlan> {
 fn driver_deadline_ns(deadline_ns: i64, resolution_ns: i64) -> i64 {
     // Deadlines are rarely negative, and unsigned division skips the signed one's overflow check
     // and sign fix: this runs on every tick.
+    const MS: u64 = 1_000_000;
     let rest_ns = match u64::try_from(deadline_ns) {
+        // The default millisecond: a remainder by a constant is a multiply, not a division.
+        Ok(deadline_ns) if resolution_ns as u64 == MS => (deadline_ns % MS) as i64,
         Ok(deadline_ns) => (deadline_ns % resolution_ns as u64) as i64,
         Err(_) => deadline_ns.rem_euclid(resolution_ns),
     };

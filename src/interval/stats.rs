@@ -16,7 +16,10 @@ pub(crate) struct IntervalStats {
     resume_window_ticks: u64,
     max_ticks_after_resume: u64,
     /// Ticks stamped with the same wall-clock second, counted while consecutive ticks share it.
-    wall_second: i64,
+    /// The wall-clock second of the latest tick, as the span `[start, last]` of wall ns it covers:
+    /// two comparisons a tick instead of a division.
+    wall_second_start_ns: i64,
+    wall_second_last_ns: i64,
     wall_second_ticks: u64,
     max_ticks_per_wall_second: u64,
     max_lateness_ns: u64,
@@ -37,7 +40,8 @@ impl IntervalStats {
             resume_window_end_ns: 0,
             resume_window_ticks: 0,
             max_ticks_after_resume: 0,
-            wall_second: i64::MIN,
+            wall_second_start_ns: 0,
+            wall_second_last_ns: -1,
             wall_second_ticks: 0,
             max_ticks_per_wall_second: 0,
             max_lateness_ns: 0,
@@ -56,9 +60,12 @@ impl IntervalStats {
             self.resume_window_ticks += 1;
             self.max_ticks_after_resume = self.max_ticks_after_resume.max(self.resume_window_ticks);
         }
-        let wall_second = wall_ns.div_euclid(NS_PER_SEC as i64);
-        if wall_second != self.wall_second {
-            self.wall_second = wall_second;
+        // The span starts empty, so the first tick opens its second.
+        if wall_ns < self.wall_second_start_ns || wall_ns > self.wall_second_last_ns {
+            self.wall_second_start_ns = wall_ns - wall_ns.rem_euclid(NS_PER_SEC as i64);
+            self.wall_second_last_ns = self
+                .wall_second_start_ns
+                .saturating_add(NS_PER_SEC as i64 - 1);
             self.wall_second_ticks = 0;
         }
         self.wall_second_ticks += 1;

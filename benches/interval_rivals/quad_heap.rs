@@ -1,45 +1,26 @@
-//! A four-ary min-heap of `u128` keys: the event queue's ordering structure.
+//! A four-ary min-heap of `u128` keys, as ticklab's event queue used before its radix queue: the
+//! bare-heap floor.
 //!
-//! The simulator pops the earliest wake and pushes a later one for nearly every event, so the
-//! heap's pop is the hottest code in ticklab. Four children per node halve the depth of a binary
-//! heap and keep siblings in one cache line; popping walks the hole down to a leaf choosing the
-//! smallest child, then sifts the displaced last key up, which for timer workloads (the last key
-//! is usually late) costs almost nothing.
+//! Four children per node halve the depth of a binary heap. Replacing the least key walks the
+//! hole down to a leaf choosing the smallest child, then sifts the new key up, which for timer
+//! workloads (the new key is usually late) costs almost nothing.
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct QuadHeap {
+pub struct QuadHeap {
     keys: Vec<u128>,
 }
 
 const ARITY: usize = 4;
 
 impl QuadHeap {
-    pub(crate) fn new() -> Self {
-        QuadHeap { keys: Vec::new() }
-    }
-
     #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    #[inline]
-    pub(crate) fn peek(&self) -> Option<u128> {
+    pub fn peek(&self) -> Option<u128> {
         self.keys.first().copied()
     }
 
+    /// Replaces the least key with `key`: a pop and a push in one pass.
     #[inline]
-    pub(crate) fn push(&mut self, key: u128) {
-        self.keys.push(key);
-        self.sift_up(self.keys.len() - 1, key);
-    }
-
-    #[inline]
-    pub(crate) fn pop(&mut self) -> Option<u128> {
-        let last = self.keys.pop()?;
-        let Some(&top) = self.keys.first() else {
-            return Some(last);
-        };
+    pub fn replace_top(&mut self, key: u128) {
         let len = self.keys.len();
         let mut hole = 0;
         // Full families first: four children, no bounds to juggle.
@@ -77,8 +58,7 @@ impl QuadHeap {
             self.keys[hole] = smallest_key;
             hole = first_child + offset;
         }
-        self.sift_up(hole, last);
-        Some(top)
+        self.sift_up(hole, key);
     }
 
     #[inline]
@@ -94,13 +74,8 @@ impl QuadHeap {
         self.keys[hole] = key;
     }
 
-    /// Takes every key out, in no particular order.
-    pub(crate) fn take_keys(&mut self) -> Vec<u128> {
-        std::mem::take(&mut self.keys)
-    }
-
     /// Builds the heap from `keys` in linear time.
-    pub(crate) fn from_keys(keys: Vec<u128>) -> Self {
+    pub fn from_keys(keys: Vec<u128>) -> Self {
         let mut heap = QuadHeap { keys };
         for index in (0..heap.keys.len()).rev() {
             heap.sift_down(index);
@@ -127,33 +102,5 @@ impl QuadHeap {
             hole = smallest;
         }
         self.keys[hole] = key;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-
-    #[test]
-    fn pops_every_key_in_order_through_interleaved_pushes() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let mut heap = QuadHeap::new();
-        let mut reference = std::collections::BinaryHeap::new();
-        for round in 0..20_000u32 {
-            if round % 3 != 2 {
-                let key: u128 = rng.random_range(0..1_000);
-                heap.push(key);
-                reference.push(std::cmp::Reverse(key));
-            } else {
-                assert_eq!(heap.pop(), reference.pop().map(|r| r.0));
-            }
-        }
-        let rebuilt = QuadHeap::from_keys(heap.take_keys());
-        let mut heap = rebuilt;
-        while let Some(std::cmp::Reverse(expected)) = reference.pop() {
-            assert_eq!(heap.pop(), Some(expected));
-        }
-        assert_eq!(heap.pop(), None);
     }
 }
