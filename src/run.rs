@@ -46,6 +46,14 @@ pub enum RunError {
         at_ns: u64,
         steps: u64,
     },
+    /// The model kept waking at one instant: more steps without time moving than its whole run
+    /// could take, as a design takes that sleeps until a deadline it has reached without firing
+    /// what is due.
+    Stuck {
+        design: String,
+        at_ns: u64,
+        steps: u64,
+    },
     /// Writing the trace failed.
     Io(io::Error),
 }
@@ -72,6 +80,18 @@ impl fmt::Display for RunError {
                 "the {design} design ran away: {steps} steps by {}, more than its work bound allows, \
                  so the run was stopped\n  hint: a design must move its deadlines forward; one that \
                  keeps waking at the same instant, or never reaches a deadline, never ends",
+                ticklab_sim::Secs(*at_ns)
+            ),
+            RunError::Stuck {
+                design,
+                at_ns,
+                steps,
+            } => write!(
+                f,
+                "the {design} design kept waking at {}: {steps} steps at that one instant without \
+                 time moving, more than its whole run allows, so the run was stopped\n  hint: a \
+                 wait for a deadline that has come ends at once; a design must fire what is due, \
+                 or move its deadline past now, before it waits again",
                 ticklab_sim::Secs(*at_ns)
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
@@ -188,6 +208,12 @@ pub(crate) fn start_event(scenario: &Scenario, seed: u64) -> StartEvent {
 pub struct Watchdog {
     limit: u64,
     steps: u64,
+    /// Most steps at one physical instant: the estimate itself, since a run cannot take more
+    /// steps at one instant than it takes in all, with room for the machine's own.
+    same_instant_limit: u64,
+    /// The instant of the latest step, and the steps at it so far.
+    instant_ns: u64,
+    steps_at_instant: u64,
     design: String,
 }
 
@@ -205,6 +231,10 @@ impl Watchdog {
         Watchdog {
             limit: u64::try_from(limit).unwrap_or(u64::MAX),
             steps: 0,
+            same_instant_limit: u64::try_from(bound.saturating_add(RUNAWAY_SLACK))
+                .unwrap_or(u64::MAX),
+            instant_ns: 0,
+            steps_at_instant: 0,
             design: design.into(),
         }
     }
@@ -212,6 +242,19 @@ impl Watchdog {
     #[inline]
     pub fn step(&mut self, now_ns: u64) -> Result<(), RunError> {
         self.steps += 1;
+        if now_ns == self.instant_ns {
+            self.steps_at_instant += 1;
+        } else {
+            self.instant_ns = now_ns;
+            self.steps_at_instant = 1;
+        }
+        if self.steps_at_instant > self.same_instant_limit {
+            return Err(RunError::Stuck {
+                design: self.design.clone(),
+                at_ns: now_ns,
+                steps: self.steps_at_instant,
+            });
+        }
         if self.steps > self.limit {
             return Err(RunError::Runaway {
                 design: self.design.clone(),
@@ -294,4 +337,55 @@ pub(crate) fn clock_advance_bound_ns(scenario: &Scenario, clock: ClockId) -> u12
         }
     }
     bound
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Steps until the watchdog objects, with `now_ns` computed from the step's number.
+    fn steps_until_stopped(watchdog: &mut Watchdog, now_ns: impl Fn(u64) -> u64) -> RunError {
+        (0..u64::MAX)
+            .find_map(|step| watchdog.step(now_ns(step)).err())
+            .expect("the watchdog stops the run")
+    }
+
+    #[test]
+    fn a_run_that_keeps_waking_at_one_instant_is_stuck_there() {
+        let mut watchdog = Watchdog::new(10, "planted timer");
+        match steps_until_stopped(&mut watchdog, |step| 5_000 + step.min(3)) {
+            RunError::Stuck {
+                design,
+                at_ns,
+                steps,
+            } => {
+                assert_eq!(design, "planted timer");
+                assert_eq!(at_ns, 5_003);
+                assert_eq!(steps as u128, 10 + RUNAWAY_SLACK + 1);
+            }
+            other => panic!("expected a stuck run, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_run_that_moves_on_but_never_ends_runs_away_after_its_bound() {
+        let mut watchdog = Watchdog::new(10, "planted interval");
+        match steps_until_stopped(&mut watchdog, |step| step / 2) {
+            RunError::Runaway { design, steps, .. } => {
+                assert_eq!(design, "planted interval");
+                assert_eq!(steps as u128, 10 * RUNAWAY_FACTOR + RUNAWAY_SLACK + 1);
+            }
+            other => panic!("expected a runaway, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn many_steps_at_one_instant_within_the_bound_are_allowed() {
+        let mut watchdog = Watchdog::new(2_000_000, "burst");
+        for _ in 0..2_000_000 {
+            watchdog
+                .step(7)
+                .expect("a burst within the bound is no runaway");
+        }
+    }
 }

@@ -747,3 +747,84 @@ proptest! {
         }
     }
 }
+
+/// One 1 s ticker that ticks ten times, through a 5 s process freeze from 2.5 s.
+fn ticker_through_a_freeze(missed_tick: &str) -> Summary {
+    let groups = format!(
+        r#"
+[[model.task]]
+name = "ticker"
+runtime = "rt"
+count = 1
+repeat = 10
+steps = [{{ tick = "1s", missed_tick = "{missed_tick}" }}]
+[[fault]]
+kind = "process-suspend"
+at = "2.5s"
+duration = "5s"
+"#
+    );
+    run(&one_runtime(1, 1, "", &groups))
+}
+
+#[test]
+fn a_tick_step_follows_its_missed_tick_behaviour_through_a_freeze() {
+    // Ticks at 0, 1 and 2 s; the one due at 3 s fires at the resume, 7.5 s. Burst then fires the
+    // ones due at 4 to 7 s at once and goes on at 8 and 9 s; skip goes on from the next multiple
+    // of the period after the resume, 8 s, to the tenth tick at 13 s; delay from a period after
+    // the resume, 8.5 s, to 13.5 s.
+    let slack_ns = ticklab::machine::LINUX_TIMER_SLACK_NS;
+    for (missed_tick, last_tick_ms) in [("burst", 9_000), ("skip", 13_000), ("delay", 13_500)] {
+        let summary = ticker_through_a_freeze(missed_tick);
+        assert_eq!(group(&summary, "ticker", "timers"), 10, "{missed_tick}");
+        assert_eq!(
+            group(&summary, "ticker", "max_latency"),
+            last_tick_ms * NS_PER_MS + slack_ns,
+            "{missed_tick}"
+        );
+        assert_eq!(
+            group(&summary, "ticker", "max_timer_lateness"),
+            4_500 * NS_PER_MS,
+            "{missed_tick}: the tick due at 3 s fires at the resume"
+        );
+    }
+}
+
+#[test]
+fn a_block_step_holds_its_worker_and_the_task_in_its_lifo_slot() {
+    let groups = r#"
+[[model.task]]
+name = "blocker"
+runtime = "rt"
+count = 1
+steps = [{ spawn = "child" }, { block = "2s" }]
+[[model.task]]
+name = "child"
+runtime = "rt"
+steps = [{ cpu = "1ms" }]
+"#;
+    let (summary, events) = traced(&one_runtime(2, 2, "", groups), 0);
+    // `std::thread::sleep` is a timed wait: on Linux it ends the timer slack late.
+    let block_ns = 2_000 * NS_PER_MS + ticklab::machine::LINUX_TIMER_SLACK_NS;
+    // The child waits in the blocked worker's LIFO slot, which the other worker cannot steal.
+    assert_eq!(group(&summary, "blocker", "max_latency"), block_ns);
+    assert_eq!(
+        group(&summary, "child", "max_latency"),
+        block_ns + NS_PER_MS
+    );
+    let blocks: Vec<&Value> = events
+        .iter()
+        .filter(|event| kind(event) == "blocking" && text(event, "section") == "block")
+        .collect();
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    let worker = text(blocks[0], "worker");
+    let blocked_ns = num(blocks[0], "t_ns") - num(blocks[0], "started_ns");
+    assert_eq!(blocked_ns, block_ns);
+    let part = summary
+        .parts
+        .iter()
+        .find(|part| part.name == worker)
+        .expect("the blocked worker is in the summary");
+    assert_eq!(part.get("blocked"), Some(blocked_ns));
+    assert_eq!(part.get("busy"), Some(NS_PER_MS), "blocking uses no CPU");
+}

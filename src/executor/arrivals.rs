@@ -67,6 +67,7 @@ mod tests {
             start_ns: 100,
             arrival,
             steps: Vec::new(),
+            repeat: 1,
         }
     }
 

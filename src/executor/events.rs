@@ -99,13 +99,27 @@ pub struct BlockingEvent {
     /// When the section started running (it may have waited for a core since).
     pub started_ns: u64,
     pub task: Arc<str>,
-    /// `spawn_blocking` or `block_in_place`.
+    /// `spawn_blocking`, `block_in_place`, or `block` (the worker's own thread blocked in place,
+    /// its core's tasks held).
     pub section: &'static str,
     pub runtime: Arc<str>,
     /// For `block_in_place`, the worker whose thread ran it.
     pub worker: Option<Arc<str>>,
     /// False for a section still running when the run ended.
     pub finished: bool,
+}
+
+/// A task's timer came due and the task ran again: a `sleep` ended or a `tick` returned.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimerEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    /// `sleep` or `tick`.
+    pub timer: &'static str,
+    /// The deadline on the `Instant` clock, ns since the start of the run.
+    pub deadline_ns: i64,
+    /// `Instant` when the task ran again, minus the deadline.
+    pub lateness_ns: u64,
 }
 
 /// A runnable task waited longer than the scenario's `starvation_threshold`.
@@ -295,13 +309,33 @@ impl ModelEvent for BlockingEvent {
         let t = Secs(self.t_ns);
         let took = Approx(self.t_ns - self.started_ns);
         let verb = if self.finished { "ran" } else { "was still in" };
-        match &self.worker {
-            Some(worker) => writeln!(
+        match (self.section, &self.worker) {
+            ("block", Some(worker)) => writeln!(
+                out,
+                "{t:>17} blocking  {} {} for {took}, holding {worker} and its queued tasks",
+                self.task,
+                if self.finished {
+                    "blocked"
+                } else {
+                    "was still blocked"
+                }
+            ),
+            ("block", None) => writeln!(
+                out,
+                "{t:>17} blocking  {} {} for {took} on a thread without a core",
+                self.task,
+                if self.finished {
+                    "blocked"
+                } else {
+                    "was still blocked"
+                }
+            ),
+            (_, Some(worker)) => writeln!(
                 out,
                 "{t:>17} blocking  {} {verb} block_in_place for {took} on the thread of {worker}",
                 self.task
             ),
-            None => writeln!(
+            (_, None) => writeln!(
                 out,
                 "{t:>17} blocking  {} {verb} spawn_blocking for {took} on a blocking thread of {}",
                 self.task, self.runtime
@@ -320,6 +354,34 @@ impl ModelEvent for BlockingEvent {
             None => format!("{} blocking pool", self.runtime),
         };
         plot.worker_span(&row, BLOCKING, self.started_ns, self.t_ns);
+    }
+}
+
+impl ModelEvent for TimerEvent {
+    crate::model_event_basics!("timer");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} timer     {} {} due at Instant {} ran {} late",
+            Secs(self.t_ns),
+            self.task,
+            self.timer,
+            Secs(self.deadline_ns.max(0) as u64),
+            Approx(self.lateness_ns)
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "timers"
+    }
+
+    fn delay_ns(&self) -> Option<u64> {
+        Some(self.lateness_ns)
+    }
+
+    fn delay_class(&self) -> &str {
+        group_of(&self.task)
     }
 }
 

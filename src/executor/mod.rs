@@ -13,7 +13,7 @@ mod work;
 
 pub use events::{
     BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
-    TaskDoneEvent,
+    TaskDoneEvent, TimerEvent,
 };
 pub use model::ExecutorModel;
 pub use spec::ExecutorConfig;
@@ -97,6 +97,25 @@ pub const GROUP_METRICS: &[Metric] = &[
         "99th percentile of that io latency",
     ),
     Metric::duration("max_io_latency", "max_io_latency_ns", "the slowest io step"),
+    Metric::count(
+        "timers",
+        "the group's sleeps that ended and ticks that returned",
+    ),
+    Metric::duration(
+        "p50_timer_lateness",
+        "p50_timer_lateness_ns",
+        "median `Instant` at which a task ran again after a sleep or tick, minus its deadline",
+    ),
+    Metric::duration(
+        "p99_timer_lateness",
+        "p99_timer_lateness_ns",
+        "99th percentile of that timer lateness",
+    ),
+    Metric::duration(
+        "max_timer_lateness",
+        "max_timer_lateness_ns",
+        "the latest sleep or tick",
+    ),
 ];
 
 /// What an executor run reports per worker, in the summary only.
@@ -110,12 +129,17 @@ pub const WORKER_METRICS: &[Metric] = &[
     Metric::duration(
         "idle",
         "idle_ns",
-        "time neither busy, waiting for a core, nor parked: suspended, or its thread in block_in_place",
+        "time neither busy, waiting for a core, parked nor blocked: suspended, or its thread in block_in_place",
     ),
     Metric::duration(
         "parked",
         "parked_ns",
         "time parked, on the driver or asleep",
+    ),
+    Metric::duration(
+        "blocked",
+        "blocked_ns",
+        "time its thread was blocked in a `block` step, using no CPU and running no other task",
     ),
     Metric::count("polls", "tasks polled"),
     Metric::count("steals", "tasks taken from other workers"),

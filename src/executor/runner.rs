@@ -16,6 +16,7 @@ use std::io;
 use std::sync::Arc;
 
 use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
+use ticklab_models::interval::{IntervalCore, MissedTick};
 use ticklab_models::sync::StdPrimitives;
 use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 
@@ -27,7 +28,7 @@ use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
 use super::work::check_work;
 use super::{
     BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
-    TaskDoneEvent,
+    TaskDoneEvent, TimerEvent,
 };
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::run::{RunError, RunOptions, Watchdog, start_event, world_config};
@@ -52,6 +53,8 @@ enum Wake {
         worker: u32,
         generation: u32,
     },
+    /// A thread blocked in a `block` step runs again.
+    Unblocked { thread: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,6 +239,8 @@ struct ExecutorRun<'a> {
     owners: Vec<ThreadOwner>,
     /// When each thread's current blocking section started, for its trace event.
     blocking_since_ns: Vec<u64>,
+    /// Threads blocked in a `block` step now, by thread.
+    blocked: Vec<bool>,
     runtimes: Vec<Runtime>,
     tasks: Tasks,
     pools: Pools,
@@ -321,6 +326,7 @@ impl<'a> ExecutorRun<'a> {
             config,
             owners,
             blocking_since_ns: Vec::new(),
+            blocked: Vec::new(),
             runtimes,
             tasks: Tasks::default(),
             pools: Pools::new(&config.pools, config.runtimes.len()),
@@ -343,6 +349,7 @@ impl<'a> ExecutorRun<'a> {
         match wake {
             Wake::Arrival { group } => self.arrival(m, group as usize),
             Wake::Reply { connection } => self.reply(m, ConnectionId(connection)),
+            Wake::Unblocked { thread } => self.unblocked(m, ThreadId(thread)),
             Wake::Worker {
                 runtime,
                 worker,
@@ -668,6 +675,9 @@ impl<'a> ExecutorRun<'a> {
             .expect("a task is polled only after a wake queued it");
         let waited_ns = now_ns - since_ns;
         self.note_wait(m, task, waited_ns, queued, Some((runtime, worker)))?;
+        if let Some(deadline_ns) = self.tasks.get_mut(task).sleep_deadline_ns.take() {
+            self.timer_done(m, task, "sleep", deadline_ns)?;
+        }
         if self.wants_events {
             let rt = &self.runtimes[runtime];
             let (source_name, victim) = match source {
@@ -767,9 +777,14 @@ impl<'a> ExecutorRun<'a> {
             return self.end_poll(m, on);
         };
         let runtime = on.runtime();
+        let group_config = &self.config.groups[group];
         loop {
             let state = self.tasks.get_mut(task);
-            let Some(&step) = self.config.groups[group].steps.get(state.step) else {
+            if state.step == group_config.steps.len() && state.round + 1 < group_config.repeat {
+                state.step = 0;
+                state.round += 1;
+            }
+            let Some(&step) = group_config.steps.get(state.step) else {
                 self.task_done(m, task, group)?;
                 return self.end_poll(m, on);
             };
@@ -796,10 +811,23 @@ impl<'a> ExecutorRun<'a> {
                 }
                 Step::Sleep { ns } => {
                     let deadline_ns = m.instant_ns().saturating_add(ns as i64);
+                    state.sleep_deadline_ns = Some(deadline_ns);
                     self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
                     // A new earliest timer shortens the parked driver holder's block.
                     self.arm_driver_timeout(m, runtime);
                     return self.end_poll(m, on);
+                }
+                Step::Tick {
+                    period_ns,
+                    missed_tick,
+                } => {
+                    if !self.tick(m, runtime, task, period_ns, missed_tick)? {
+                        return self.end_poll(m, on);
+                    }
+                }
+                Step::Block { ns } => {
+                    self.block(m, on, task, ns);
+                    return Ok(());
                 }
                 Step::Io { pool, latency_ns } => {
                     self.start_io(m, on, task, pool, latency_ns)?;
@@ -822,6 +850,138 @@ impl<'a> ExecutorRun<'a> {
                 },
             }
         }
+    }
+
+    /// A `tick` step: `interval.tick().await` on the task's interval, made now if this is its
+    /// first tick. Returns whether the tick was ready; if not, the task sleeps in the driver
+    /// until the interval's deadline and runs the step again when woken.
+    fn tick(
+        &mut self,
+        m: &mut Machine<Wake>,
+        runtime: usize,
+        task: TaskId,
+        period_ns: u64,
+        missed_tick: MissedTick,
+    ) -> io::Result<bool> {
+        let instant_ns = m.instant_ns();
+        let state = self.tasks.get_mut(task);
+        let interval = state.interval.get_or_insert_with(|| {
+            IntervalCore::created_at(missed_tick, instant_ns, period_ns as i64)
+        });
+        if let Some(tick) = interval.tick(instant_ns) {
+            self.timer_done(m, task, "tick", tick.deadline_ns)?;
+            return Ok(true);
+        }
+        let deadline_ns = interval.deadline_ns();
+        state.step -= 1;
+        self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
+        self.arm_driver_timeout(m, runtime);
+        Ok(false)
+    }
+
+    /// A task ran again after its sleep or tick came due: counts and traces how late.
+    fn timer_done(
+        &mut self,
+        m: &mut Machine<Wake>,
+        task: TaskId,
+        timer: &'static str,
+        deadline_ns: i64,
+    ) -> io::Result<()> {
+        let TaskKind::Group { group, .. } = self.tasks.get(task).kind else {
+            return Ok(());
+        };
+        let lateness_ns = m.instant_ns().saturating_sub(deadline_ns).max(0) as u64;
+        self.stats.groups[group].timer(lateness_ns);
+        if self.wants_events {
+            let event = TimerEvent {
+                t_ns: m.now_ns(),
+                task: self.label(task),
+                timer,
+                deadline_ns,
+                lateness_ns,
+            };
+            self.sink.record(&Event::Model(&event))?;
+        }
+        Ok(())
+    }
+
+    /// A `block` step: the poll's thread blocks for `ns` without CPU, as in `std::thread::sleep`,
+    /// a timed wait that ends as the platform's waits end. A worker's queued tasks wait for it.
+    fn block(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId, ns: u64) {
+        let thread = match on {
+            On::Worker {
+                runtime,
+                worker,
+                budget,
+            } => {
+                let state = &mut self.runtimes[runtime].workers[worker];
+                state.state = WorkerState::Polling { task, budget };
+                state.cpu_mark = m.core_time(state.thread);
+                state.thread
+            }
+            On::Thread { runtime, thread } => {
+                set(
+                    &mut self.owners,
+                    thread,
+                    ThreadOwner::Coreless { runtime, task },
+                );
+                thread
+            }
+        };
+        let index = thread.0 as usize;
+        if self.blocked.len() <= index {
+            self.blocked.resize(index + 1, false);
+            self.blocking_since_ns.resize(index + 1, 0);
+        }
+        self.blocked[index] = true;
+        self.blocking_since_ns[index] = m.now_ns();
+        let deadline = m.instant_deadline(m.instant_ns().saturating_add(ns as i64));
+        m.timed_wake(deadline, Wake::Unblocked { thread: thread.0 });
+    }
+
+    /// A thread's `block` step ended: its poll goes on as after a `cpu` step.
+    fn unblocked(&mut self, m: &mut Machine<Wake>, thread: ThreadId) -> io::Result<()> {
+        self.blocked[thread.0 as usize] = false;
+        self.record_block(m, thread, true)?;
+        self.thread_finished(m, thread)
+    }
+
+    /// Counts and traces the `block` step on `thread`, which `finished` or is cut short by the
+    /// end of the run.
+    fn record_block(
+        &mut self,
+        m: &mut Machine<Wake>,
+        thread: ThreadId,
+        finished: bool,
+    ) -> io::Result<()> {
+        let since_ns = self.blocking_since_ns[thread.0 as usize];
+        let (runtime, worker, task) = match owner_of(&self.owners, thread) {
+            ThreadOwner::Worker { runtime, worker } => {
+                let WorkerState::Polling { task, .. } =
+                    self.runtimes[runtime].workers[worker].state
+                else {
+                    unreachable!("a worker blocks only inside a poll");
+                };
+                self.stats.workers[runtime][worker].blocked_ns += m.now_ns() - since_ns;
+                (runtime, Some(worker), task)
+            }
+            ThreadOwner::Coreless { runtime, task } => (runtime, None, task),
+            _ => unreachable!("only a poll's thread blocks"),
+        };
+        if !self.wants_events {
+            return Ok(());
+        }
+        let rt = &self.runtimes[runtime];
+        let event = BlockingEvent {
+            t_ns: m.now_ns(),
+            started_ns: since_ns,
+            task: self.label(task),
+            section: "block",
+            runtime: rt.name.clone(),
+            worker: worker.map(|worker| rt.workers[worker].name.clone()),
+            finished,
+        };
+        self.sink.record(&Event::Model(&event))
     }
 
     /// A `cpu` step: the poll's thread asks the cores for `ns` of CPU.
@@ -1288,6 +1448,10 @@ impl<'a> ExecutorRun<'a> {
         // Blocking sections still running are traced too, so a plot shows them.
         for index in 0..self.owners.len() {
             let thread = ThreadId(index as u32);
+            if self.blocked.get(index).copied().unwrap_or(false) {
+                self.record_block(m, thread, false)?;
+                continue;
+            }
             match owner_of(&self.owners, thread) {
                 ThreadOwner::Blocking { runtime, task } => {
                     self.record_blocking(m, thread, runtime, None, task, false)?;

@@ -3,10 +3,11 @@
 
 use serde::Deserialize;
 use ticklab_models::executor::SchedulerConfig;
+use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
 use crate::scenario::numbers::{optional_whole, whole};
-use crate::scenario::values::{DurationNs, DurationOrRange};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 use crate::scenario::{Located, ScenarioError};
 
 #[derive(Debug, Deserialize)]
@@ -54,10 +55,12 @@ struct TaskSpec {
     start: Option<DurationNs>,
     every: Option<Spanned<DurationNs>>,
     arrival: Option<Spanned<String>>,
+    repeat: Option<Spanned<i64>>,
     steps: Spanned<Vec<Spanned<StepSpec>>>,
 }
 
-/// One step as written: exactly one of the kind keys, plus `latency` for `io`.
+/// One step as written: exactly one of the kind keys, plus `latency` for `io` and `missed_tick`
+/// for `tick`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a step such as { cpu = \"300ms\" }")]
 struct StepSpec {
@@ -65,6 +68,9 @@ struct StepSpec {
     #[serde(rename = "yield")]
     yield_now: Option<bool>,
     sleep: Option<DurationNs>,
+    tick: Option<DurationNs>,
+    missed_tick: Option<Name<MissedTick>>,
+    block: Option<DurationNs>,
     io: Option<String>,
     latency: Option<DurationOrRange>,
     spawn: Option<String>,
@@ -122,6 +128,8 @@ pub struct GroupConfig {
     pub start_ns: u64,
     pub arrival: Arrival,
     pub steps: Vec<Step>,
+    /// Times each instance runs its steps, as a loop around them; 1 runs them once.
+    pub repeat: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +141,17 @@ pub enum Step {
     /// Back of the queue, as `tokio::task::yield_now`.
     Yield,
     Sleep {
+        ns: u64,
+    },
+    /// `interval.tick().await` on the task's own interval, made with this period and missed-tick
+    /// behaviour the first time the step runs, and kept across repeats.
+    Tick {
+        period_ns: u64,
+        missed_tick: MissedTick,
+    },
+    /// The poll's thread blocks without using CPU, as `std::thread::sleep` or a blocking system
+    /// call inside a task does: its worker runs nothing else meanwhile.
+    Block {
         ns: u64,
     },
     /// A request over a connection from `pool`, answered after a latency drawn from the range.
@@ -157,8 +176,8 @@ pub enum Step {
 
 pub const DEFAULT_STARVATION_THRESHOLD_NS: u64 = 100_000_000;
 pub const DEFAULT_BLOCKING_THREADS: i64 = 512;
-const STEP_KINDS: &str =
-    "`cpu`, `yield`, `sleep`, `io`, `spawn`, `spawn_blocking` or `block_in_place`";
+const STEP_KINDS: &str = "`cpu`, `yield`, `sleep`, `tick`, `block`, `io`, `spawn`, \
+     `spawn_blocking` or `block_in_place`";
 
 /// Finds `name` among `names`, or says which names exist.
 fn resolve(
@@ -283,6 +302,26 @@ pub(crate) fn validate(
                     "such as steps = [{{ cpu = \"1ms\" }}]; the kinds are {STEP_KINDS}"
                 )));
         }
+        if steps
+            .iter()
+            .filter(|step| matches!(step, Step::Tick { .. }))
+            .count()
+            > 1
+        {
+            return Err(file
+                .error(task.steps.span(), "a task has at most one `tick` step")
+                .with_hint(
+                    "each task owns one interval; give a second ticker a task group of its own",
+                ));
+        }
+        let repeat = optional_whole(
+            file,
+            &task.repeat,
+            "repeat",
+            1..=100_000_000,
+            1,
+            "times each instance runs its steps, such as 60 for a ticker's minute",
+        )?;
         groups.push(GroupConfig {
             name: task.name.get_ref().clone(),
             runtime,
@@ -290,6 +329,7 @@ pub(crate) fn validate(
             start_ns: task.start.map_or(0, |start| start.0),
             arrival,
             steps,
+            repeat: repeat as u32,
         });
     }
     if runtimes.is_empty() {
@@ -474,6 +514,8 @@ fn validate_step(
         raw.cpu.is_some(),
         raw.yield_now.is_some(),
         raw.sleep.is_some(),
+        raw.tick.is_some(),
+        raw.block.is_some(),
         raw.io.is_some(),
         raw.spawn.is_some(),
         raw.spawn_blocking.is_some(),
@@ -491,6 +533,11 @@ fn validate_step(
             .error(span, "only an `io` step has a `latency`")
             .with_hint("move `latency` to an `io` step"));
     }
+    if raw.missed_tick.is_some() && raw.tick.is_none() {
+        return Err(file
+            .error(span, "only a `tick` step has a `missed_tick`")
+            .with_hint("such as { tick = \"1s\", missed_tick = \"skip\" }"));
+    }
     let step = if let Some(cpu) = raw.cpu {
         Step::Cpu { ns: cpu.0 }
     } else if let Some(yield_now) = raw.yield_now {
@@ -502,6 +549,22 @@ fn validate_step(
         Step::Yield
     } else if let Some(sleep) = raw.sleep {
         Step::Sleep { ns: sleep.0 }
+    } else if let Some(period) = raw.tick {
+        if period.0 == 0 {
+            return Err(file
+                .error(span, "a `tick` period must be more than zero")
+                .with_hint("as tokio's `interval` panics on a zero period; such as \"1s\""));
+        }
+        Step::Tick {
+            period_ns: period.0,
+            // tokio's default.
+            missed_tick: raw
+                .missed_tick
+                .as_ref()
+                .map_or(MissedTick::Burst, |name| name.0),
+        }
+    } else if let Some(block) = raw.block {
+        Step::Block { ns: block.0 }
     } else if let Some(pool) = &raw.io {
         let latency_ns = match raw.latency {
             None => {

@@ -11,6 +11,7 @@ pub(crate) struct GroupStats {
     pub finished: u64,
     latency: Latencies,
     io_latency: Latencies,
+    timer_lateness: Latencies,
 }
 
 impl GroupStats {
@@ -21,6 +22,10 @@ impl GroupStats {
 
     pub fn io(&mut self, latency_ns: u64) {
         self.io_latency.record(latency_ns);
+    }
+
+    pub fn timer(&mut self, lateness_ns: u64) {
+        self.timer_lateness.record(lateness_ns);
     }
 
     fn section(&self) -> Section {
@@ -34,6 +39,10 @@ impl GroupStats {
             self.io_latency.quantile(0.5),
             self.io_latency.quantile(0.99),
             self.io_latency.max_ns(),
+            self.timer_lateness.len(),
+            self.timer_lateness.quantile(0.5),
+            self.timer_lateness.quantile(0.99),
+            self.timer_lateness.max_ns(),
         ];
         Section::new("group", self.name.clone(), GROUP_METRICS, &values)
     }
@@ -45,6 +54,8 @@ pub(crate) struct WorkerStats {
     /// Inside a `cpu` step but waiting for a core, when threads outnumber cores.
     pub core_wait_ns: u64,
     pub parked_ns: u64,
+    /// In a `block` step: its thread blocked, using no CPU.
+    pub blocked_ns: u64,
     pub polls: u64,
     pub steals: u64,
     pub lifo_hits: u64,
@@ -75,6 +86,7 @@ impl ExecutorStats {
                     finished: 0,
                     latency: Latencies::new(),
                     io_latency: Latencies::new(),
+                    timer_lateness: Latencies::new(),
                 })
                 .collect(),
             workers: workers
@@ -132,13 +144,15 @@ impl ExecutorStats {
             .zip(worker_names)
             .flat_map(|(stats, names)| stats.iter().zip(names))
             .map(|(worker, name)| {
-                let idle_ns =
-                    end_ns.saturating_sub(worker.busy_ns + worker.core_wait_ns + worker.parked_ns);
+                let idle_ns = end_ns.saturating_sub(
+                    worker.busy_ns + worker.core_wait_ns + worker.parked_ns + worker.blocked_ns,
+                );
                 let values = [
                     worker.busy_ns,
                     worker.core_wait_ns,
                     idle_ns,
                     worker.parked_ns,
+                    worker.blocked_ns,
                     worker.polls,
                     worker.steals,
                     worker.lifo_hits,

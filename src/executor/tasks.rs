@@ -2,6 +2,7 @@
 //! the io requests in flight between them.
 
 use ticklab_models::executor::TaskId;
+use ticklab_models::interval::IntervalCore;
 
 use super::pool::ConnectionId;
 
@@ -34,8 +35,13 @@ pub(crate) enum Queued {
 pub(crate) struct Task {
     pub kind: TaskKind,
     pub runtime: usize,
-    /// The next step to run, for a group task.
+    /// The next step to run, for a group task, and how many times it has run them all.
     pub step: usize,
+    pub round: u32,
+    /// Its `tick` step's interval, made the first time the step runs.
+    pub interval: Option<IntervalCore>,
+    /// The `Instant` deadline of the sleep it waits on, if any.
+    pub sleep_deadline_ns: Option<i64>,
     pub started_ns: u64,
     /// Since when it has been woken and not yet polled, and where it was queued.
     pub runnable: Option<(u64, Queued)>,
@@ -88,6 +94,9 @@ impl Tasks {
             kind,
             runtime,
             step: 0,
+            round: 0,
+            interval: None,
+            sleep_deadline_ns: None,
             started_ns: now_ns,
             runnable: None,
             request: None,

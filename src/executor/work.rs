@@ -36,7 +36,8 @@ fn instances(config: &ExecutorConfig, run_for_ns: u64) -> Vec<u128> {
                 .steps
                 .iter()
                 .filter(|step| matches!(step, Step::Spawn { group: child } if *child == group))
-                .count() as u128;
+                .count() as u128
+                * u128::from(other.repeat);
             if spawns > 0 {
                 let spawners = settle(spawner, config, run_for_ns, memo);
                 total = total.saturating_add(spawns.saturating_mul(spawners));
@@ -61,7 +62,11 @@ fn step_events(step: &Step, slice_ns: u64) -> u128 {
             cpu_events(ns) + 4
         }
         Step::Io { .. } => 16,
-        Step::Yield | Step::Sleep { .. } | Step::Spawn { .. } => 6,
+        Step::Yield
+        | Step::Sleep { .. }
+        | Step::Tick { .. }
+        | Step::Block { .. }
+        | Step::Spawn { .. } => 6,
     }
 }
 
@@ -79,11 +84,12 @@ pub(crate) fn check_work(
         .sum();
     let mut bound: u128 = workers * 4;
     for (group, count) in config.groups.iter().zip(&instances) {
-        let per_instance: u128 = 6 + group
+        let per_round: u128 = group
             .steps
             .iter()
             .map(|step| step_events(step, scenario.machine.time_slice_ns))
-            .sum::<u128>();
+            .sum();
+        let per_instance = 6 + per_round.saturating_mul(u128::from(group.repeat));
         bound = bound.saturating_add(count.saturating_mul(per_instance));
     }
     // A clock change re-times every pending wake: at most one per task and worker.

@@ -5,7 +5,8 @@
 //! loom and under shuttle. [`SortedVec`] registers it under the name `sorted-vec`; its binary
 //! (`src/main.rs`) is ticklab's command line with the design added, and its tests run ticklab's
 //! model-checking battery on it, and on [`SortedVecForgetsToSignal`], a copy with a bug planted
-//! on purpose, which the battery must catch.
+//! on purpose, which the battery must catch. [`SortedVecFiresOnlyPastDeadlines`] plants another,
+//! one that never returns: ticklab must stop it and name it, not hang.
 
 use std::sync::atomic::Ordering::SeqCst;
 
@@ -38,8 +39,12 @@ pub struct SortedVecTimer<S: Primitives, P: Send> {
     signals: S::AtomicU64,
     capacity: usize,
     clock: TimerClock,
-    /// The planted bug: forget to bump `signals` for an earlier timer.
+    /// A planted bug: forget to bump `signals` for an earlier timer.
     forgets_to_signal: bool,
+    /// A planted bug: fire only timers whose deadline has passed, not one due this very
+    /// nanosecond, while still sleeping until that deadline: the thread wakes at the same
+    /// instant forever.
+    fires_only_past_deadlines: bool,
 }
 
 impl<S: Primitives, P: Send> std::fmt::Debug for SortedVecTimer<S, P> {
@@ -63,6 +68,16 @@ impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
             capacity,
             clock,
             forgets_to_signal: false,
+            fires_only_past_deadlines: false,
+        }
+    }
+
+    /// Whether a timer due at `deadline_ns` fires at `now_ns`.
+    fn is_due(&self, deadline_ns: i64, now_ns: i64) -> bool {
+        if self.fires_only_past_deadlines {
+            deadline_ns < now_ns
+        } else {
+            deadline_ns <= now_ns
         }
     }
 }
@@ -91,7 +106,7 @@ impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
                 });
             }
             match state.timers.last() {
-                Some(earliest) if earliest.deadline_ns <= now_ns => {
+                Some(earliest) if self.is_due(earliest.deadline_ns, now_ns) => {
                     let entry = state.timers.pop().expect("a last entry");
                     state.running = Some(entry.id);
                     Next::Fire(entry.id, entry.payload)
@@ -237,11 +252,31 @@ impl BuildTimerDesign for SortedVecForgetsToSignal {
     }
 }
 
+/// The same design with a planted off-by-one: a timer due at exactly the current nanosecond is
+/// left for later, yet the thread sleeps until that deadline, which has come, so it wakes at once
+/// and finds the same timer again. A run on it never gets past that instant.
+#[derive(Debug)]
+pub struct SortedVecFiresOnlyPastDeadlines;
+
+impl BuildTimerDesign for SortedVecFiresOnlyPastDeadlines {
+    const NAME: &'static str = "sorted-vec-fires-only-past-deadlines";
+    const ABOUT: &'static str = "sorted-vec with a planted off-by-one that wakes forever";
+    type Design<S: Primitives, P: Send + 'static> = SortedVecTimer<S, P>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> SortedVecTimer<S, P> {
+        SortedVecTimer {
+            fires_only_past_deadlines: true,
+            ..SortedVecTimer::new(params.capacity, params.clock)
+        }
+    }
+}
+
 /// ticklab's designs and this crate's, as the binary and the tests name them.
 pub fn registry() -> ticklab::Registry {
     ticklab::Registry::builtin()
         .with_timer_design::<SortedVec>()
         .with_unlisted_timer_design::<SortedVecForgetsToSignal>()
+        .with_unlisted_timer_design::<SortedVecFiresOnlyPastDeadlines>()
 }
 
 #[cfg(test)]
