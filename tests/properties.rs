@@ -187,7 +187,7 @@ fn interval_scenario(
             count: 1,
             tick_cost_ns: 0,
             phase: Phase::Fixed { offset_ns: 0 },
-            timer_resolution_ns: NS_PER_MS,
+            driver_resolution_ns: NS_PER_MS,
         }),
         expectations: Vec::new(),
     }
@@ -388,7 +388,7 @@ fn model_extras() -> impl Strategy<Value = String> {
         prop_oneof![Just("1ns"), Just("1ms"), Just("1s"), Just("1h")],
     )
         .prop_map(|(count, phase, resolution)| {
-            format!("count = {count}\nphase = {phase}\ntimer_resolution = \"{resolution}\"\n")
+            format!("count = {count}\nphase = {phase}\ndriver_resolution = \"{resolution}\"\n")
         })
 }
 

@@ -30,7 +30,7 @@ pub struct IntervalPlan {
 pub fn plan_intervals(config: &IntervalConfig, seed: u64) -> Vec<IntervalPlan> {
     let mut periods = SimRng::for_purpose(seed, "interval-periods");
     let mut phases = SimRng::for_purpose(seed, "interval-phases");
-    let resolution_ns = config.timer_resolution_ns;
+    let resolution_ns = config.driver_resolution_ns;
     (0..config.count)
         .map(|_| {
             let period_ns = match config.period {
@@ -201,7 +201,7 @@ impl<'a> IntervalRun<'a> {
         let mut run = IntervalRun {
             runtime,
             tick_cost_ns: config.tick_cost_ns,
-            resolution_ns: config.timer_resolution_ns as i64,
+            resolution_ns: config.driver_resolution_ns as i64,
             ready: VecDeque::new(),
             stats: IntervalStats::new(cores.len()),
             invariants: IntervalInvariants::new(

@@ -25,7 +25,10 @@ pub struct IntervalSpec {
     count: Option<Spanned<i64>>,
     tick_cost: Option<Spanned<DurationNs>>,
     phase: Option<PhaseSpec>,
-    timer_resolution: Option<Spanned<DurationNs>>,
+    /// Called `timer_resolution` before `[machine]` took that name for the platform's timer tick;
+    /// the old spelling is still read.
+    #[serde(alias = "timer_resolution")]
+    driver_resolution: Option<Spanned<DurationNs>>,
 }
 
 /// A validated interval model.
@@ -39,7 +42,7 @@ pub struct IntervalConfig {
     pub phase: Phase,
     /// The timer driver's granularity: deadlines round up to a multiple of it (tokio's wheel
     /// works in whole milliseconds).
-    pub timer_resolution_ns: u64,
+    pub driver_resolution_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,14 +106,14 @@ pub(crate) fn validate(
                 .with_hint("`count` is how many intervals run side by side"));
         }
     };
-    let timer_resolution_ns = match &spec.timer_resolution {
+    let driver_resolution_ns = match &spec.driver_resolution {
         None => NS_PER_MS,
         Some(resolution) if resolution.get_ref().0 > 0 => resolution.get_ref().0,
         Some(resolution) => {
             return Err(file
                 .error(
                     resolution.span(),
-                    "`timer_resolution` must be more than zero",
+                    "`driver_resolution` must be more than zero",
                 )
                 .with_hint("use \"1ns\" for a driver that fires at exact deadlines"));
         }
@@ -126,7 +129,7 @@ pub(crate) fn validate(
                 offset_ns: offset.0,
             },
         },
-        timer_resolution_ns,
+        driver_resolution_ns,
     })
 }
 
