@@ -1,0 +1,74 @@
+//! The end of the run: sections still open are charged and traced, and the summary is made.
+
+use super::*;
+
+impl ExecutorRun<'_> {
+    /// Charges what is still open at the end, reports tasks still starving, and summarises.
+    pub(super) fn summary(
+        &mut self,
+        m: &mut Machine<Wake>,
+        report: &MachineReport,
+    ) -> io::Result<Summary> {
+        let end_ns = m.end_ns();
+        // Blocking sections still running are traced too, so a plot shows them.
+        for index in 0..self.owners.len() {
+            let thread = ThreadId(index as u32);
+            if self.blocked.get(index).copied().unwrap_or(false) {
+                self.record_block(m, thread, false)?;
+                continue;
+            }
+            match owner_of(&self.owners, thread) {
+                ThreadOwner::Blocking { runtime, task } => {
+                    self.record_blocking(m, thread, runtime, None, task, false)?;
+                }
+                ThreadOwner::InPlace {
+                    runtime,
+                    worker,
+                    task,
+                } => self.record_blocking(m, thread, runtime, Some(worker), task, false)?,
+                _ => {}
+            }
+        }
+
+        for runtime in 0..self.runtimes.len() {
+            for worker in 0..self.runtimes[runtime].workers.len() {
+                let state = &self.runtimes[runtime].workers[worker];
+                let (state, thread, mark, since_ns) = (
+                    state.state,
+                    state.thread,
+                    state.cpu_mark,
+                    state.parked_since_ns,
+                );
+                let stats = self.stats.worker(runtime, worker);
+                match state {
+                    WorkerState::Polling { .. } => {
+                        let now = report.core_time(thread);
+                        stats.busy_ns += now.running_ns - mark.running_ns;
+                        stats.core_wait_ns += now.waiting_ns - mark.waiting_ns;
+                    }
+                    WorkerState::Parked { .. } => stats.parked_ns += end_ns - since_ns,
+                    WorkerState::Ready | WorkerState::AwaitingThread => {}
+                }
+            }
+        }
+        let waiting: Vec<(TaskId, u64, Queued)> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(index, task)| {
+                let (since_ns, queued) = task.runnable?;
+                Some((TaskId(index as u32), end_ns - since_ns, queued))
+            })
+            .collect();
+        for (task, waited_ns, queued) in waiting {
+            self.note_wait(m, task, waited_ns, queued, None)?;
+        }
+        let names: Vec<Vec<String>> = self
+            .runtimes
+            .iter()
+            .map(|rt| rt.workers.iter().map(|w| w.name.to_string()).collect())
+            .collect();
+        let stats = std::mem::replace(&mut self.stats, ExecutorStats::new(&[], &[]));
+        Ok(stats.into_summary(end_ns, &names, self.pools.opened() as u64))
+    }
+}
