@@ -1,8 +1,11 @@
 //! # ticklab-models: the designs under test
 //!
 //! Each design is a sans-time core: it never reads a clock, sleeps or spawns. It takes `now` and
-//! returns what it waits for ([`Wait`]), and drivers (the simulator, real threads, loom, shuttle,
-//! a tokio task) do the waiting. That is what lets one implementation run under every harness.
+//! says what comes next: an interval core its next deadline ([`Wait`]), a timer design how its
+//! thread sleeps ([`timer::Sleep`]: until when, and the signal count it saw), the executor's
+//! scheduler where a task goes and whether a worker parks. Drivers (the simulator, real threads,
+//! loom, shuttle, a tokio task) do the waiting. That is what lets one implementation run under
+//! every harness.
 //!
 //! ```
 //! use ticklab_models::interval::{IntervalCore, MissedTick};

@@ -34,6 +34,13 @@ pub struct MachineSpec {
     timer_slack: Option<Spanned<DurationNs>>,
 }
 
+impl MachineSpec {
+    /// The keys `[machine]` takes, for checking the docs.
+    pub fn keys() -> &'static [&'static str] {
+        crate::scenario::keys_of::<MachineSpec>()
+    }
+}
+
 /// What older scenario files said about the machine in `[model]`: an executor's or a lock
 /// model's `cores` and `time_slice`, read as if they were in `[machine]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
