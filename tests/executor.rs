@@ -828,3 +828,42 @@ steps = [{ cpu = "1ms" }]
     assert_eq!(part.get("blocked"), Some(blocked_ns));
     assert_eq!(part.get("busy"), Some(NS_PER_MS), "blocking uses no CPU");
 }
+
+#[test]
+fn an_io_timeout_gives_up_on_a_slow_reply_and_a_cancelled_one_wakes_nobody() {
+    let groups = r#"
+[[model.pool]]
+name = "http"
+idle = 4
+[[model.task]]
+name = "slow"
+runtime = "rt"
+count = 1
+steps = [{ io = "http", latency = "200ms", timeout = "100ms" }, { sleep = "1s" }]
+[[model.task]]
+name = "fast"
+runtime = "rt"
+count = 1
+start = "2s"
+steps = [{ io = "http", latency = "50ms", timeout = "100ms" }, { sleep = "1s" }]
+"#;
+    let summary = run(&one_runtime(1, 1, "", groups));
+    let slack_ns = ticklab::machine::LINUX_TIMER_SLACK_NS;
+    // The slow call gives up at 100 ms (the parked driver's wait ends the slack late); its sleep's
+    // deadline, 1.10005 s, rounds up to the driver's next millisecond.
+    assert_eq!(group(&summary, "slow", "timeouts"), 1);
+    assert_eq!(group(&summary, "slow", "io_calls"), 0);
+    assert_eq!(
+        group(&summary, "slow", "max_latency"),
+        1_101 * NS_PER_MS + slack_ns
+    );
+    // The fast call's reply cancels its timeout: had the timer still fired at 2.1 s, it would
+    // have cut the sleep after it short.
+    assert_eq!(group(&summary, "fast", "timeouts"), 0);
+    assert_eq!(group(&summary, "fast", "io_calls"), 1);
+    assert_eq!(
+        group(&summary, "fast", "max_latency"),
+        1_050 * NS_PER_MS + slack_ns
+    );
+    assert_eq!(group(&summary, "fast", "timers"), 1, "only its sleep");
+}

@@ -70,6 +70,18 @@ pub struct IoEvent {
     pub latency_ns: u64,
 }
 
+/// An io step's timeout fired before its reply was read: the task goes on without it.
+#[derive(Clone, Debug, Serialize)]
+pub struct IoTimeoutEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    pub connection: u32,
+    /// From the step's start until the task ran again.
+    pub latency_ns: u64,
+    /// Where the request was: `not sent`, `in flight`, or `replied, not yet read`.
+    pub request: &'static str,
+}
+
 /// A worker found nothing to do and parked.
 #[derive(Clone, Debug, Serialize)]
 pub struct ParkEvent {
@@ -250,6 +262,31 @@ impl ModelEvent for IoEvent {
 
     fn delay_class(&self) -> &str {
         group_of(&self.task)
+    }
+}
+
+impl ModelEvent for IoTimeoutEvent {
+    crate::model_event_basics!("io-timeout");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} timeout   {} gave up its io on conn{} after {}, the request {}",
+            Secs(self.t_ns),
+            self.task,
+            self.connection,
+            Approx(self.latency_ns),
+            self.request
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "io timeouts"
+    }
+
+    /// A request given up is never folded away.
+    fn routine(&self) -> bool {
+        false
     }
 }
 

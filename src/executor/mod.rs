@@ -12,8 +12,8 @@ mod tasks;
 mod work;
 
 pub use events::{
-    BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
-    TaskDoneEvent, TimerEvent,
+    BlockingEvent, DriverPollEvent, IoEvent, IoTimeoutEvent, ParkEvent, PollEvent, SpawnEvent,
+    StarvationEvent, TaskDoneEvent, TimerEvent,
 };
 pub use model::ExecutorModel;
 pub use spec::ExecutorConfig;
@@ -98,8 +98,12 @@ pub const GROUP_METRICS: &[Metric] = &[
     ),
     Metric::duration("max_io_latency", "max_io_latency_ns", "the slowest io step"),
     Metric::count(
+        "timeouts",
+        "io steps whose `timeout` fired before the reply was read: the task went on without it",
+    ),
+    Metric::count(
         "timers",
-        "the group's sleeps that ended and ticks that returned",
+        "the group's sleeps that ended, ticks that returned and io timeouts that fired",
     ),
     Metric::duration(
         "p50_timer_lateness",

@@ -73,6 +73,7 @@ struct StepSpec {
     block: Option<DurationNs>,
     io: Option<String>,
     latency: Option<DurationOrRange>,
+    timeout: Option<DurationNs>,
     spawn: Option<String>,
     spawn_blocking: Option<DurationNs>,
     block_in_place: Option<DurationNs>,
@@ -158,6 +159,8 @@ pub enum Step {
     Io {
         pool: usize,
         latency_ns: (u64, u64),
+        /// `tokio::time::timeout` around the request: past it the task goes on without the reply.
+        timeout_ns: Option<u64>,
     },
     /// Starts one task of `group` on that group's runtime: onto the spawning worker when it is
     /// the same runtime (its LIFO slot, as `tokio::spawn`), else through the other's inject queue.
@@ -533,6 +536,18 @@ fn validate_step(
             .error(span, "only an `io` step has a `latency`")
             .with_hint("move `latency` to an `io` step"));
     }
+    if raw.timeout.is_some() && raw.io.is_none() {
+        return Err(file
+            .error(span, "only an `io` step has a `timeout`")
+            .with_hint("such as { io = \"http\", latency = \"50ms\", timeout = \"100ms\" }; a plain wait is a `sleep`"));
+    }
+    if raw.timeout.is_some_and(|timeout| timeout.0 == 0) {
+        return Err(file
+            .error(span, "an `io` step's `timeout` must be more than zero")
+            .with_hint(
+                "a timeout of zero gives up at the first poll, before any reply can come; such as \"100ms\"",
+            ));
+    }
     if raw.missed_tick.is_some() && raw.tick.is_none() {
         return Err(file
             .error(span, "only a `tick` step has a `missed_tick`")
@@ -586,6 +601,7 @@ fn validate_step(
         Step::Io {
             pool: resolve(file, span.clone(), pool, "pool", pools)?,
             latency_ns,
+            timeout_ns: raw.timeout.map(|timeout| timeout.0),
         }
     } else if let Some(group) = &raw.spawn {
         Step::Spawn {

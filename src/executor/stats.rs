@@ -11,6 +11,7 @@ pub(crate) struct GroupStats {
     pub finished: u64,
     latency: Latencies,
     io_latency: Latencies,
+    pub timeouts: u64,
     timer_lateness: Latencies,
 }
 
@@ -39,6 +40,7 @@ impl GroupStats {
             self.io_latency.quantile(0.5),
             self.io_latency.quantile(0.99),
             self.io_latency.max_ns(),
+            self.timeouts,
             self.timer_lateness.len(),
             self.timer_lateness.quantile(0.5),
             self.timer_lateness.quantile(0.99),
@@ -86,6 +88,7 @@ impl ExecutorStats {
                     finished: 0,
                     latency: Latencies::new(),
                     io_latency: Latencies::new(),
+                    timeouts: 0,
                     timer_lateness: Latencies::new(),
                 })
                 .collect(),

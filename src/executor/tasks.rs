@@ -42,6 +42,9 @@ pub(crate) struct Task {
     pub interval: Option<IntervalCore>,
     /// The `Instant` deadline of the sleep it waits on, if any.
     pub sleep_deadline_ns: Option<i64>,
+    /// The timeout around the io request it waits on, if any: the driver's registration and the
+    /// `Instant` deadline.
+    pub io_timeout: Option<(u64, i64)>,
     pub started_ns: u64,
     /// Since when it has been woken and not yet polled, and where it was queued.
     pub runnable: Option<(u64, Queued)>,
@@ -80,6 +83,10 @@ pub(crate) struct Request {
     pub sent_ns: u64,
     pub replied_ns: u64,
     pub noticed_ns: u64,
+    /// The connection task read the reply and woke the requester.
+    pub delivered: bool,
+    /// The requester's timeout fired first: it went on without the reply.
+    pub abandoned: bool,
 }
 
 /// Every task of the run, indexed by [`TaskId`].
@@ -97,6 +104,7 @@ impl Tasks {
             round: 0,
             interval: None,
             sleep_deadline_ns: None,
+            io_timeout: None,
             started_ns: now_ns,
             runnable: None,
             request: None,

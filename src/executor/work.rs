@@ -61,7 +61,8 @@ fn step_events(step: &Step, slice_ns: u64) -> u128 {
         Step::Cpu { ns } | Step::SpawnBlocking { ns } | Step::BlockInPlace { ns } => {
             cpu_events(ns) + 4
         }
-        Step::Io { .. } => 16,
+        // A timeout adds its timer's wake and the driver poll that fires it.
+        Step::Io { timeout_ns, .. } => 16 + if timeout_ns.is_some() { 4 } else { 0 },
         Step::Yield
         | Step::Sleep { .. }
         | Step::Tick { .. }

@@ -34,8 +34,8 @@ use super::stats::ExecutorStats;
 use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
 use super::work::check_work;
 use super::{
-    BlockingEvent, DriverPollEvent, IoEvent, ParkEvent, PollEvent, SpawnEvent, StarvationEvent,
-    TaskDoneEvent, TimerEvent,
+    BlockingEvent, DriverPollEvent, IoEvent, IoTimeoutEvent, ParkEvent, PollEvent, SpawnEvent,
+    StarvationEvent, TaskDoneEvent, TimerEvent,
 };
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::run::{RunError, RunOptions, Watchdog, start_event, world_config};

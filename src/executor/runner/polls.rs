@@ -30,9 +30,6 @@ impl ExecutorRun<'_> {
             .expect("a task is polled only after a wake queued it");
         let waited_ns = now_ns - since_ns;
         self.note_wait(m, task, waited_ns, queued, Some((runtime, worker)))?;
-        if let Some(deadline_ns) = self.tasks.get_mut(task).sleep_deadline_ns.take() {
-            self.timer_done(m, task, "sleep", deadline_ns)?;
-        }
         if self.wants_events {
             let rt = &self.runtimes[runtime];
             let (source_name, victim) = match source {
@@ -51,8 +48,12 @@ impl ExecutorRun<'_> {
             };
             self.sink.record(&Event::Model(&event))?;
         }
+        // What it waited for, traced after the poll that resumes it.
+        if let Some(deadline_ns) = self.tasks.get_mut(task).sleep_deadline_ns.take() {
+            self.timer_done(m, task, "sleep", deadline_ns)?;
+        }
         if let Some(request) = self.tasks.get_mut(task).request.take() {
-            self.io_done(m, task, request)?;
+            self.resume_from_io(m, task, request)?;
         }
         let on = On::Worker {
             runtime,

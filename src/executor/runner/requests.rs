@@ -12,6 +12,7 @@ impl ExecutorRun<'_> {
         task: TaskId,
         pool: usize,
         latency_ns: (u64, u64),
+        timeout_ns: Option<u64>,
     ) -> io::Result<()> {
         let runtime = on.runtime();
         let now_ns = self.now_ns(m);
@@ -41,9 +42,17 @@ impl ExecutorRun<'_> {
             sent_ns: now_ns,
             replied_ns: now_ns,
             noticed_ns: now_ns,
+            delivered: false,
+            abandoned: false,
         });
         let request = self.requests.len() - 1;
         self.tasks.get_mut(task).request = Some(request);
+        if let Some(timeout_ns) = timeout_ns {
+            let deadline_ns = m.instant_ns().saturating_add(timeout_ns as i64);
+            let registration = self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
+            self.tasks.get_mut(task).io_timeout = Some((registration, deadline_ns));
+            self.arm_driver_timeout(m, runtime);
+        }
         let slot = &mut self.connections[connection.0 as usize];
         slot.state = ConnectionState::ToSend { request };
         let conn_task = slot.task;
@@ -80,11 +89,17 @@ impl ExecutorRun<'_> {
             }
             ConnectionState::Replied { request } => {
                 slot.state = ConnectionState::Idle;
-                let requester = self.requests[request].requester;
                 if !self.pools.check_in(connection) {
                     // Closed rather than kept idle: its task ends.
                     self.tasks.get_mut(task).finished = true;
                 }
+                let request = &mut self.requests[request];
+                if request.abandoned {
+                    // Its requester timed out and went on: the reply is dropped.
+                    return Ok(());
+                }
+                request.delivered = true;
+                let requester = request.requester;
                 self.wake_task(m, requester, on.worker(), false)
             }
             ConnectionState::Idle | ConnectionState::InFlight { .. } => Ok(()),
@@ -112,6 +127,59 @@ impl ExecutorRun<'_> {
             Some(holder) => self.notify(m, owner, holder),
             None => Ok(()),
         }
+    }
+
+    /// The requester of `request` runs again, woken by the reply or by its timeout: tokio's
+    /// `timeout` polls the request first, so a reply that is in wins over a timer that fired.
+    pub(super) fn resume_from_io(
+        &mut self,
+        m: &mut Machine<Wake>,
+        task: TaskId,
+        request: usize,
+    ) -> io::Result<()> {
+        let timeout = self.tasks.get_mut(task).io_timeout.take();
+        if self.requests[request].delivered {
+            if let Some((registration, _)) = timeout {
+                let runtime = self.tasks.get(task).runtime;
+                self.runtimes[runtime].driver.cancel(registration);
+            }
+            return self.io_done(m, task, request);
+        }
+        let (_, deadline_ns) = timeout.expect("only a timeout wakes a task whose reply is not in");
+        self.io_timed_out(m, task, request, deadline_ns)
+    }
+
+    /// The requester's timeout fired first: it goes on without the reply, which is dropped when
+    /// it comes; the connection finishes the exchange and returns to its pool.
+    fn io_timed_out(
+        &mut self,
+        m: &mut Machine<Wake>,
+        task: TaskId,
+        request: usize,
+        deadline_ns: i64,
+    ) -> io::Result<()> {
+        self.requests[request].abandoned = true;
+        self.timer_done(m, task, "timeout", deadline_ns)?;
+        let TaskKind::Group { group, .. } = self.tasks.get(task).kind else {
+            return Ok(());
+        };
+        self.stats.groups[group].timeouts += 1;
+        if !self.wants_events {
+            return Ok(());
+        }
+        let connection = self.requests[request].connection;
+        let event = IoTimeoutEvent {
+            t_ns: m.now_ns(),
+            task: self.label(task),
+            connection: connection.0,
+            latency_ns: m.now_ns() - self.requests[request].started_ns,
+            request: match self.connections[connection.0 as usize].state {
+                ConnectionState::ToSend { .. } => "not sent",
+                ConnectionState::InFlight { .. } => "in flight",
+                ConnectionState::Replied { .. } | ConnectionState::Idle => "replied, not yet read",
+            },
+        };
+        self.sink.record(&Event::Model(&event))
     }
 
     /// The requester of `request` runs again: its io step is complete.

@@ -86,8 +86,12 @@ impl ExecutorRun<'_> {
                 self.block(m, on, task, ns);
                 After::Running
             }
-            Step::Io { pool, latency_ns } => {
-                self.start_io(m, on, task, pool, latency_ns)?;
+            Step::Io {
+                pool,
+                latency_ns,
+                timeout_ns,
+            } => {
+                self.start_io(m, on, task, pool, latency_ns, timeout_ns)?;
                 After::EndPoll
             }
             Step::Spawn { group: child } => {
