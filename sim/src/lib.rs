@@ -49,7 +49,9 @@ mod time;
 mod world;
 
 pub use clock::{ClockId, Clocks};
-pub use cores::{CoreTime, Cores, CpuKind, DEFAULT_SLICE_NS, SliceEnd, default_slice_ns};
+pub use cores::{
+    CoreTime, Cores, CpuKind, DEFAULT_SLICE_NS, SliceEnd, SliceTicket, default_slice_ns,
+};
 pub use cpu::{SimThread, ThreadCpu, ThreadId};
 pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, Machine};

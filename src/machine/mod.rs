@@ -13,8 +13,8 @@ pub(crate) mod spec;
 mod timing;
 
 use ticklab_sim::{
-    ClockId, CoreTime, Cores, CpuKind, Deadline, Platform, SliceEnd, ThreadCpu, ThreadId, World,
-    WorldConfig,
+    ClockId, CoreTime, Cores, CpuKind, Deadline, Platform, SliceEnd, SliceTicket, ThreadCpu,
+    ThreadId, World, WorldConfig,
 };
 
 pub use drive::{Binding, drive};
@@ -61,8 +61,8 @@ impl MachineConfig {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Wake<W> {
     Model(W),
-    /// A thread's time slice on a core ended.
-    Slice(SliceEnd),
+    /// A thread's time slice on a core ended, at the wake's time.
+    Slice(SliceTicket),
     /// An outside-load thread's next burst of CPU arrives.
     Load(u32),
 }
@@ -260,13 +260,15 @@ impl<W: Copy> Machine<W> {
 
     fn file_slice_ends(&mut self) {
         for end in self.slice_ends.drain(..) {
-            self.world.wake_at(physical(end.at_ns), Wake::Slice(end));
+            self.world
+                .wake_at(physical(end.at_ns), Wake::Slice(end.ticket()));
         }
     }
 
     /// A slice end came due: the thread that finished its work, if one did.
-    fn slice_ended(&mut self, end: SliceEnd) -> Option<ThreadId> {
+    fn slice_ended(&mut self, ticket: SliceTicket) -> Option<ThreadId> {
         let now_ns = self.now_ns();
+        let end = ticket.at(now_ns);
         let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
         self.file_slice_ends();
         finished
