@@ -21,21 +21,36 @@ use ticklab_sim::{ClockId, Compact};
 pub(crate) struct IntervalInvariants {
     missed_tick: MissedTick,
     spacing_checked: bool,
-    periods_ns: Vec<u64>,
-    last_deadline_ns: Vec<Option<i64>>,
-    last_handled_ns: Vec<Option<i64>>,
+    /// Per interval, in one record so a tick touches one cache line.
+    intervals: Vec<Checked>,
     pub violations: u64,
 }
 
+/// What the checks remember of one interval.
+#[derive(Clone, Copy, Debug)]
+struct Checked {
+    period_ns: i64,
+    /// The latest tick's deadline and the `Instant` it was handled at; `NONE` before the first.
+    last_deadline_ns: i64,
+    last_handled_ns: i64,
+}
+
+/// No tick yet: no deadline is this far in the past.
+const NONE: i64 = i64::MIN;
+
 impl IntervalInvariants {
     pub fn new(missed_tick: MissedTick, instant_clock: ClockId, periods_ns: Vec<u64>) -> Self {
-        let intervals = periods_ns.len();
         IntervalInvariants {
             missed_tick: missed_tick.promised(),
             spacing_checked: instant_clock != ClockId::Wall,
-            periods_ns,
-            last_deadline_ns: vec![None; intervals],
-            last_handled_ns: vec![None; intervals],
+            intervals: periods_ns
+                .into_iter()
+                .map(|period_ns| Checked {
+                    period_ns: period_ns as i64,
+                    last_deadline_ns: NONE,
+                    last_handled_ns: NONE,
+                })
+                .collect(),
             violations: 0,
         }
     }
@@ -43,8 +58,12 @@ impl IntervalInvariants {
     /// Interval `index` ticked for `deadline_ns` with `Instant` at `instant_ns`. Returns what was
     /// broken, if anything.
     pub fn on_tick(&mut self, index: usize, instant_ns: i64, deadline_ns: i64) -> Option<String> {
-        let previous = self.last_deadline_ns[index].replace(deadline_ns);
-        let previous_handled = self.last_handled_ns[index].replace(instant_ns);
+        let checked = &mut self.intervals[index];
+        let period_ns = checked.period_ns;
+        let previous = std::mem::replace(&mut checked.last_deadline_ns, deadline_ns);
+        let previous_handled = std::mem::replace(&mut checked.last_handled_ns, instant_ns);
+        let previous = (previous != NONE).then_some(previous);
+        let previous_handled = (previous_handled != NONE).then_some(previous_handled);
         let broken = if instant_ns < deadline_ns {
             Some(format!(
                 "interval {index} ticked {} before its deadline",
@@ -52,18 +71,24 @@ impl IntervalInvariants {
             ))
         } else {
             previous
-                .and_then(|previous_ns| self.spacing(index, previous_ns, deadline_ns))
+                .and_then(|previous_ns| self.spacing(index, period_ns, previous_ns, deadline_ns))
                 .or_else(|| {
-                    previous_handled
-                        .and_then(|handled_ns| self.handling_spacing(index, handled_ns, instant_ns))
+                    previous_handled.and_then(|handled_ns| {
+                        self.handling_spacing(index, period_ns, handled_ns, instant_ns)
+                    })
                 })
         };
         self.violations += u64::from(broken.is_some());
         broken
     }
 
-    fn spacing(&self, index: usize, previous_ns: i64, deadline_ns: i64) -> Option<String> {
-        let period_ns = self.periods_ns[index] as i64;
+    fn spacing(
+        &self,
+        index: usize,
+        period_ns: i64,
+        previous_ns: i64,
+        deadline_ns: i64,
+    ) -> Option<String> {
         let step_ns = deadline_ns - previous_ns;
         match self.missed_tick {
             MissedTick::Naive | MissedTick::Burst if step_ns != period_ns => Some(format!(
@@ -84,8 +109,13 @@ impl IntervalInvariants {
         }
     }
 
-    fn handling_spacing(&self, index: usize, previous_ns: i64, instant_ns: i64) -> Option<String> {
-        let period_ns = self.periods_ns[index] as i64;
+    fn handling_spacing(
+        &self,
+        index: usize,
+        period_ns: i64,
+        previous_ns: i64,
+        instant_ns: i64,
+    ) -> Option<String> {
         let least_ns = match self.missed_tick {
             MissedTick::Fixed => period_ns,
             MissedTick::Delay => period_ns - LATE_TOLERANCE_NS,
