@@ -87,6 +87,7 @@ impl MissedTick {
 ///
 /// This is the whole difference between the designs, and a pure function so that property tests
 /// and the real-tokio differential test can drive it directly.
+#[inline]
 pub fn next_deadline_ns(
     behavior: MissedTick,
     deadline_ns: i64,

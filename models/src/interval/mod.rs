@@ -63,6 +63,7 @@ impl IntervalCore {
     }
 
     /// The next tick's deadline.
+    #[inline]
     pub fn deadline_ns(&self) -> i64 {
         self.deadline_ns
     }
@@ -73,6 +74,7 @@ impl IntervalCore {
 
     /// Yields the due tick, given the clock's reading `now_ns`, and moves to the next deadline.
     /// Returns `None` if the tick is not due yet, as `poll_tick` returns `Pending`.
+    #[inline]
     pub fn tick(&mut self, now_ns: i64) -> Option<Tick> {
         if now_ns < self.deadline_ns {
             return None;

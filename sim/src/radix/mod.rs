@@ -174,7 +174,7 @@ impl<V: Copy> RadixQueue<V> {
     }
 
     /// The least key.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self) -> Option<u128> {
         if self.front.next == self.front.len {
             if self.len == 0 {
@@ -199,6 +199,7 @@ impl<V: Copy> RadixQueue<V> {
 
     /// Makes the lowest bucket the front. A bucket of more keys than the front sorts is spread
     /// over lower buckets first, and the lowest of those taken instead.
+    #[inline(never)]
     fn take_lowest_bucket(&mut self) {
         loop {
             let word = self.summary.trailing_zeros() as usize % WORDS;
