@@ -58,4 +58,6 @@ pub mod run;
 pub mod scenario;
 pub mod sweep;
 pub mod timer;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 pub mod trace;

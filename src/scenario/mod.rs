@@ -70,6 +70,80 @@ impl Scenario {
     }
 }
 
+/// What a run happens under, whatever runs in it: the platform and its clocks, the seed, the
+/// length and the faults. A scenario's head; also all that a file for [`crate::tokio`] holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conditions {
+    pub source: String,
+    pub about: String,
+    pub platform: Platform,
+    pub instant_clock: ClockId,
+    pub seed: u64,
+    pub run_for_ns: u64,
+    pub wall_start_ns: i64,
+    pub faults: Vec<Fault>,
+}
+
+impl Scenario {
+    /// The scenario without its model, machine and expectations.
+    pub fn conditions(&self) -> Conditions {
+        Conditions {
+            source: self.source.clone(),
+            about: self.about.clone(),
+            platform: self.platform,
+            instant_clock: self.instant_clock,
+            seed: self.seed,
+            run_for_ns: self.run_for_ns,
+            wall_start_ns: self.wall_start_ns,
+            faults: self.faults.clone(),
+        }
+    }
+}
+
+/// Validates a file that may or may not have a `[model]`: with one, as a whole scenario against
+/// `registry`, keeping its conditions; without one, as conditions alone, which take no
+/// `[machine]` and no `[expect]` since nothing simulated runs under them.
+pub fn parse_conditions(
+    registry: &Registry,
+    source: &str,
+    text: &str,
+) -> Result<Conditions, ScenarioError> {
+    let file = Located { source, text };
+    let raw: schema::ScenarioFile<Option<toml::Value>> =
+        toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+    if raw.model.is_some() {
+        return parse_with(registry, source, text).map(|scenario| scenario.conditions());
+    }
+    if raw.machine.is_some() {
+        return Err(file
+            .error(
+                table_span(text, "[machine]"),
+                "a file without a `[model]` takes no `[machine]`",
+            )
+            .with_hint(
+                "`[machine]` sets the simulated machine's cores and timer resolution; code under \
+                 ticklab::tokio runs on one real thread, so remove the table",
+            ));
+    }
+    if raw.expect.is_some() {
+        return Err(file
+            .error(
+                table_span(text, "[expect]"),
+                "a file without a `[model]` takes no `[expect]`",
+            )
+            .with_hint(
+                "`[expect]` bounds a model's metrics; check your own code's behaviour in its test",
+            ));
+    }
+    conditions(&file, &raw)
+}
+
+/// Where a table's header is, for errors about the whole table.
+fn table_span(text: &str, header: &str) -> Range<usize> {
+    text.find(header)
+        .map_or(0..0, |start| start..start + header.len())
+}
+
 /// A scenario file's text with its name, for locating errors.
 #[derive(Clone, Copy, Debug)]
 pub struct Located<'a> {
@@ -164,6 +238,37 @@ fn finish<M>(
     raw: schema::ScenarioFile<M>,
     model: ModelSetup,
 ) -> Result<Scenario, ScenarioError> {
+    let conditions = conditions(file, &raw)?;
+    let machine = crate::machine::spec::validate(
+        file,
+        raw.machine.as_ref(),
+        raw.platform.0,
+        model.machine_keys(),
+    )?;
+    let expectations = match &raw.expect {
+        None => Vec::new(),
+        Some(table) => parse_expectations(file, table, model.expect_schema())?,
+    };
+    Ok(Scenario {
+        source: conditions.source,
+        about: conditions.about,
+        platform: conditions.platform,
+        instant_clock: conditions.instant_clock,
+        seed: conditions.seed,
+        run_for_ns: conditions.run_for_ns,
+        wall_start_ns: conditions.wall_start_ns,
+        faults: conditions.faults,
+        machine,
+        model,
+        expectations,
+    })
+}
+
+/// Validates the keys of a scenario's head.
+fn conditions<M>(
+    file: &Located<'_>,
+    raw: &schema::ScenarioFile<M>,
+) -> Result<Conditions, ScenarioError> {
     let run_for_ns = raw.run_for.get_ref().0;
     if run_for_ns == 0 || run_for_ns > MAX_RUN_FOR_NS {
         return Err(file
@@ -189,33 +294,21 @@ fn finish<M>(
         Some(text) => parse_wall_start(text.get_ref())
             .map_err(|(message, hint)| file.error(text.span(), message).with_hint(hint))?,
     };
-    let machine = crate::machine::spec::validate(
-        file,
-        raw.machine.as_ref(),
-        raw.platform.0,
-        model.machine_keys(),
-    )?;
     let faults = faults::validate_faults(file, &raw.faults, run_for_ns)?;
     faults::check_wall_stays_in_range(file, &raw.faults, &faults, wall_start_ns, &raw.run_for)?;
-    let expectations = match &raw.expect {
-        None => Vec::new(),
-        Some(table) => parse_expectations(file, table, model.expect_schema())?,
-    };
     let platform = raw.platform.0;
-    Ok(Scenario {
+    Ok(Conditions {
         source: file.source.to_string(),
-        about: raw.about,
+        about: raw.about.clone(),
         platform,
         instant_clock: raw
             .instant_clock
+            .as_ref()
             .map_or(platform.instant_clock(), |clock| clock.0),
         seed,
         run_for_ns,
         wall_start_ns,
         faults,
-        machine,
-        model,
-        expectations,
     })
 }
 

@@ -2,7 +2,7 @@
 //! for the model's invariants and for byte-identical traces. A failing case is shrunk by
 //! proptest to a minimal schedule and written as a scenario file a person can read and commit.
 
-mod faults;
+pub(crate) mod faults;
 
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
@@ -67,7 +67,7 @@ pub struct Outcome {
 }
 
 /// The cases' random values: case `k` of seed `s` is the same on every machine and shard.
-fn case_rng(seed: u64, case: u64) -> TestRng {
+pub(crate) fn case_rng(seed: u64, case: u64) -> TestRng {
     let mut bytes = [0u8; 32];
     SimRng::for_purpose(seed, &format!("sweep-case-{case}")).fill_bytes(&mut bytes);
     TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)

@@ -1,0 +1,160 @@
+//! What the code under test calls: the harness run it belongs to is found through the thread it
+//! runs on, since a current-thread runtime polls every task on the thread that called `run`.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use super::shared::{Shared, State, advance_clock};
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
+}
+
+/// Makes `shared` the current run on this thread until dropped.
+pub(crate) struct Entered(());
+
+impl Entered {
+    pub(crate) fn enter(shared: &Arc<Shared>) -> Entered {
+        CURRENT.with_borrow_mut(|current| {
+            assert!(
+                current.is_none(),
+                "ticklab::tokio: a harness run cannot start inside another"
+            );
+            *current = Some(Arc::clone(shared));
+        });
+        Entered(())
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        CURRENT.with_borrow_mut(|current| *current = None);
+    }
+}
+
+fn with_run<R>(what: &str, f: impl FnOnce(&Arc<Shared>) -> R) -> R {
+    let shared = CURRENT.with_borrow(|current| current.clone());
+    match shared {
+        Some(shared) => f(&shared),
+        None => panic!(
+            "ticklab::tokio::{what} was called outside a harness run; call it from code that \
+             `Harness::run` runs, on the runtime's own thread (not from `spawn_blocking`)"
+        ),
+    }
+}
+
+/// Brings physical time up to tokio's clock, which the runtime moves on its own to the next
+/// timer. The clock must not have passed the next fault: only the harness may move it that far.
+pub(crate) fn sync(shared: &Shared, state: &mut State) {
+    if state.timeline.is_over() || state.broken.is_some() {
+        return;
+    }
+    let elapsed_ns = shared.elapsed_ns();
+    let next_ns = state.timeline.next_event_ns().expect("the run is not over");
+    if elapsed_ns > state.timeline.instant_at(next_ns) {
+        state.broken = Some(format!(
+            "tokio's clock moved past the next fault or the end of the run, at {} of physical \
+             time, without the harness: code under the harness must not call \
+             `tokio::time::advance` or `pause`/`resume`; mark CPU work with \
+             `ticklab::tokio::busy` instead",
+            ticklab_sim::Secs(next_ns)
+        ));
+        shared.end(state);
+        return;
+    }
+    state.timeline.catch_up(elapsed_ns);
+}
+
+/// Records `label` in the run's trace, with the physical time, tokio's `Instant` and the wall
+/// clock as they read now.
+///
+/// ```no_run
+/// ticklab::tokio::note("beat");
+/// ```
+pub fn note(label: &'static str) {
+    note_with(label, "");
+}
+
+/// [`note`], with a detail printed after the label, such as a sequence number.
+pub fn note_with(label: &'static str, detail: impl Display) {
+    with_run("note", |shared| {
+        let mut state = shared.lock();
+        sync(shared, &mut state);
+        state.timeline.note(label, detail.to_string());
+    });
+}
+
+/// The wall clock (`SystemTime::now()`) of the simulated machine: it counts suspends, and the
+/// scenario's steps and slews move it.
+pub fn wall_now() -> SystemTime {
+    with_run("wall_now", |shared| {
+        let mut state = shared.lock();
+        sync(shared, &mut state);
+        let wall_ns = state.timeline.wall().0;
+        let magnitude = Duration::from_nanos(wall_ns.unsigned_abs());
+        if wall_ns >= 0 {
+            SystemTime::UNIX_EPOCH + magnitude
+        } else {
+            SystemTime::UNIX_EPOCH - magnitude
+        }
+    })
+}
+
+/// tokio's `Instant` when the run began: the trace's `instant` readings count from it.
+pub fn started_at() -> tokio::time::Instant {
+    with_run("started_at", |shared| shared.start)
+}
+
+/// Physical time since the run began: what a stopwatch beside the machine would read.
+pub fn physical_now() -> Duration {
+    with_run("physical_now", |shared| {
+        let mut state = shared.lock();
+        sync(shared, &mut state);
+        Duration::from_nanos(state.timeline.now_ns())
+    })
+}
+
+/// Holds the runtime thread for `duration` of running time, as CPU-bound or blocking work
+/// would: time passes and no other task is polled. A suspend that falls inside stops the work
+/// and moves the clocks as it would anywhere else.
+///
+/// # Panics
+///
+/// If called after the run has ended: a task that keeps working without awaiting would hold the
+/// runtime thread forever, so the harness stops it rather than hang.
+pub fn busy(duration: Duration) {
+    with_run("busy", |shared| {
+        let mut state = shared.lock();
+        sync(shared, &mut state);
+        if state.timeline.is_over() {
+            let end = ticklab_sim::Secs(state.timeline.now_ns());
+            drop(state);
+            panic!(
+                "ticklab::tokio::busy was called after the run ended at {end}: the task has \
+                 not awaited since, and would hold the runtime thread forever"
+            );
+        }
+        let began = (
+            state.timeline.now_ns(),
+            state.timeline.instant_ns() as i64,
+            state.timeline.wall(),
+        );
+        let busy_ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+        let mut left_ns = busy_ns;
+        while left_ns > 0 {
+            let Some(next_ns) = state.timeline.next_event_ns() else {
+                break;
+            };
+            let now_ns = state.timeline.now_ns();
+            let target_ns = now_ns.saturating_add(left_ns).min(next_ns);
+            left_ns -= target_ns - now_ns;
+            advance_clock(state.timeline.run_to(target_ns));
+            if state.timeline.is_over() {
+                shared.end(&mut state);
+            }
+        }
+        state.timeline.busy(began, busy_ns);
+    });
+}

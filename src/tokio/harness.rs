@@ -1,0 +1,204 @@
+//! A harness: the conditions a user's tokio code runs under, from a scenario file or built in
+//! code, validated the same way either way.
+
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+
+use ticklab_sim::{ClockId, Compact, Platform};
+
+use super::run::{Run, run};
+use crate::registry::Registry;
+use crate::scenario::{Conditions, ScenarioError, parse_conditions};
+
+/// The platform, clocks and faults a user's async code runs under. See [the module](super).
+#[derive(Clone, Debug)]
+pub struct Harness {
+    conditions: Conditions,
+    /// The file's text, which a sweep adds its faults to.
+    text: String,
+}
+
+impl Harness {
+    /// Reads a scenario file: one of ticklab's own (its `[model]` is checked, then set aside), or
+    /// one that holds only a platform, a length and faults.
+    pub fn load(path: impl AsRef<Path>) -> Result<Harness, ScenarioError> {
+        let path = path.as_ref();
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
+                .with_hint("a path relative to the test runs from the crate's folder")
+        })?;
+        Harness::parse(&source, &text)
+    }
+
+    /// The same as [`Harness::load`], from text; `source` names it in errors and traces.
+    pub fn parse(source: &str, text: &str) -> Result<Harness, ScenarioError> {
+        let conditions = parse_conditions(&Registry::builtin(), source, text)?;
+        if conditions.instant_clock == ClockId::Wall {
+            return Err(ScenarioError::whole_file(
+                source,
+                "`instant_clock = \"wall\"` cannot drive tokio's clock, which only moves forward",
+            )
+            .with_hint(
+                "remove `instant_clock` to use the platform's own, or name monotonic or boottime",
+            ));
+        }
+        Ok(Harness {
+            conditions,
+            text: text.to_string(),
+        })
+    }
+
+    /// Starts building the conditions in code, on `platform`, for one minute.
+    pub fn on(platform: Platform) -> Builder {
+        Builder {
+            platform,
+            about: format!("tokio code on {}", platform.name()),
+            run_for: Duration::from_secs(60),
+            seed: 0,
+            wall_start: None,
+            instant_clock: None,
+            faults: Vec::new(),
+        }
+    }
+
+    pub fn conditions(&self) -> &Conditions {
+        &self.conditions
+    }
+
+    /// The conditions as a scenario file's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Runs `body` on a paused current-thread tokio runtime whose clock moves as the platform's
+    /// `Instant` would through the faults, until its future completes or the run's time runs out.
+    ///
+    /// Tasks `body` spawns run on the same runtime.
+    ///
+    /// # Panics
+    ///
+    /// If the code under test moves tokio's clock itself (`tokio::time::advance`) past a fault,
+    /// and whatever `body` panics with.
+    pub fn run<T, Fut: Future<Output = T>>(&self, body: impl FnOnce() -> Fut) -> Run<T> {
+        run(&self.conditions, body)
+    }
+}
+
+/// Conditions built in code: the same keys as a scenario file, checked by the same rules.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    platform: Platform,
+    about: String,
+    run_for: Duration,
+    seed: u64,
+    wall_start: Option<String>,
+    instant_clock: Option<ClockId>,
+    faults: Vec<String>,
+}
+
+fn toml_duration(duration: Duration) -> String {
+    let ns = i64::try_from(duration.as_nanos()).unwrap_or(i64::MAX);
+    format!("\"{}\"", Compact(ns))
+}
+
+impl Builder {
+    pub fn about(mut self, about: impl Into<String>) -> Self {
+        self.about = about.into();
+        self
+    }
+
+    /// The physical length of the run.
+    pub fn run_for(mut self, run_for: Duration) -> Self {
+        self.run_for = run_for;
+        self
+    }
+
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The wall clock at the start, as RFC 3339 (`"2020-03-12T14:08:18Z"`).
+    pub fn wall_start(mut self, wall_start: impl Into<String>) -> Self {
+        self.wall_start = Some(wall_start.into());
+        self
+    }
+
+    /// Overrides the clock the platform's `Instant` reads.
+    pub fn instant_clock(mut self, clock: ClockId) -> Self {
+        self.instant_clock = Some(clock);
+        self
+    }
+
+    fn fault(mut self, kind: &str, at: Duration, rest: String) -> Self {
+        self.faults.push(format!(
+            "[[fault]]\nkind = \"{kind}\"\nat = {}\n{rest}",
+            toml_duration(at)
+        ));
+        self
+    }
+
+    /// The machine sleeps from `at` for `duration`.
+    pub fn system_suspend(self, at: Duration, duration: Duration) -> Self {
+        let rest = format!("duration = {}\n", toml_duration(duration));
+        self.fault("system-suspend", at, rest)
+    }
+
+    /// The process is frozen (SIGSTOP, a debugger, an app sent to the background) from `at` for
+    /// `duration`.
+    pub fn process_suspend(self, at: Duration, duration: Duration) -> Self {
+        let rest = format!("duration = {}\n", toml_duration(duration));
+        self.fault("process-suspend", at, rest)
+    }
+
+    /// The wall clock jumps forward by `by` at `at`.
+    pub fn wall_step_forward(self, at: Duration, by: Duration) -> Self {
+        let rest = format!("by = {}\n", toml_duration(by));
+        self.fault("wall-step", at, rest)
+    }
+
+    /// The wall clock jumps back by `by` at `at`.
+    pub fn wall_step_back(self, at: Duration, by: Duration) -> Self {
+        let rest = format!("by = \"-{}\"\n", toml_duration(by).trim_matches('"'));
+        self.fault("wall-step", at, rest)
+    }
+
+    /// The wall clock runs `rate` fast (or slow, if negative) from `at` for `duration`: NTP slews
+    /// at up to 0.0005.
+    pub fn wall_slew(self, at: Duration, duration: Duration, rate: f64) -> Self {
+        let rest = format!("duration = {}\nrate = {rate:?}\n", toml_duration(duration));
+        self.fault("wall-slew", at, rest)
+    }
+
+    /// The conditions as a scenario file would hold them.
+    pub fn to_toml(&self) -> String {
+        let mut text = format!(
+            "about = {}\nplatform = \"{}\"\nseed = {}\nrun_for = {}\n",
+            toml::Value::String(self.about.clone()),
+            self.platform.name(),
+            self.seed,
+            toml_duration(self.run_for)
+        );
+        if let Some(wall_start) = &self.wall_start {
+            text.push_str(&format!(
+                "wall_start = {}\n",
+                toml::Value::String(wall_start.clone())
+            ));
+        }
+        if let Some(clock) = self.instant_clock {
+            text.push_str(&format!("instant_clock = \"{}\"\n", clock.name()));
+        }
+        for fault in &self.faults {
+            text.push('\n');
+            text.push_str(fault);
+        }
+        text
+    }
+
+    /// Checks the conditions as a scenario file's would be checked.
+    pub fn build(&self) -> Result<Harness, ScenarioError> {
+        Harness::parse("<built in code>", &self.to_toml())
+    }
+}

@@ -1,0 +1,351 @@
+//! Random fault schedules around a harness, checked against an invariant of the user's own.
+//!
+//! The same search as `ticklab sweep`: each case adds up to six faults to the base, runs twice
+//! (the traces must be the same bytes), and must keep the invariant. A failing case is shrunk
+//! by proptest and written as a scenario file beside the base's, which every later run of the
+//! same test replays before it searches.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, TestRunner};
+
+use super::harness::Harness;
+use super::run::Run;
+use crate::sweep::faults::{self, Case};
+
+const DEFAULT_CASES: u64 = 64;
+/// Shrinking stops after this many tries, however far it got.
+const MAX_SHRINK_STEPS: u32 = 500;
+
+/// A sweep of fault schedules around a base harness. See [the module](super).
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    base: Harness,
+    cases: u64,
+    seed: u64,
+    regressions: PathBuf,
+}
+
+/// What broke, where it is written, and how to run it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SweepFailure {
+    /// The invariant's complaint, or the runs' disagreement.
+    pub reason: String,
+    /// The case number and seed that found it; `None` for a replayed regression file.
+    pub found: Option<(u64, u64)>,
+    /// The shrunk case as a scenario file.
+    pub file: PathBuf,
+    pub text: String,
+}
+
+impl std::fmt::Display for SweepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.found {
+            Some((case, seed)) => writeln!(
+                f,
+                "ticklab sweep: case {case} of seed {seed} failed: {}",
+                self.reason
+            )?,
+            None => writeln!(
+                f,
+                "ticklab sweep: the regression {} still fails: {}",
+                self.file.display(),
+                self.reason
+            )?,
+        }
+        writeln!(f, "shrunk case written to {}:", self.file.display())?;
+        for line in self.text.lines() {
+            writeln!(f, "  | {line}")?;
+        }
+        writeln!(f, "replay: {}", replay_command(None))?;
+        if let Some((_, seed)) = self.found {
+            write!(f, "search again: {}", replay_command(Some(seed)))?;
+        }
+        Ok(())
+    }
+}
+
+/// The command that runs the current test again: every run of it replays the regression files
+/// first. With `seed`, the one that repeats the search itself.
+fn replay_command(seed: Option<u64>) -> String {
+    let mut command = String::new();
+    if let Some(seed) = seed {
+        command.push_str(&format!("TICKLAB_SWEEP_SEED={seed} "));
+    }
+    command.push_str("cargo test");
+    if let Ok(package) = std::env::var("CARGO_PKG_NAME") {
+        command.push_str(&format!(" -p {package}"));
+    }
+    // A test binary is named after its target, then a hash.
+    if let Some(target) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+        })
+        .and_then(|stem| stem.rsplit_once('-').map(|(target, _)| target.to_string()))
+    {
+        command.push_str(&format!(" --test {target}"));
+    }
+    // libtest names each test's thread after the test, unless it runs them on the main thread.
+    if let Some(test) = std::thread::current().name()
+        && test != "main"
+    {
+        command.push_str(&format!(" -- {test} --exact"));
+    }
+    command
+}
+
+impl Sweep {
+    /// A sweep of 64 cases of seed 0 around `base`, or of `TICKLAB_SWEEP_CASES` cases of
+    /// `TICKLAB_SWEEP_SEED` when they are set. Regression files go to a `regressions` folder
+    /// beside the base's file, or, for a harness built in code, to `tests/regressions` under the
+    /// folder the test runs in (the crate's own, under `cargo test`).
+    pub fn new(base: &Harness) -> Sweep {
+        let source = Path::new(&base.conditions().source);
+        let regressions = if source.is_file() {
+            source
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .join("regressions")
+        } else {
+            Path::new("tests").join("regressions")
+        };
+        let from_env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+        Sweep {
+            base: base.clone(),
+            cases: from_env("TICKLAB_SWEEP_CASES").unwrap_or(DEFAULT_CASES),
+            seed: from_env("TICKLAB_SWEEP_SEED").unwrap_or(0),
+            regressions,
+        }
+    }
+
+    pub fn cases(mut self, cases: u64) -> Self {
+        self.cases = cases;
+        self
+    }
+
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Where failures are written and replayed from.
+    pub fn regressions(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.regressions = folder.into();
+        self
+    }
+
+    /// Replays this base's regression files, then searches. Returns how many cases passed, or
+    /// the first failure, shrunk and written.
+    pub fn check<T, Fut: Future<Output = T>>(
+        &self,
+        body: impl Fn() -> Fut,
+        invariant: impl Fn(&Run<T>) -> Result<(), String>,
+    ) -> Result<u64, SweepFailure> {
+        let verdict = |harness: &Harness| check_once(harness, &body, &invariant);
+        for file in self.regression_files() {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let harness = Harness::parse(&file.display().to_string(), &text)
+                .unwrap_or_else(|error| panic!("a regression file no longer parses:\n{error}"));
+            if let Err(reason) = verdict(&harness) {
+                return Err(SweepFailure {
+                    reason,
+                    found: None,
+                    file,
+                    text,
+                });
+            }
+        }
+        let run_for_ms = self.base.conditions().run_for_ns / 1_000_000;
+        let strategy = faults::cases(run_for_ms);
+        let mut passed = 0;
+        for case in 0..self.cases {
+            let mut runner = TestRunner::new_with_rng(
+                Config::default(),
+                crate::sweep::case_rng(self.seed, case),
+            );
+            let mut tree = strategy
+                .new_tree(&mut runner)
+                .expect("fault schedules can always be drawn");
+            let Some(harness) = self.with_case(&tree.current()) else {
+                continue;
+            };
+            match verdict(&harness) {
+                Ok(()) => passed += 1,
+                Err(reason) => {
+                    let (minimal, reason) = self.shrink(&mut tree, reason, &verdict);
+                    return Err(self.write_failure(case, minimal, reason));
+                }
+            }
+        }
+        Ok(passed)
+    }
+
+    /// [`Sweep::check`], panicking with the failure's report: what a test calls.
+    pub fn assert<T, Fut: Future<Output = T>>(
+        &self,
+        body: impl Fn() -> Fut,
+        invariant: impl Fn(&Run<T>) -> Result<(), String>,
+    ) {
+        if let Err(failure) = self.check(body, invariant) {
+            panic!("{failure}");
+        }
+    }
+
+    /// What regression files are named after: the base's file, or for a harness built in code,
+    /// its `about` with everything but letters and digits turned into dashes.
+    fn stem(&self) -> String {
+        let conditions = self.base.conditions();
+        let source = Path::new(&conditions.source);
+        if source.is_file()
+            && let Some(stem) = source.file_stem()
+        {
+            return stem.to_string_lossy().into_owned();
+        }
+        let slug: Vec<String> = conditions
+            .about
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        if slug.is_empty() {
+            "harness".into()
+        } else {
+            slug.join("-")
+        }
+    }
+
+    /// This base's regression files, `<base stem>-<hash>.toml`, in name order.
+    fn regression_files(&self) -> Vec<PathBuf> {
+        let prefix = format!("{}-", self.stem());
+        let Ok(entries) = std::fs::read_dir(&self.regressions) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| {
+                path.extension().is_some_and(|ext| ext == "toml")
+                    && path
+                        .file_name()
+                        .is_some_and(|name| name.to_string_lossy().starts_with(&prefix))
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The base with the case's faults added; `None` if that is no valid scenario (a wall clock
+    /// pushed out of range).
+    fn with_case(&self, case: &Case) -> Option<Harness> {
+        let text = case_text(self.base.text(), case, None)?;
+        Harness::parse(&self.base.conditions().source, &text).ok()
+    }
+
+    fn shrink(
+        &self,
+        tree: &mut impl ValueTree<Value = Case>,
+        reason: String,
+        verdict: &impl Fn(&Harness) -> Result<(), String>,
+    ) -> (Case, String) {
+        let mut minimal = tree.current();
+        let mut reason = reason;
+        if !tree.simplify() {
+            return (minimal, reason);
+        }
+        for _ in 0..MAX_SHRINK_STEPS {
+            let failed = self
+                .with_case(&tree.current())
+                .and_then(|harness| verdict(&harness).err());
+            match failed {
+                Some(why) => {
+                    minimal = tree.current();
+                    reason = why;
+                    if !tree.simplify() {
+                        break;
+                    }
+                }
+                None => {
+                    if !tree.complicate() {
+                        break;
+                    }
+                }
+            }
+        }
+        (minimal, reason)
+    }
+
+    fn write_failure(&self, case: u64, minimal: Case, reason: String) -> SweepFailure {
+        let minimal = Case {
+            tweaks: Vec::new(),
+            ..minimal
+        };
+        let source = &self.base.conditions().source;
+        let about = faults::regression_about(source, &reason, &minimal);
+        let text = case_text(self.base.text(), &minimal, Some(&about))
+            .expect("the case parsed while it was run");
+        let file = crate::sweep::regression_path(
+            &self.regressions,
+            &format!("{}.toml", self.stem()),
+            &text,
+        );
+        let written = std::fs::create_dir_all(&self.regressions)
+            .and_then(|()| crate::output::write_atomically(&file, text.as_bytes(), false));
+        if let Err(error) = written
+            && std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str())
+        {
+            crate::output::note(format!(
+                "ticklab sweep: cannot write {}: {error}",
+                file.display()
+            ));
+        }
+        SweepFailure {
+            reason,
+            found: Some((case, self.seed)),
+            file,
+            text,
+        }
+    }
+}
+
+/// The base's text with the case's faults (never its parameter changes, which are a model's)
+/// and, for a file without a model, no `[expect]`.
+fn case_text(base: &str, case: &Case, about: Option<&str>) -> Option<String> {
+    let case = Case {
+        tweaks: Vec::new(),
+        ..case.clone()
+    };
+    let text = match about {
+        Some(about) => faults::regression(base, &case, about),
+        None => faults::apply(base, &case),
+    }
+    .ok()?;
+    let mut table: toml::Table = text.parse().ok()?;
+    if !table.contains_key("model") {
+        table.remove("expect");
+    }
+    Some(toml::to_string(&table).expect("a TOML table serialises"))
+}
+
+/// Runs `harness` twice: both traces must be the same bytes, and the invariant must hold.
+fn check_once<T, Fut: Future<Output = T>>(
+    harness: &Harness,
+    body: &impl Fn() -> Fut,
+    invariant: &impl Fn(&Run<T>) -> Result<(), String>,
+) -> Result<(), String> {
+    let first = harness.run(body);
+    invariant(&first)?;
+    let second = harness.run(body);
+    if first.jsonl() != second.jsonl() {
+        return Err(
+            "two runs of the same case gave different traces: the code under test \
+                    depends on something besides the harness's clocks (an unbiased `select!`, \
+                    the OS clock, a real thread)"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
