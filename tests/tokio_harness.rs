@@ -323,6 +323,7 @@ fn a_sweep_finds_a_burst_shrinks_it_writes_it_and_replays_it() {
         "{failure}"
     );
     let report = failure.to_string();
+    println!("{report}");
     assert!(report.contains("replay: cargo test"), "{report}");
     assert!(report.contains("TICKLAB_SWEEP_SEED=0"), "{report}");
     // Shrunk to the one fault that matters: a suspend `Instant` counts, or a freeze.

@@ -283,8 +283,14 @@ impl Sweep {
             tweaks: Vec::new(),
             ..minimal
         };
-        let source = &self.base.conditions().source;
-        let about = faults::regression_about(source, &reason, &minimal);
+        // A harness built in code is named by what it is about.
+        let conditions = self.base.conditions();
+        let base_name = if Path::new(&conditions.source).is_file() {
+            &conditions.source
+        } else {
+            &conditions.about
+        };
+        let about = faults::regression_about(base_name, &reason, &minimal);
         let text = case_text(self.base.text(), &minimal, Some(&about))
             .expect("the case parsed while it was run");
         let file = crate::sweep::regression_path(
