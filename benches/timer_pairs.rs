@@ -26,7 +26,9 @@ use common::{mean_ns, output_directory};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use ticklab::timer::threads::ThreadedTimers;
 use ticklab_models::sync::StdPrimitives;
-use ticklab_models::timer::{Bucketed, GlobalHeap, Hashed, ScheduleError, TimerClock, TimerDesign};
+use ticklab_models::timer::{
+    Bucketed, GlobalHeap, Hashed, Reclaim, ScheduleError, TimerClock, TimerDesign,
+};
 
 const TIMEOUT_NS: i64 = 1_000_000;
 const THREADS: [usize; 4] = [1, 2, 4, 8];
@@ -213,6 +215,22 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
         &mut group,
         "bucketed",
         || Bucketed::<StdPrimitives, u64>::new(13, CAPACITY, TimerClock::Monotonic),
+        rpc,
+    );
+    bench_design(
+        &mut group,
+        "bucketed-reclaim",
+        || {
+            Bucketed::<StdPrimitives, u64>::with_reclaim(
+                13,
+                CAPACITY,
+                TimerClock::Monotonic,
+                Reclaim {
+                    max_wakeup_interval_ns: Some(1_000_000_000),
+                    ..Reclaim::BRPC_DEFAULTS
+                },
+            )
+        },
         rpc,
     );
     bench_design(

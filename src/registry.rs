@@ -124,12 +124,15 @@ pub struct Registry {
 impl Registry {
     /// Everything ticklab ships: one line per design.
     pub fn builtin() -> Self {
-        use ticklab_models::timer::builtin::{BucketedDesign, GlobalHeapDesign, HashedDesign};
+        use ticklab_models::timer::builtin::{
+            BucketedDesign, BucketedReclaimDesign, GlobalHeapDesign, HashedDesign,
+        };
         Registry {
             timer_designs: Vec::new(),
         }
         .with_timer_design::<GlobalHeapDesign>()
         .with_timer_design::<BucketedDesign>()
+        .with_timer_design::<BucketedReclaimDesign>()
         .with_timer_design::<HashedDesign>()
     }
 

@@ -9,8 +9,9 @@ use crate::expect::Outcome;
 use crate::scenario::Scenario;
 use crate::trace::{Event, FaultEvent, ResumeEvent, StartEvent, Summary, TraceSink, Wall};
 
-/// The default cap on events one run may handle; about ten seconds of simulation.
-pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+/// The default cap on events one run may handle: about ten seconds of simulation, and room for
+/// brpc #3383 at full scale (40 M calls).
+pub const DEFAULT_MAX_EVENTS: u64 = 250_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {

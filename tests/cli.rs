@@ -773,7 +773,7 @@ fn a_scenario_that_requires_its_invariants_fails_when_the_model_breaks_them() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "expect FAILED: invariant_violations == 0 (got 206)",
+            "expect FAILED: invariant_violations == 0 (got 219)",
         ));
     ticklab()
         .args(["run", path.to_str().unwrap()])

@@ -47,13 +47,14 @@ pub use explore::{Strategy, explore};
 pub const DEADLOCK: &str = "deadlock; threads = ";
 
 /// The parameters every design is built with in the battery: few slots, buckets and threads keep
-/// loom's state space small while still letting schedulers miss each other.
+/// loom's state space small while still letting schedulers miss each other, and a heap of two
+/// already gets swept, so that a design with brpc's reclaim fix has its sweep explored too.
 pub fn battery_params() -> TimerParams {
     TimerParams {
-        clock: TimerClock::Monotonic,
-        capacity: 8,
         buckets: 2,
         timer_threads: 2,
+        heap_sweep_min_size: 2,
+        ..TimerParams::new(TimerClock::Monotonic, 8)
     }
 }
 

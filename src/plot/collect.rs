@@ -155,6 +155,8 @@ pub struct Collected {
     /// How many starvation reports there were in all.
     pub starved_total: u64,
     pub lock_waits: Option<Extremes>,
+    /// A timer design's slots in use, from its memory samples.
+    pub live_slots: Option<Extremes>,
     /// Each window's p50 and p99 lock wait, by the column the window ends in.
     pub lock_window_p50: Option<Extremes>,
     pub lock_window_p99: Option<Extremes>,
@@ -222,6 +224,13 @@ impl Collected {
         self.lateness
             .get_or_insert_with(Extremes::new)
             .add(column, lateness_ns);
+    }
+
+    pub(crate) fn live_slots(&mut self, t_ns: u64, live_slots: u64) {
+        let column = self.column_of(t_ns);
+        self.live_slots
+            .get_or_insert_with(Extremes::new)
+            .add(column, i64::try_from(live_slots).unwrap_or(i64::MAX));
     }
 
     fn fault(&mut self, fault: &FaultEvent, begins: bool) {

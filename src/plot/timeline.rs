@@ -13,12 +13,50 @@ use ticklab_sim::Approx;
 const MAX_CPU_LINES: usize = 8;
 
 pub fn draw(root: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
-    let panels = style::layout(root, collected, 4)?;
-    per_wall_second(&panels[0], collected, noun)?;
-    lateness(&panels[1], collected, noun)?;
-    cpu(&panels[2], collected)?;
-    clocks(&panels[3], collected)?;
+    // A timer design's memory gets a panel of its own, after the lateness it trades against.
+    let memory = collected.live_slots.as_ref();
+    let panels = style::layout(root, collected, 4 + usize::from(memory.is_some()))?;
+    let mut next = panels.iter();
+    let mut panel = || next.next().expect("one panel each");
+    per_wall_second(panel(), collected, noun)?;
+    lateness(panel(), collected, noun)?;
+    if let Some(live_slots) = memory {
+        live(panel(), collected, live_slots)?;
+    }
+    cpu(panel(), collected)?;
+    clocks(panel(), collected)?;
     Ok(())
+}
+
+fn live(
+    area: &Area<'_>,
+    collected: &Collected,
+    live_slots: &super::collect::Extremes,
+) -> Result<(), PlotError> {
+    let highest = live_slots.max().unwrap_or(0).max(0);
+    let peak = collected
+        .summary
+        .as_ref()
+        .and_then(|summary| summary.get("peak_live_slots"))
+        .unwrap_or(highest as u64);
+    let caption =
+        format!("timer slots in use (scheduled, or cancelled and not yet freed): peak {peak}");
+    let mut chart = time_panel(
+        area,
+        collected,
+        &caption,
+        y_range_to(0.0, highest.max(1) as f64),
+        "slots",
+        false,
+    )?;
+    draw_extremes(
+        &mut chart,
+        collected,
+        live_slots,
+        series_color(2),
+        &|slots: i64| slots as f64,
+        None,
+    )
 }
 
 fn per_wall_second(area: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {

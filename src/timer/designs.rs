@@ -26,6 +26,7 @@ pub(crate) trait SimTimers {
         fire: &mut dyn FnMut(TimerId, u32) -> i64,
     ) -> Sleep;
     fn signals(&self, thread: usize) -> u64;
+    fn slots_in_use(&self) -> usize;
 }
 
 /// A built design with its threads' states.
@@ -68,6 +69,10 @@ impl<D: TimerDesign<u32>> SimTimers for Built<D> {
 
     fn signals(&self, thread: usize) -> u64 {
         self.design.signals(thread)
+    }
+
+    fn slots_in_use(&self) -> usize {
+        self.design.slots_in_use()
     }
 }
 

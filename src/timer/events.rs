@@ -53,6 +53,59 @@ pub struct RoundEvent {
     pub clock: &'static str,
 }
 
+/// The design's timer slots in use, sampled at a fixed period of physical time.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MemoryEvent {
+    pub t_ns: u64,
+    /// Scheduled timers, and cancelled or fired ones not yet freed.
+    pub live_slots: u64,
+    /// `live_slots` times the scenario's `task_bytes`.
+    pub live_bytes: u64,
+}
+
+impl ModelEvent for MemoryEvent {
+    crate::model_event_basics!("memory");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} memory    {} live slots  {}",
+            Secs(self.t_ns),
+            self.live_slots,
+            Bytes(self.live_bytes)
+        )
+    }
+
+    fn plural(&self) -> &'static str {
+        "memory samples"
+    }
+
+    fn collect(&self, plot: &mut Collected) {
+        plot.live_slots(self.t_ns, self.live_slots);
+    }
+}
+
+/// Bytes in binary units, three significant digits: `1.79 GiB`.
+struct Bytes(u64);
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let mut value = self.0 as f64;
+        let mut unit = 0;
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        match unit {
+            0 => write!(f, "{} B", self.0),
+            _ if value >= 100.0 => write!(f, "{value:.0} {}", UNITS[unit]),
+            _ if value >= 10.0 => write!(f, "{value:.1} {}", UNITS[unit]),
+            _ => write!(f, "{value:.2} {}", UNITS[unit]),
+        }
+    }
+}
+
 impl ModelEvent for CallEvent {
     crate::model_event_basics!("call");
 

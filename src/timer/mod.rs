@@ -9,7 +9,7 @@ pub mod spec;
 mod stats;
 pub mod threads;
 
-pub use events::{CallEvent, FireEvent, ResponseEvent, RoundEvent};
+pub use events::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 pub use model::TimerModel;
 pub use spec::TimerConfig;
 
@@ -98,5 +98,19 @@ pub const METRICS: &[Metric] = &[
         unit: Unit::Duration,
         about: "most CPU time of any timer thread in one second",
     },
+    Metric::count(
+        "live_slots",
+        "timer slots in use at the end: scheduled timers, and cancelled or fired ones the design \
+         has not freed yet",
+    ),
+    Metric::count(
+        "peak_live_slots",
+        "the most timer slots in use at once, read before every timer-thread round (the only \
+         place the built-in designs free slots), every memory sample, and at the end",
+    ),
+    Metric::count(
+        "peak_live_bytes",
+        "`peak_live_slots` times `task_bytes` (64 by default, brpc's cache-line Task)",
+    ),
     crate::invariant::VIOLATIONS,
 ];

@@ -11,8 +11,8 @@ use ticklab_sim::{ClockId, CpuKind, Deadline, NS_PER_SEC, SimRng, ThreadId};
 
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
-use super::stats::TimerStats;
-use super::{CallEvent, FireEvent, ResponseEvent, RoundEvent};
+use super::stats::{Memory, TimerStats};
+use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Scenario;
@@ -27,6 +27,16 @@ enum Wake {
     Response { call: u32 },
     /// A timer thread wakes; stale if its generation has moved on (it was woken sooner).
     TimerThread { thread: u32, generation: u32 },
+    /// The design's slots in use are read for the trace.
+    MemorySample,
+}
+
+/// Memory is sampled this many times a run, at even steps of physical time.
+const MEMORY_SAMPLES: u64 = 100;
+
+/// How often memory is sampled in a run of `run_for_ns`.
+fn memory_sample_every_ns(run_for_ns: u64) -> u64 {
+    (run_for_ns / MEMORY_SAMPLES).max(ticklab_sim::NS_PER_MS)
 }
 
 /// One call in flight.
@@ -96,8 +106,8 @@ fn check_work(
         * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
     // Each call is a start, a response, at most one fire and at most two timer rounds (the one its
     // wake-up caused and the one its deadline did); clock changes re-time every pending wake.
-    let pending = calls + config.timer_threads as u128 + u128::from(config.clients);
-    let bound = 5 * calls + retiming_edges(scenario) * pending;
+    let pending = calls + config.timer_threads as u128 + u128::from(config.clients) + 1;
+    let bound = 5 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
     if bound > u128::from(options.max_events) {
         return Err(RunError::TooMuchWork {
             events_bound: bound,
@@ -119,7 +129,7 @@ pub(crate) fn run(
     let bound = check_work(scenario, config, options)?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
-    let run = TimerRun::new(config, seed, &mut machine, sink);
+    let run = TimerRun::new(config, seed, scenario.run_for_ns, &mut machine, sink);
     let design = format!("{} timer", config.design.name);
     drive(machine, run, &mut Watchdog::new(bound, design))
 }
@@ -134,6 +144,7 @@ impl Binding for TimerRun<'_> {
             Wake::TimerThread { thread, generation } => {
                 self.timer_thread(m, thread as usize, generation)
             }
+            Wake::MemorySample => self.memory_sample(m),
         }
     }
 
@@ -166,7 +177,11 @@ impl Binding for TimerRun<'_> {
             })
             .count() as u64;
         let stats = std::mem::replace(&mut self.stats, TimerStats::new(0));
-        Ok(stats.into_summary(end_ns, lost, report.model_cpu()))
+        let memory = Memory {
+            live_slots: self.timers.slots_in_use() as u64,
+            task_bytes: self.config.task_bytes,
+        };
+        Ok(stats.into_summary(end_ns, lost, memory, report.model_cpu()))
     }
 }
 
@@ -180,6 +195,7 @@ struct TimerRun<'a> {
     calls: Calls,
     latency: SimRng,
     fires_so_far: u64,
+    memory_every_ns: u64,
     stats: TimerStats,
     wants_events: bool,
     sink: &'a mut dyn TraceSink,
@@ -189,9 +205,12 @@ impl<'a> TimerRun<'a> {
     fn new(
         config: &'a TimerConfig,
         seed: u64,
+        run_for_ns: u64,
         world: &mut Machine<Wake>,
         sink: &'a mut dyn TraceSink,
     ) -> Self {
+        let memory_every_ns = memory_sample_every_ns(run_for_ns);
+        world.wake_at(physical(memory_every_ns), Wake::MemorySample);
         let timers = config.design.build(&config.params());
         let threads: Vec<(ThreadId, u32)> = (0..timers.timer_threads())
             .map(|thread| (world.add_thread(format!("timer-{thread}")), 0))
@@ -218,6 +237,7 @@ impl<'a> TimerRun<'a> {
             calls: Calls::default(),
             latency: SimRng::for_purpose(seed, "timer-latency"),
             fires_so_far: 0,
+            memory_every_ns,
             stats: TimerStats::new(
                 config
                     .sleep_overshoot_ns
@@ -283,6 +303,21 @@ impl<'a> TimerRun<'a> {
         m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
         if self.wants_events {
             self.sink.record(&Event::Model(&event))?;
+        }
+        Ok(())
+    }
+
+    fn memory_sample(&mut self, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        let now_ns = m.now_ns();
+        m.wake_at_physical(now_ns + self.memory_every_ns, Wake::MemorySample);
+        let live_slots = self.timers.slots_in_use() as u64;
+        self.stats.on_live(live_slots);
+        if self.wants_events {
+            self.sink.record(&Event::Model(&MemoryEvent {
+                t_ns: now_ns,
+                live_slots,
+                live_bytes: live_slots.saturating_mul(self.config.task_bytes),
+            }))?;
         }
         Ok(())
     }
@@ -367,6 +402,9 @@ impl<'a> TimerRun<'a> {
             return Ok(());
         }
         self.stats.wakeups += 1;
+        // The built-in designs free slots only in a round: just before one, they peak.
+        let live_slots = self.timers.slots_in_use() as u64;
+        self.stats.on_live(live_slots);
         let design_start_ns = self.design_now(m);
         let (fired, spent_ns, sleep) = self.run_round(thread, design_start_ns);
         for &(call, id, offset_ns) in &fired {

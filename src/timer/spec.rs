@@ -25,7 +25,10 @@ pub struct TimerSpec {
     clock: Name<TimerClock>,
     buckets: Option<Spanned<i64>>,
     timer_threads: Option<Spanned<i64>>,
+    heap_sweep_min_size: Option<Spanned<i64>>,
+    max_wakeup_interval: Option<Spanned<DurationNs>>,
     capacity: Option<Spanned<i64>>,
+    task_bytes: Option<Spanned<i64>>,
     clients: Spanned<i64>,
     call_interval: Spanned<DurationNs>,
     timeout: Spanned<DurationNs>,
@@ -47,6 +50,13 @@ pub struct TimerConfig {
     pub buckets: usize,
     /// Timer threads of the hashed design.
     pub timer_threads: usize,
+    /// The heap size from which the reclaim fix sweeps cancelled timers (brpc's 4096).
+    pub heap_sweep_min_size: usize,
+    /// The reclaim fix's cap on the timer thread's sleep, if set.
+    pub max_wakeup_interval_ns: Option<u64>,
+    /// Bytes a timer slot stands for in the memory metrics: brpc's `Task` is one 64-byte cache
+    /// line.
+    pub task_bytes: u64,
     /// Timer slots of the whole design, made as they are first needed; a schedule that finds
     /// none free fails, as brpc's does when allocation fails.
     pub capacity: usize,
@@ -72,6 +82,9 @@ pub struct TimerConfig {
 
 pub const DEFAULT_BUCKETS: usize = 13;
 pub const DEFAULT_TIMER_THREADS: usize = 4;
+pub const DEFAULT_HEAP_SWEEP_MIN_SIZE: usize = 4096;
+/// brpc's `TimerThread::Task` is `BAIDU_CACHELINE_ALIGNMENT`: 64 bytes each.
+pub const DEFAULT_TASK_BYTES: u64 = 64;
 /// As many as a design may have: brpc's slots grow until memory runs out, and a run that would
 /// hold more is better told so than silently slowed.
 pub const DEFAULT_CAPACITY: usize = ticklab_models::timer::MAX_CAPACITY;
@@ -123,6 +136,8 @@ impl TimerConfig {
             capacity: self.capacity,
             buckets: self.buckets,
             timer_threads: self.timer_threads,
+            heap_sweep_min_size: self.heap_sweep_min_size,
+            max_wakeup_interval_ns: self.max_wakeup_interval_ns,
         }
     }
 }
@@ -151,10 +166,10 @@ fn design(
 }
 
 /// A design-specific key, refused for a design that does not read it.
-fn only_for(
+fn only_for<T>(
     file: &Located<'_>,
     registry: &Registry,
-    value: &Option<Spanned<i64>>,
+    value: &Option<Spanned<T>>,
     key: DesignKey,
     design: &TimerDesignEntry,
 ) -> Result<(), ScenarioError> {
@@ -194,6 +209,50 @@ pub(crate) fn validate(
         &spec.timer_threads,
         DesignKey::TimerThreads,
         &design,
+    )?;
+    only_for(
+        file,
+        registry,
+        &spec.heap_sweep_min_size,
+        DesignKey::HeapSweepMinSize,
+        &design,
+    )?;
+    only_for(
+        file,
+        registry,
+        &spec.max_wakeup_interval,
+        DesignKey::MaxWakeupInterval,
+        &design,
+    )?;
+    let heap_sweep_min_size = count(
+        file,
+        &spec.heap_sweep_min_size,
+        "heap_sweep_min_size",
+        1..=DEFAULT_CAPACITY as i64,
+        DEFAULT_HEAP_SWEEP_MIN_SIZE as i64,
+        "the heap is swept of cancelled timers once it holds this many and has doubled since \
+         the last sweep (brpc_timer_heap_sweep_min_size, 4096 by default)",
+    )?;
+    let max_wakeup_interval_ns = spec
+        .max_wakeup_interval
+        .as_ref()
+        .map(|interval| {
+            positive(
+                file,
+                interval,
+                "max_wakeup_interval",
+                "the longest the timer thread sleeps while it holds timers, such as \"1s\"; \
+                 leave it out to sleep until the earliest deadline",
+            )
+        })
+        .transpose()?;
+    let task_bytes = count(
+        file,
+        &spec.task_bytes,
+        "task_bytes",
+        1..=1 << 20,
+        DEFAULT_TASK_BYTES as i64,
+        "the bytes one timer slot stands for in the memory metrics; brpc's Task is 64",
     )?;
     let buckets = count(
         file,
@@ -285,6 +344,9 @@ pub(crate) fn validate(
         clock: spec.clock.0,
         buckets: buckets as usize,
         timer_threads: timer_threads as usize,
+        heap_sweep_min_size: heap_sweep_min_size as usize,
+        max_wakeup_interval_ns,
+        task_bytes: task_bytes as u64,
         capacity: capacity as usize,
         clients: clients as u32,
         call_interval_ns,

@@ -7,6 +7,14 @@ use crate::expect::NEVER;
 use crate::latencies::Latencies;
 use crate::trace::Summary;
 
+/// The design's memory at the end of a run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Memory {
+    pub(crate) live_slots: u64,
+    /// What one slot stands for, in bytes.
+    pub(crate) task_bytes: u64,
+}
+
 #[derive(Debug)]
 pub(crate) struct TimerStats {
     pub(crate) calls: u64,
@@ -31,6 +39,7 @@ pub(crate) struct TimerStats {
     first_fire_at_ns: u64,
     last_fire_at_ns: u64,
     worst_fire_at_ns: u64,
+    pub(crate) peak_live_slots: u64,
 }
 
 impl TimerStats {
@@ -53,7 +62,13 @@ impl TimerStats {
             first_fire_at_ns: NEVER,
             last_fire_at_ns: NEVER,
             worst_fire_at_ns: NEVER,
+            peak_live_slots: 0,
         }
+    }
+
+    /// Slots in use, read now.
+    pub(crate) fn on_live(&mut self, live_slots: u64) {
+        self.peak_live_slots = self.peak_live_slots.max(live_slots);
     }
 
     /// A timer never fires early, twice, or after a successful cancel, and never vanishes
@@ -82,7 +97,14 @@ impl TimerStats {
         }
     }
 
-    pub(crate) fn into_summary(self, end_ns: u64, lost: u64, threads: Vec<ThreadCpu>) -> Summary {
+    pub(crate) fn into_summary(
+        mut self,
+        end_ns: u64,
+        lost: u64,
+        memory: Memory,
+        threads: Vec<ThreadCpu>,
+    ) -> Summary {
+        self.on_live(memory.live_slots);
         let cpu_worst_ns = threads
             .iter()
             .map(|thread| thread.worst_second_busy_ns)
@@ -110,6 +132,9 @@ impl TimerStats {
             lost,
             self.duplicates,
             cpu_worst_ns,
+            memory.live_slots,
+            self.peak_live_slots,
+            self.peak_live_slots.saturating_mul(memory.task_bytes),
             self.violations(),
         ];
         Summary::new("timer", end_ns, METRICS, &values, threads)

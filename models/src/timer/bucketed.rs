@@ -9,7 +9,14 @@
 //!   timer scheduled during the drain lowers it again and is noticed; drains every bucket into
 //!   its private heap, freeing cancelled timers; runs what is due, checking the global nearest
 //!   before each run; and sleeps on the signal count until its heap's earliest deadline.
-//! - `unschedule` only swaps the timer's version; the timer thread frees the slot later.
+//! - `unschedule` only swaps the timer's version; the timer thread frees the slot later: when it
+//!   drains the timer's bucket, or, once the timer is in its heap, when it pops it at its
+//!   deadline.
+//!
+//! That last rule is brpc #3383: with long timeouts, cancelled timers hold their slots for the
+//! whole timeout, about qps × timeout of them. [`Reclaim`] adds brpc #3384's fix: a sweep of the
+//! heap once it has doubled past a floor, and an optional cap on the thread's sleep so that the
+//! buckets are drained even while every deadline is far away.
 //!
 //! Each bucket hands out slots under its own lock: ones its timers used before, which the timer
 //! thread returns to it on its next drain, or new ones from the shared table while there is room.
@@ -19,7 +26,7 @@ use std::collections::BinaryHeap;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{Relaxed, Release, SeqCst};
 
-use super::slots::{PURGE_FLOOR, Slots, Start, Task};
+use super::slots::{Slots, Start, Task};
 use super::{
     ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled, fmix64,
 };
@@ -52,6 +59,58 @@ impl Protocol for Brpc {}
 /// The global nearest deadline while nothing is pending.
 const NEVER: i64 = i64::MAX;
 
+/// What brpc's reclaim fix (#3384) adds to the timer thread. The default is the thread as it
+/// was before: cancelled timers in the heap wait for their deadline, and the thread sleeps until
+/// its earliest deadline however far away.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reclaim {
+    /// Sweep cancelled timers out of the heap after each drain once it holds at least this many
+    /// and has doubled since the last sweep (`brpc_timer_heap_sweep_min_size`, 4096 in brpc).
+    pub heap_sweep_min_size: Option<usize>,
+    /// While the heap holds anything, sleep at most this long
+    /// (`brpc_timer_max_wakeup_interval_ms`, off in brpc unless set).
+    pub max_wakeup_interval_ns: Option<i64>,
+}
+
+impl Reclaim {
+    /// brpc's defaults since the fix: the sweep on, the periodic wake-up off.
+    pub const BRPC_DEFAULTS: Reclaim = Reclaim {
+        heap_sweep_min_size: Some(4096),
+        max_wakeup_interval_ns: None,
+    };
+}
+
+/// A bucket's timers in chunks of this many, so that a bucket holding millions never carries a
+/// half-empty doubling of them, as one growing `Vec` would (brpc's buckets are linked lists).
+const CHUNK: usize = 1024;
+
+/// The timers a bucket holds until the timer thread drains it.
+struct TaskList<P> {
+    chunks: Vec<Vec<Task<P>>>,
+}
+
+impl<P> TaskList<P> {
+    fn new() -> Self {
+        TaskList { chunks: Vec::new() }
+    }
+
+    fn push(&mut self, task: Task<P>) {
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push(task),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(task);
+                self.chunks.push(chunk);
+            }
+        }
+    }
+
+    /// Every timer, leaving the list empty and its memory freed as they are taken.
+    fn take(&mut self) -> impl Iterator<Item = Task<P>> {
+        std::mem::take(&mut self.chunks).into_iter().flatten()
+    }
+}
+
 /// brpc's bucketed timer thread.
 pub struct Bucketed<S: Primitives, P: Send, V: Protocol = Brpc> {
     buckets: Box<[S::Mutex<Bucket<P>>]>,
@@ -63,6 +122,7 @@ pub struct Bucketed<S: Primitives, P: Send, V: Protocol = Brpc> {
     signals: S::AtomicU64,
     stopped: S::AtomicU64,
     clock: TimerClock,
+    reclaim: Reclaim,
     _protocol: PhantomData<V>,
 }
 
@@ -77,7 +137,7 @@ impl<S: Primitives, P: Send, V: Protocol> std::fmt::Debug for Bucketed<S, P, V> 
 }
 
 struct Bucket<P> {
-    tasks: Vec<Task<P>>,
+    tasks: TaskList<P>,
     nearest_ns: i64,
     free: Vec<u32>,
 }
@@ -87,7 +147,9 @@ pub struct BucketedThread<P> {
     /// Each timer with the bucket it came from, where its slot goes back.
     heap: BinaryHeap<Task<(P, u32)>>,
     freed: Vec<Vec<u32>>,
-    purged_at_len: usize,
+    /// The heap's size at the last sweep, following it down as timers run, so that a heap
+    /// refilled with soon-cancelled timers is swept again once it doubles.
+    last_sweep_len: usize,
 }
 
 impl<P> std::fmt::Debug for BucketedThread<P> {
@@ -100,12 +162,23 @@ impl<P> std::fmt::Debug for BucketedThread<P> {
 
 impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
     /// `buckets` buckets (brpc's default is 13) with room for `capacity` timers in all (at most
-    /// [`MAX_CAPACITY`](super::MAX_CAPACITY)), allocated as they are first needed.
+    /// [`MAX_CAPACITY`](super::MAX_CAPACITY)), allocated as they are first needed: the
+    /// `TimerThread` as it was before its reclaim fix.
     pub fn new(buckets: usize, capacity: usize, clock: TimerClock) -> Self {
+        Self::with_reclaim(buckets, capacity, clock, Reclaim::default())
+    }
+
+    /// The same, with brpc #3384's reclaim fix set as `reclaim` says.
+    pub fn with_reclaim(
+        buckets: usize,
+        capacity: usize,
+        clock: TimerClock,
+        reclaim: Reclaim,
+    ) -> Self {
         let buckets = buckets.max(1);
         let bucket = |_| {
             S::Mutex::new(Bucket {
-                tasks: Vec::new(),
+                tasks: TaskList::new(),
                 nearest_ns: NEVER,
                 free: Vec::new(),
             })
@@ -118,6 +191,7 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
             signals: S::AtomicU64::new(0),
             stopped: S::AtomicU64::new(0),
             clock,
+            reclaim,
             _protocol: PhantomData,
         }
     }
@@ -200,7 +274,7 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
             bucket.with(|bucket| {
                 bucket.free.append(freed);
                 bucket.nearest_ns = NEVER;
-                for task in bucket.tasks.drain(..) {
+                for task in bucket.tasks.take() {
                     if self.slots.is_cancelled(task.id) {
                         bucket.free.push(task.id.slot());
                     } else {
@@ -233,15 +307,18 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
             let freed = &mut state.freed[index];
             bucket.with(|bucket| {
                 bucket.free.append(freed);
-                bucket
-                    .free
-                    .extend(bucket.tasks.drain(..).map(|task| task.id.slot()));
+                let queued: Vec<u32> = bucket.tasks.take().map(|task| task.id.slot()).collect();
+                bucket.free.extend(queued);
             });
         }
     }
 
-    fn purge_if_grown(&self, state: &mut BucketedThread<P>) {
-        if state.heap.len() < PURGE_FLOOR || state.heap.len() < 2 * state.purged_at_len {
+    /// brpc #3384's sweep: cancelled timers out of the heap, once it has doubled past the floor.
+    fn sweep_if_grown(&self, state: &mut BucketedThread<P>) {
+        let Some(min_len) = self.reclaim.heap_sweep_min_size else {
+            return;
+        };
+        if state.heap.len() < min_len || state.heap.len() < 2 * state.last_sweep_len {
             return;
         }
         let mut cancelled = Vec::new();
@@ -255,7 +332,20 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
         for (id, bucket) in cancelled {
             Self::free(state, id, bucket);
         }
-        state.purged_at_len = state.heap.len();
+        state.last_sweep_len = state.heap.len();
+    }
+
+    /// How long to sleep for a heap whose earliest deadline is `next_ns`, at `now_ns`.
+    fn sleep_until(&self, next_ns: i64, now_ns: i64) -> Option<i64> {
+        if next_ns == NEVER {
+            // An empty heap sleeps until a schedule wakes it: the first timer after the heap
+            // empties always beats the nearest deadline.
+            return None;
+        }
+        match self.reclaim.max_wakeup_interval_ns {
+            Some(interval_ns) => Some(next_ns.min(now_ns.saturating_add(interval_ns))),
+            None => Some(next_ns),
+        }
     }
 }
 
@@ -274,7 +364,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
         BucketedThread {
             heap: BinaryHeap::new(),
             freed: (0..self.buckets.len()).map(|_| Vec::new()).collect(),
-            purged_at_len: 0,
+            last_sweep_len: 0,
         }
     }
 
@@ -335,14 +425,11 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
             if !V::RESET_NEAREST_BEFORE_DRAIN {
                 self.reset_nearest();
             }
-            self.purge_if_grown(state);
+            self.sweep_if_grown(state);
             let mut pull_again = false;
+            // As brpc: the heap's top is checked for its deadline only; a cancelled timer is
+            // found out, and its slot freed, when it is popped at its deadline.
             while let Some(top) = state.heap.peek() {
-                if self.slots.is_cancelled(top.id) {
-                    let cancelled = state.heap.pop().expect("peeked");
-                    Self::free(state, cancelled.id, cancelled.payload.1);
-                    continue;
-                }
                 if now_ns < top.deadline_ns {
                     break;
                 }
@@ -368,6 +455,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
             if pull_again {
                 continue;
             }
+            state.last_sweep_len = state.last_sweep_len.min(state.heap.len());
             let next_ns = state.heap.peek().map_or(NEVER, |task| task.deadline_ns);
             let seen = self.global.with(|()| {
                 if V::CHECK_STOP_BEFORE_SLEEP && self.stopped.load(Relaxed) != 0 {
@@ -380,7 +468,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
                 Some(self.signals.load(SeqCst))
             });
             if let Some(seen_signals) = seen {
-                let until_ns = (next_ns != NEVER).then_some(next_ns);
+                let until_ns = self.sleep_until(next_ns, now_ns);
                 return Sleep {
                     until_ns,
                     seen_signals,

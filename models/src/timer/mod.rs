@@ -41,7 +41,7 @@ mod global_heap;
 mod hashed;
 mod slots;
 
-pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol};
+pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
 pub use hashed::{Hashed, HashedThread};
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
@@ -152,6 +152,26 @@ pub struct TimerParams {
     pub buckets: usize,
     /// Timer threads, for designs that run several (`timer_threads`).
     pub timer_threads: usize,
+    /// The heap size from which cancelled timers are swept out (`heap_sweep_min_size`), for
+    /// designs with brpc's reclaim fix.
+    pub heap_sweep_min_size: usize,
+    /// The longest a timer thread sleeps while it holds timers (`max_wakeup_interval`); `None`
+    /// sleeps until the earliest deadline.
+    pub max_wakeup_interval_ns: Option<u64>,
+}
+
+impl TimerParams {
+    /// `capacity` timers on `clock`, every other setting at its default.
+    pub fn new(clock: TimerClock, capacity: usize) -> Self {
+        TimerParams {
+            clock,
+            capacity,
+            buckets: 13,
+            timer_threads: 4,
+            heap_sweep_min_size: 4096,
+            max_wakeup_interval_ns: None,
+        }
+    }
 }
 
 /// A design-specific key of a timer scenario, read by the designs that declare it.
@@ -161,6 +181,10 @@ pub enum DesignKey {
     Buckets,
     /// `timer_threads`: [`TimerParams::timer_threads`].
     TimerThreads,
+    /// `heap_sweep_min_size`: [`TimerParams::heap_sweep_min_size`].
+    HeapSweepMinSize,
+    /// `max_wakeup_interval`: [`TimerParams::max_wakeup_interval_ns`].
+    MaxWakeupInterval,
 }
 
 impl DesignKey {
@@ -168,6 +192,8 @@ impl DesignKey {
         match self {
             DesignKey::Buckets => "buckets",
             DesignKey::TimerThreads => "timer_threads",
+            DesignKey::HeapSweepMinSize => "heap_sweep_min_size",
+            DesignKey::MaxWakeupInterval => "max_wakeup_interval",
         }
     }
 }
@@ -196,7 +222,7 @@ impl DesignKey {
 ///     }
 /// }
 ///
-/// let params = TimerParams { clock: TimerClock::Monotonic, capacity: 8, buckets: 1, timer_threads: 1 };
+/// let params = TimerParams::new(TimerClock::Monotonic, 8);
 /// let timers = OneHeap::build::<StdPrimitives, &str>(&params);
 /// assert_eq!(timers.timer_threads(), 1);
 /// ```
@@ -240,13 +266,41 @@ pub mod builtin {
 
     impl BuildTimerDesign for BucketedDesign {
         const NAME: &'static str = "bucketed";
-        const ABOUT: &'static str =
-            "brpc's TimerThread: buckets picked by the caller, one timer thread with its own heap";
+        const ABOUT: &'static str = "brpc's TimerThread before its reclaim fix: buckets picked \
+             by the caller, one timer thread with its own heap, cancelled timers freed at their \
+             deadlines";
         const KEYS: &'static [DesignKey] = &[DesignKey::Buckets];
         type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P>;
 
         fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P> {
             Bucketed::new(params.buckets, params.capacity, params.clock)
+        }
+    }
+
+    /// [`Bucketed`] with brpc #3384's reclaim fix: the heap swept of cancelled timers, and
+    /// optionally a cap on the timer thread's sleep.
+    #[derive(Debug)]
+    pub struct BucketedReclaimDesign;
+
+    impl BuildTimerDesign for BucketedReclaimDesign {
+        const NAME: &'static str = "bucketed-reclaim";
+        const ABOUT: &'static str = "brpc's TimerThread after its reclaim fix (#3384): cancelled \
+             timers swept out of the heap, and an optional periodic drain of the buckets";
+        const KEYS: &'static [DesignKey] = &[
+            DesignKey::Buckets,
+            DesignKey::HeapSweepMinSize,
+            DesignKey::MaxWakeupInterval,
+        ];
+        type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P>;
+
+        fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P> {
+            let reclaim = Reclaim {
+                heap_sweep_min_size: Some(params.heap_sweep_min_size),
+                max_wakeup_interval_ns: params
+                    .max_wakeup_interval_ns
+                    .map(|ns| i64::try_from(ns).unwrap_or(i64::MAX)),
+            };
+            Bucketed::with_reclaim(params.buckets, params.capacity, params.clock, reclaim)
         }
     }
 

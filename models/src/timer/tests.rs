@@ -208,13 +208,14 @@ fn hashed_threads_each_run_their_own_timers() {
     );
 }
 
-#[test]
-fn cancelled_timers_are_purged_once_the_heap_doubles() {
-    const FLOOR: usize = slots::PURGE_FLOOR;
+/// Slots in use after cancelling, below a live top timer, more timers than the sweep's floor, then
+/// scheduling as many again: `reclaim` decides whether the cancelled ones wait for their deadlines.
+fn slots_after_cancelling_below_a_live_top(reclaim: Reclaim) -> usize {
+    const FLOOR: usize = 4096;
     let timers: Bucketed<StdPrimitives, Payload> =
-        Bucketed::new(1, 3 * FLOOR, TimerClock::Monotonic);
+        Bucketed::with_reclaim(1, 3 * FLOOR, TimerClock::Monotonic, reclaim);
     let mut thread = timers.new_thread_state(0);
-    // A live timer stays at the top, so cancelled ones below it are only reached by a purge.
+    // A live timer stays at the top, so cancelled ones below it are only reached by a sweep.
     timers.schedule(1_000, "top", 1).unwrap();
     let doomed: Vec<TimerId> = (0..FLOOR as i64)
         .map(|i| timers.schedule(2_000 + i, "doomed", 1).unwrap().id)
@@ -223,17 +224,65 @@ fn cancelled_timers_are_purged_once_the_heap_doubles() {
     doomed
         .iter()
         .for_each(|id| assert_eq!(timers.unschedule(*id), Unscheduled::Cancelled));
-    let more = FLOOR + 1;
-    for i in 0..more as i64 {
+    for i in 0..=FLOOR as i64 {
         timers.schedule(10_000 + i, "live", 1).unwrap();
     }
     round(&timers, &mut thread, 0);
     round(&timers, &mut thread, 0);
+    timers.slots_in_use()
+}
+
+#[test]
+fn cancelled_timers_in_the_heap_wait_for_their_deadlines_until_the_reclaim_fix_sweeps_them() {
+    // brpc #3383: the 4,096 cancelled timers hold their slots.
     assert_eq!(
-        timers.slots_in_use(),
-        1 + more,
-        "the cancelled timers were freed long before their deadlines"
+        slots_after_cancelling_below_a_live_top(Reclaim::default()),
+        1 + 4096 + 4097
     );
+    // brpc #3384: swept once the heap doubled past the floor.
+    assert_eq!(
+        slots_after_cancelling_below_a_live_top(Reclaim::BRPC_DEFAULTS),
+        1 + 4097
+    );
+}
+
+#[test]
+fn a_cancelled_timer_at_the_top_is_freed_at_its_deadline_not_before() {
+    let timers: Bucketed<StdPrimitives, Payload> = Bucketed::new(1, 8, TimerClock::Monotonic);
+    let mut thread = timers.new_thread_state(0);
+    let id = timers.schedule(1_000, "doomed", 1).unwrap().id;
+    round(&timers, &mut thread, 0);
+    assert_eq!(timers.unschedule(id), Unscheduled::Cancelled);
+    let (fired, sleep) = round(&timers, &mut thread, 10);
+    assert!(fired.is_empty());
+    // The thread still sleeps until the cancelled timer's deadline, as brpc's does.
+    assert_eq!(sleep.until_ns, Some(1_000));
+    assert_eq!(timers.slots_in_use(), 1);
+    round(&timers, &mut thread, 1_000);
+    // The popped slot goes back to its bucket's pool on the thread's next drain.
+    round(&timers, &mut thread, 1_001);
+    assert_eq!(timers.slots_in_use(), 0);
+}
+
+#[test]
+fn the_wakeup_cap_bounds_the_sleep_only_while_the_heap_holds_something() {
+    let reclaim = Reclaim {
+        heap_sweep_min_size: Some(4096),
+        max_wakeup_interval_ns: Some(100),
+    };
+    let timers: Bucketed<StdPrimitives, Payload> =
+        Bucketed::with_reclaim(13, 8, TimerClock::Monotonic, reclaim);
+    let mut thread = timers.new_thread_state(0);
+    let (_, sleep) = round(&timers, &mut thread, 0);
+    assert_eq!(sleep.until_ns, None, "an empty heap waits for a schedule");
+    timers.schedule(1_000_000, "far", 1).unwrap();
+    let (_, sleep) = round(&timers, &mut thread, 50);
+    assert_eq!(sleep.until_ns, Some(150));
+    let before: Bucketed<StdPrimitives, Payload> = Bucketed::new(13, 8, TimerClock::Monotonic);
+    let mut thread = before.new_thread_state(0);
+    before.schedule(1_000_000, "far", 1).unwrap();
+    let (_, sleep) = round(&before, &mut thread, 50);
+    assert_eq!(sleep.until_ns, Some(1_000_000));
 }
 
 #[test]
