@@ -27,7 +27,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use ticklab::timer::threads::ThreadedTimers;
 use ticklab_models::sync::StdPrimitives;
 use ticklab_models::timer::{
-    Bucketed, GlobalHeap, Hashed, Reclaim, ScheduleError, TimerClock, TimerDesign,
+    Bucketed, GlobalHeap, Hashed, Reclaim, ScheduleError, TimerClock, TimerDesign, TokioWheel,
 };
 
 const TIMEOUT_NS: i64 = 1_000_000;
@@ -231,6 +231,12 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
                 },
             )
         },
+        rpc,
+    );
+    bench_design(
+        &mut group,
+        "tokio-wheel",
+        || TokioWheel::<StdPrimitives, u64>::new(CAPACITY, TimerClock::Monotonic),
         rpc,
     );
     bench_design(

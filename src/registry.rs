@@ -134,6 +134,7 @@ impl Registry {
         .with_timer_design::<BucketedDesign>()
         .with_timer_design::<BucketedReclaimDesign>()
         .with_timer_design::<HashedDesign>()
+        .with_timer_design::<ticklab_models::timer::TokioWheelDesign>()
     }
 
     /// Adds a timer design under its [`BuildTimerDesign::NAME`].

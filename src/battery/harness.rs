@@ -4,10 +4,12 @@
 //! loom and shuttle offer the same primitives under different paths, so one macro writes the
 //! harness and the setups for each; `setups.rs` lists them and runs them under each checker.
 
-/// Time stands still in the battery: a timer at `DUE` is due, one at `FAR` never is.
-pub(super) const NOW: i64 = 100;
-pub(super) const DUE: i64 = 100;
-pub(super) const FAR: i64 = 1_000_000;
+/// Time stands still in the battery: a timer at `DUE` is due, one at `FAR` never is. Both are
+/// whole milliseconds, so that a design which rounds deadlines up to its tick (tokio's wheel)
+/// finds `DUE` due too.
+pub(super) const NOW: i64 = 1_000_000_000;
+pub(super) const DUE: i64 = NOW;
+pub(super) const FAR: i64 = 1_000 * NOW;
 
 macro_rules! harness {
     ($module:ident, $checker:ident) => {

@@ -75,7 +75,9 @@ fn a_misspelt_design_is_refused_with_the_designs_this_binary_knows() {
     assert!(
         error.contains("unknown timer design `sorted-vecs`")
             && error.contains("did you mean `sorted-vec`?")
-            && error.contains("global-heap, bucketed, bucketed-reclaim, hashed, sorted-vec"),
+            && error.contains(
+                "global-heap, bucketed, bucketed-reclaim, hashed, tokio-wheel, sorted-vec"
+            ),
         "{error}"
     );
     assert!(

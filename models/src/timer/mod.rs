@@ -40,11 +40,13 @@ mod bucketed;
 mod global_heap;
 mod hashed;
 mod slots;
+pub mod tokio_wheel;
 
 pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
 pub use hashed::{Hashed, HashedThread};
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
+pub use tokio_wheel::{TokioWheel, TokioWheelDesign, TokioWheelThread};
 
 /// The clock a timer instance keeps its deadlines on. The core never reads it; it tells the
 /// driver which clock to pass as `now`.
