@@ -26,6 +26,22 @@ pub fn scenarios_under(folder: &str) -> Result<Vec<Scenario>, ScenarioError> {
         .collect()
 }
 
+/// The text of every built-in scenario file under `folder`, as (its `scenarios/...` path, its
+/// text), sorted by path.
+pub fn texts_under(folder: &str) -> Vec<(String, &'static str)> {
+    let mut files: Vec<_> = Vec::new();
+    collect(&SCENARIOS, &mut files);
+    files.retain(|file| file.path().starts_with(folder));
+    files.sort_by_key(|file| file.path());
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let source = format!("scenarios/{}", file.path().display());
+            Some((source, file.contents_utf8()?))
+        })
+        .collect()
+}
+
 fn collect<'a>(dir: &'a Dir<'a>, out: &mut Vec<&'a include_dir::File<'a>>) {
     out.extend(
         dir.files()

@@ -781,3 +781,77 @@ fn a_scenario_that_requires_its_invariants_fails_when_the_model_breaks_them() {
         .code(1)
         .stdout(predicate::str::contains("BROKEN    timer of call #"));
 }
+
+/// The cells of `ticklab compare`'s row for `workload` on `design`.
+fn compare_row(table: &str, workload: &str, design: &str) -> Vec<String> {
+    table
+        .lines()
+        .map(|line| {
+            line.split('|')
+                .map(|cell| cell.trim().to_string())
+                .filter(|cell| !cell.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .find(|cells| cells.len() > 2 && cells[0] == workload && cells[1] == design)
+        .unwrap_or_else(|| panic!("no row for {workload} on {design} in\n{table}"))
+}
+
+#[test]
+fn compare_runs_every_workload_on_every_design() {
+    let output = ticklab().arg("compare").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.starts_with("7 workloads on 5 timer designs"),
+        "{table}"
+    );
+    let wakeups = |workload: &str, design: &str| -> u64 {
+        compare_row(&table, workload, design)[2].parse().unwrap()
+    };
+    // brpc's fix sweeps the cancelled timers whose deadlines woke the thread.
+    assert!(wakeups("rpc-100k", "bucketed-reclaim") * 5 < wakeups("rpc-100k", "bucketed"));
+    // A wheel whose clock went back fires every new timer at once: its ticks never go back.
+    let early: u64 = compare_row(&table, "wall-step-back", "tokio-wheel")[7]
+        .parse()
+        .unwrap();
+    assert!(early > 1_000, "{table}");
+    for line in table.lines().skip(3) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(cells[10], "0", "a timer fired twice: {line}");
+    }
+}
+
+#[test]
+fn compare_takes_chosen_designs_and_workloads_and_refuses_what_it_cannot_compare() {
+    let output = ticklab()
+        .args([
+            "compare",
+            "scenarios/timer/compare/rpc-10k.toml",
+            "--designs",
+            "tokio-wheel,global-heap",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.starts_with("1 workload on 2 timer designs"),
+        "{table}"
+    );
+    assert_eq!(
+        compare_row(&table, "rpc-10k", "tokio-wheel")[1],
+        "tokio-wheel"
+    );
+    ticklab()
+        .args(["compare", "--designs", "bucketd"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown timer design `bucketd`; this binary knows global-heap, bucketed",
+        ));
+    ticklab()
+        .args(["compare", "scenarios/interval/windows-sleep-naive.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a workload is a timer scenario"));
+}

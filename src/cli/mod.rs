@@ -13,6 +13,7 @@ macro_rules! note {
 
 mod calibrate;
 mod check;
+mod compare;
 mod plot;
 mod report;
 mod run;
@@ -47,6 +48,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Ticks in the first second after resume, per platform, suspend kind and missed-tick behaviour.
     Table(table::TableArgs),
+    /// The same timer workloads on every timer design: wake-ups, locking, lateness, lost and
+    /// duplicate fires, and memory, as one table.
+    Compare(compare::CompareArgs),
     /// Measure this host's system calls and write a cost profile.
     Calibrate(calibrate::CalibrateArgs),
     /// Random fault schedules around a scenario; a failure is shrunk and written as a scenario.
@@ -103,6 +107,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Run(args) => run::run(registry, &args),
         Command::Check(args) => check::check(registry, &args),
         Command::Table(args) => table::table(&args),
+        Command::Compare(args) => compare::compare(registry, &args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
         Command::Sweep(args) => sweep::sweep_command(registry, &args),
         Command::Plot(args) => plot::plot_command(registry, &args),

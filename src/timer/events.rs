@@ -86,7 +86,7 @@ impl ModelEvent for MemoryEvent {
 }
 
 /// Bytes in binary units, three significant digits: `1.79 GiB`.
-struct Bytes(u64);
+pub(crate) struct Bytes(pub(crate) u64);
 
 impl std::fmt::Display for Bytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

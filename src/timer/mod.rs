@@ -9,6 +9,7 @@ pub mod spec;
 mod stats;
 pub mod threads;
 
+pub(crate) use events::Bytes;
 pub use events::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 pub use model::TimerModel;
 pub use spec::TimerConfig;

@@ -1,0 +1,231 @@
+//! `ticklab compare`: the same timer workloads on every registered timer design, as one table.
+//!
+//! A workload is a timer scenario file; its `design` is replaced by each design in turn, so a
+//! design from a user's crate, registered with `main_with`, gets a row beside the built-in ones.
+
+use std::path::PathBuf;
+
+use comfy_table::{Table, presets::ASCII_MARKDOWN};
+use rayon::prelude::*;
+use ticklab_sim::Approx;
+
+use super::{Failure, Limits};
+use crate::registry::Registry;
+use crate::run::{RunOptions, run_scenario};
+use crate::timer::TimerConfig;
+use crate::trace::{NoTrace, Summary};
+
+/// Where the built-in workloads live, under `scenarios/`.
+pub const WORKLOADS_FOLDER: &str = "timer/compare";
+
+/// The built-in workloads in the order the table shows them: steady loads first, then what goes
+/// wrong. A workload not listed comes after these, by name.
+const BUILTIN_ORDER: [&str; 7] = [
+    "rpc-10k",
+    "rpc-100k",
+    "slow-callback",
+    "wall-step-forward",
+    "wall-step-back",
+    "suspend-30s",
+    "cpu-load-85",
+];
+
+#[derive(Debug, clap::Args)]
+pub(super) struct CompareArgs {
+    /// Timer scenario files or folders to use as workloads; default: the built-in ones
+    /// (scenarios/timer/compare/).
+    paths: Vec<PathBuf>,
+    /// The designs to compare, by name, comma-separated; default: every design the binary knows.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    designs: Vec<String>,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// One workload's file: where it came from and its text.
+struct Workload {
+    source: String,
+    text: String,
+}
+
+pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Failure> {
+    let workloads = workloads(&args.paths)?;
+    let designs = designs(registry, &args.designs)?;
+    let cells: Vec<(usize, usize)> = (0..workloads.len())
+        .flat_map(|workload| (0..designs.len()).map(move |design| (workload, design)))
+        .collect();
+    let options = RunOptions {
+        seed: None,
+        max_events: args.limits.max_events,
+    };
+    let summaries: Vec<Summary> = cells
+        .par_iter()
+        .map(|&(workload, design)| {
+            run_cell(registry, &workloads[workload], designs[design], &options)
+        })
+        .collect::<Result<_, Failure>>()?;
+    let mut table = Table::new();
+    table
+        .load_style(ASCII_MARKDOWN)
+        .force_no_tty()
+        .set_header(HEADER.to_vec());
+    for (&(workload, design), summary) in cells.iter().zip(&summaries) {
+        table.add_row(row(&workloads[workload], designs[design], summary));
+    }
+    let plural = |count: usize, noun: &str| match count {
+        1 => format!("1 {noun}"),
+        _ => format!("{count} {noun}s"),
+    };
+    super::print(format!(
+        "{} on {}; each workload's own clock, faults and machine",
+        plural(workloads.len(), "workload"),
+        plural(designs.len(), "timer design")
+    ))?;
+    super::print(table)
+}
+
+const HEADER: [&str; 11] = [
+    "workload",
+    "design",
+    "wake-ups/s",
+    "shared lock per schedule",
+    "fires",
+    "p99 late",
+    "max late",
+    "early",
+    "lost",
+    "twice",
+    "peak live slots",
+];
+
+fn row(workload: &Workload, design: &str, summary: &Summary) -> Vec<String> {
+    let get = |key: &str| summary.get(key).unwrap_or(0);
+    let calls = get("calls").max(1);
+    vec![
+        workload_name(workload),
+        design.to_string(),
+        get("wakeups_per_second").to_string(),
+        format!("{:.2}", get("global_lock_schedules") as f64 / calls as f64),
+        get("timeouts").to_string(),
+        Approx(get("p99_lateness")).to_string(),
+        Approx(get("max_lateness")).to_string(),
+        get("early_fires").to_string(),
+        get("lost").to_string(),
+        get("duplicates").to_string(),
+        format!(
+            "{} ({})",
+            get("peak_live_slots"),
+            crate::timer::Bytes(get("peak_live_bytes"))
+        ),
+    ]
+}
+
+/// A workload's file name without its folder or extension.
+fn workload_name(workload: &Workload) -> String {
+    std::path::Path::new(&workload.source)
+        .file_stem()
+        .map_or_else(
+            || workload.source.clone(),
+            |stem| stem.to_string_lossy().into_owned(),
+        )
+}
+
+fn run_cell(
+    registry: &Registry,
+    workload: &Workload,
+    design: &str,
+    options: &RunOptions,
+) -> Result<Summary, Failure> {
+    let invalid = |message: String| Failure::Invalid(format!("{}: {message}", workload.source));
+    let mut table: toml::Table = workload
+        .text
+        .parse()
+        .map_err(|error: toml::de::Error| invalid(error.to_string()))?;
+    let model = table
+        .get_mut("model")
+        .and_then(toml::Value::as_table_mut)
+        .ok_or_else(|| invalid("a workload has a [model] table".to_string()))?;
+    if model.get("kind").and_then(toml::Value::as_str) != Some("timer") {
+        return Err(invalid(
+            "a workload is a timer scenario (kind = \"timer\"), whose design the comparison \
+             replaces"
+                .to_string(),
+        ));
+    }
+    model.insert("design".into(), toml::Value::String(design.to_string()));
+    // The comparison reads metrics; the workload's own [expect] was written for its own design.
+    table.remove("expect");
+    let source = format!("{} on {design}", workload.source);
+    let text = toml::to_string(&table).expect("a TOML table serialises");
+    let scenario = registry
+        .parse(&source, &text)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    debug_assert!(scenario.model.config::<TimerConfig>().is_some());
+    run_scenario(&scenario, options, &mut NoTrace)
+        .map(|report| report.summary)
+        .map_err(|error| invalid(error.to_string()))
+}
+
+fn workloads(paths: &[PathBuf]) -> Result<Vec<Workload>, Failure> {
+    if paths.is_empty() {
+        let mut builtin: Vec<Workload> = crate::builtin::texts_under(WORKLOADS_FOLDER)
+            .into_iter()
+            .map(|(source, text)| Workload {
+                source,
+                text: text.to_string(),
+            })
+            .collect();
+        builtin.sort_by_key(|workload| {
+            let name = workload_name(workload);
+            let rank = BUILTIN_ORDER.iter().position(|listed| *listed == name);
+            (rank.unwrap_or(BUILTIN_ORDER.len()), name)
+        });
+        return Ok(builtin);
+    }
+    let files = super::scenario_files(paths)?;
+    if files.is_empty() {
+        return Err(Failure::Invalid("no scenario files found".to_string()));
+    }
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).map_err(|error| {
+                Failure::Invalid(format!("{}: cannot read it: {error}", path.display()))
+            })?;
+            Ok(Workload {
+                source: path.display().to_string(),
+                text,
+            })
+        })
+        .collect()
+}
+
+/// The designs named, in the order given, or every listed design in the registry's order.
+fn designs<'r>(registry: &'r Registry, names: &[String]) -> Result<Vec<&'r str>, Failure> {
+    if names.is_empty() {
+        return Ok(registry
+            .timer_designs()
+            .filter(|entry| entry.listed)
+            .map(|entry| entry.name)
+            .collect());
+    }
+    names
+        .iter()
+        .map(|name| {
+            registry
+                .timer_design(name)
+                .map(|entry| entry.name)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = registry
+                        .timer_designs()
+                        .filter(|entry| entry.listed)
+                        .map(|entry| entry.name)
+                        .collect();
+                    Failure::Invalid(format!(
+                        "unknown timer design `{name}`; this binary knows {}",
+                        known.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
