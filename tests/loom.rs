@@ -14,7 +14,9 @@ use std::marker::PhantomData;
 use ticklab::Registry;
 use ticklab::battery::{DEADLOCK, failure_of, loom_setup};
 use ticklab::models::sync::Primitives;
-use ticklab::models::timer::{Bucketed, BuildTimerDesign, DesignKey, Protocol, TimerParams};
+use ticklab::models::timer::{
+    Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, Protocol, TimerParams, TokioWheel,
+};
 
 /// Runs a battery setup on every design the registry lists, so a new design is checked the
 /// moment it is registered.
@@ -68,6 +70,19 @@ impl<V: Protocol> BuildTimerDesign for BucketedWith<V> {
     }
 }
 
+/// tokio's wheel under driver protocol `V`, for the mutants.
+struct TokioWheelWith<V>(PhantomData<V>);
+
+impl<V: DriverProtocol> BuildTimerDesign for TokioWheelWith<V> {
+    const NAME: &'static str = "tokio-wheel-mutant";
+    const ABOUT: &'static str = "tokio's time driver with one protocol step flipped";
+    type Design<S: Primitives, P: Send + 'static> = TokioWheel<S, P, V>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> TokioWheel<S, P, V> {
+        TokioWheel::new(params.capacity, params.clock)
+    }
+}
+
 /// Deliberately broken variants of brpc's protocol: each flips one step, and loom must catch it
 /// for the reason the step exists: a lost wake-up as a deadlock, a wrong answer as the assertion
 /// that checks it. A mutant that fails some other way is not caught.
@@ -93,6 +108,18 @@ mod mutants {
     mutant!(SleepsWithoutCheckingTheNearest, CHECK_NEAREST_BEFORE_SLEEP);
     mutant!(FinishesWithoutRelease, RELEASE_ON_FINISH);
     mutant!(SleepsWithoutCheckingForStop, CHECK_STOP_BEFORE_SLEEP);
+
+    macro_rules! driver_mutant {
+        ($name:ident, $switch:ident) => {
+            struct $name;
+            impl DriverProtocol for $name {
+                const $switch: bool = false;
+            }
+        };
+    }
+
+    driver_mutant!(NeverUnparksForEarlier, UNPARK_FOR_EARLIER);
+    driver_mutant!(ReadsSignalsAfterUnlocking, SIGNALS_READ_UNDER_LOCK);
 
     /// Runs `mutants::inner::<name>` in a child process and asserts that its model failed, and
     /// that its first panic names `cause`.
@@ -138,6 +165,28 @@ mod mutants {
             SleepsWithoutCheckingForStop,
             CANCELLED_FAR
         );
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
+        fn wheel_never_unparks() {
+            loom_setup::<TokioWheelWith<NeverUnparksForEarlier>>(EARLIER);
+        }
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
+        fn wheel_signals_after_unlock() {
+            loom_setup::<TokioWheelWith<ReadsSignalsAfterUnlocking>>(EARLIER);
+        }
+    }
+
+    #[test]
+    fn a_wheel_that_never_unparks_for_an_earlier_timer_loses_a_wake_up() {
+        assert_loom_catches("wheel_never_unparks", DEADLOCK);
+    }
+
+    #[test]
+    fn a_driver_that_reads_its_signal_count_after_unlocking_loses_a_wake_up() {
+        assert_loom_catches("wheel_signals_after_unlock", DEADLOCK);
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
 pub use hashed::{Hashed, HashedThread};
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
-pub use tokio_wheel::{TokioWheel, TokioWheelDesign, TokioWheelThread};
+pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};
 
 /// The clock a timer instance keeps its deadlines on. The core never reads it; it tells the
 /// driver which clock to pass as `now`.

@@ -44,13 +44,30 @@ fn now_tick(now_ns: i64) -> u64 {
     (now_ns.max(0) as u64) / TICK_NS as u64
 }
 
+/// The steps of the driver's protocol that are easy to get wrong, as switches. [`Tokio`] keeps
+/// every one; the model checks flip one each and prove loom catches it.
+pub trait DriverProtocol: Send + Sync + 'static {
+    /// Unpark the driver for a timer earlier than the tick it said it would wake at.
+    const UNPARK_FOR_EARLIER: bool = true;
+    /// Read the signal count the driver sleeps on under the same lock as its next wake: read
+    /// after unlocking, it may already count a schedule the wake does not.
+    const SIGNALS_READ_UNDER_LOCK: bool = true;
+}
+
+/// tokio's protocol, every step as it is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tokio;
+
+impl DriverProtocol for Tokio {}
+
 /// tokio's time driver on primitives `S`, carrying payloads `P`.
-pub struct TokioWheel<S: Primitives, P: Send> {
+pub struct TokioWheel<S: Primitives, P: Send, V: DriverProtocol = Tokio> {
     driver: S::Mutex<Driver<P>>,
     slots: Slots<S>,
     /// Bumped, under the driver lock, when a schedule must wake the driver: its futex word.
     signals: S::AtomicU64,
     clock: TimerClock,
+    _protocol: std::marker::PhantomData<V>,
 }
 
 struct Driver<P> {
@@ -76,7 +93,7 @@ impl<P> std::fmt::Debug for TokioWheelThread<P> {
     }
 }
 
-impl<S: Primitives, P: Send> std::fmt::Debug for TokioWheel<S, P> {
+impl<S: Primitives, P: Send, V: DriverProtocol> std::fmt::Debug for TokioWheel<S, P, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokioWheel")
             .field("slots", &self.slots.minted())
@@ -85,7 +102,7 @@ impl<S: Primitives, P: Send> std::fmt::Debug for TokioWheel<S, P> {
     }
 }
 
-impl<S: Primitives, P: Send> TokioWheel<S, P> {
+impl<S: Primitives, P: Send, V: DriverProtocol> TokioWheel<S, P, V> {
     /// A driver with room for `capacity` timers (at most [`MAX_CAPACITY`](super::MAX_CAPACITY)),
     /// its wheel starting at tick 0 of `clock`.
     pub fn new(capacity: usize, clock: TimerClock) -> Self {
@@ -104,6 +121,7 @@ impl<S: Primitives, P: Send> TokioWheel<S, P> {
             slots: Slots::new(capacity),
             signals: S::AtomicU64::new(0),
             clock,
+            _protocol: std::marker::PhantomData,
         }
     }
 }
@@ -114,7 +132,7 @@ enum Step {
     Sleep(Sleep),
 }
 
-impl<S: Primitives, P: Send> TimerDesign<P> for TokioWheel<S, P> {
+impl<S: Primitives, P: Send, V: DriverProtocol> TimerDesign<P> for TokioWheel<S, P, V> {
     type ThreadState = TokioWheelThread<P>;
 
     fn clock(&self) -> TimerClock {
@@ -152,6 +170,7 @@ impl<S: Primitives, P: Send> TimerDesign<P> for TokioWheel<S, P> {
             driver.wheel.insert(slot, when, payload);
             let due = when <= driver.wheel.elapsed();
             let wake = due || driver.next_wake.is_none_or(|next_wake| when < next_wake);
+            let wake = wake && V::UNPARK_FOR_EARLIER;
             if wake {
                 // As tokio's unpark: `next_wake` stays until the driver parks again.
                 self.signals.fetch_add(1, SeqCst);
@@ -227,7 +246,13 @@ impl<S: Primitives, P: Send> TimerDesign<P> for TokioWheel<S, P> {
                         state.freed.push(id.slot());
                     }
                 }
-                Step::Sleep(sleep) => return sleep,
+                Step::Sleep(sleep) if V::SIGNALS_READ_UNDER_LOCK || sleep.stopped => return sleep,
+                Step::Sleep(sleep) => {
+                    return Sleep {
+                        seen_signals: self.signals.load(SeqCst),
+                        ..sleep
+                    };
+                }
             }
         }
     }
