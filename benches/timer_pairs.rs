@@ -27,7 +27,8 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use ticklab::timer::threads::ThreadedTimers;
 use ticklab_models::sync::StdPrimitives;
 use ticklab_models::timer::{
-    Bucketed, GlobalHeap, Hashed, Reclaim, ScheduleError, TimerClock, TimerDesign, TokioWheel,
+    Bucketed, GlobalHeap, GoTimeout, GoTimers, GoVersion, Hashed, Reclaim, ScheduleError,
+    TimerClock, TimerDesign, TokioWheel,
 };
 
 const TIMEOUT_NS: i64 = 1_000_000;
@@ -175,7 +176,18 @@ fn tokio_pairs(
     })
 }
 
-const CONTENDERS: [&str; 5] = ["baseline", "global-heap", "bucketed", "hashed", "tokio"];
+const CONTENDERS: [&str; 8] = [
+    "baseline",
+    "global-heap",
+    "bucketed",
+    "bucketed-reclaim",
+    "hashed",
+    "tokio-wheel",
+    "go-timers",
+    "tokio",
+];
+/// Go's Ps: each P's heap has its own lock, and one P polls for the others.
+const GO_PROCS: usize = 4;
 
 fn bench_design<D: TimerDesign<u64> + 'static>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
@@ -241,6 +253,20 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
     );
     bench_design(
         &mut group,
+        "go-timers",
+        || {
+            GoTimers::<StdPrimitives, u64>::new(
+                GO_PROCS,
+                CAPACITY,
+                TimerClock::Monotonic,
+                GoVersion::Go1_23,
+                GoTimeout::Context,
+            )
+        },
+        rpc,
+    );
+    bench_design(
+        &mut group,
         "hashed",
         || Hashed::<StdPrimitives, u64>::new(HASHED_THREADS, CAPACITY, TimerClock::Monotonic),
         rpc,
@@ -282,7 +308,7 @@ fn report(rpc: bool, since: SystemTime) {
         "\n{}: million schedule+unschedule pairs per second (all threads together)",
         group_name(rpc)
     );
-    println!("{:<12}{:>10}{:>10}{:>10}{:>10}", "threads", 1, 2, 4, 8);
+    println!("{:<18}{:>10}{:>10}{:>10}{:>10}", "threads", 1, 2, 4, 8);
     for contender in CONTENDERS {
         let cells: String = THREADS
             .iter()
@@ -291,7 +317,7 @@ fn report(rpc: bool, since: SystemTime) {
                 None => format!("{:>10}", "-"),
             })
             .collect();
-        println!("{contender:<12}{cells}");
+        println!("{contender:<18}{cells}");
     }
     let ratio = |a: &str, b: &str, threads: usize| {
         Some(rate(rpc, a, threads, since)? / rate(rpc, b, threads, since)?)
@@ -301,6 +327,11 @@ fn report(rpc: bool, since: SystemTime) {
         ("bucketed", "tokio"),
         ("bucketed", "baseline"),
         ("bucketed", "hashed"),
+        ("bucketed-reclaim", "bucketed"),
+        ("tokio-wheel", "tokio"),
+        ("tokio-wheel", "global-heap"),
+        ("go-timers", "global-heap"),
+        ("go-timers", "baseline"),
     ] {
         let cells: String = THREADS
             .iter()
@@ -308,7 +339,7 @@ fn report(rpc: bool, since: SystemTime) {
                 ratio(a, b, *threads).map_or(format!("{:>10}", "-"), |r| format!("{r:>9.2}x"))
             })
             .collect();
-        println!("{:<24}{cells}", format!("{a} / {b}"));
+        println!("{:<34}{cells}", format!("{a} / {b}"));
     }
 }
 

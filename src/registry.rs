@@ -135,6 +135,7 @@ impl Registry {
         .with_timer_design::<BucketedReclaimDesign>()
         .with_timer_design::<HashedDesign>()
         .with_timer_design::<ticklab_models::timer::TokioWheelDesign>()
+        .with_timer_design::<ticklab_models::timer::GoTimersDesign>()
     }
 
     /// Adds a timer design under its [`BuildTimerDesign::NAME`].

@@ -64,6 +64,9 @@ macro_rules! harness {
                         if sleep.stopped {
                             return;
                         }
+                        if self.timers.woken_by_round(&mut state).is_some() {
+                            self.wake_all();
+                        }
                         if sleep.until_ns.is_some_and(|until| until <= NOW) {
                             continue;
                         }

@@ -53,6 +53,7 @@ pub fn battery_params() -> TimerParams {
     TimerParams {
         buckets: 2,
         timer_threads: 2,
+        gomaxprocs: 2,
         heap_sweep_min_size: 2,
         ..TimerParams::new(TimerClock::Monotonic, 8)
     }

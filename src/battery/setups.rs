@@ -57,7 +57,7 @@ const SHUTTLE_ITERATIONS: usize = 1_000;
 pub(crate) fn run_loom<B: BuildTimerDesign>(setup: Named) {
     let mut builder = loom::model::Builder::new();
     if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
-        builder.preemption_bound = Some(2);
+        builder.preemption_bound = Some(B::LOOM_PREEMPTION_BOUND);
     }
     builder.check(move || on_loom::run(super::on_loom::<B>(), setup.setup, LOOM_OTHERS));
 }

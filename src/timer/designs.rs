@@ -25,6 +25,7 @@ pub(crate) trait SimTimers {
         now_ns: i64,
         fire: &mut dyn FnMut(TimerId, u32) -> i64,
     ) -> Sleep;
+    fn woken_by_round(&mut self, thread: usize) -> Option<usize>;
     fn signals(&self, thread: usize) -> u64;
     fn slots_in_use(&self) -> usize;
 }
@@ -65,6 +66,10 @@ impl<D: TimerDesign<u32>> SimTimers for Built<D> {
     ) -> Sleep {
         self.design
             .run_round(&mut self.states[thread], now_ns, fire)
+    }
+
+    fn woken_by_round(&mut self, thread: usize) -> Option<usize> {
+        self.design.woken_by_round(&mut self.states[thread])
     }
 
     fn signals(&self, thread: usize) -> u64 {

@@ -6,7 +6,7 @@
 //! deadlines on. So a wall-clock design notices a wall step only when it next wakes, and a
 //! suspend does not count towards its sleep.
 
-use ticklab_models::timer::{TimerClock, TimerId, Unscheduled};
+use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
 use ticklab_sim::{ClockId, CpuKind, Deadline, NS_PER_SEC, SimRng, ThreadId};
 
 use super::designs::SimTimers;
@@ -211,7 +211,13 @@ impl<'a> TimerRun<'a> {
     ) -> Self {
         let memory_every_ns = memory_sample_every_ns(run_for_ns);
         world.wake_at(physical(memory_every_ns), Wake::MemorySample);
-        let timers = config.design.build(&config.params());
+        // Go's GOMAXPROCS defaults to the machine's cores; a machine with a core per thread
+        // gets the default Ps.
+        let cores = match world.cores() {
+            cores if cores.is_unlimited() => TimerParams::new(config.clock, 1).gomaxprocs,
+            cores => cores.count(),
+        };
+        let timers = config.design.build(&config.params(cores));
         let threads: Vec<(ThreadId, u32)> = (0..timers.timer_threads())
             .map(|thread| (world.add_thread(format!("timer-{thread}")), 0))
             .collect();
@@ -407,6 +413,10 @@ impl<'a> TimerRun<'a> {
         self.stats.on_live(live_slots);
         let design_start_ns = self.design_now(m);
         let (fired, spent_ns, sleep) = self.run_round(thread, design_start_ns);
+        if let Some(other) = self.timers.woken_by_round(thread) {
+            // The round handed the clock to another timer thread (Go's `wakep`).
+            self.wake_timer_thread(m, other);
+        }
         for &(call, id, offset_ns) in &fired {
             self.on_fire(call, id, thread, now_ns + offset_ns)?;
         }

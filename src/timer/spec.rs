@@ -1,7 +1,7 @@
 //! The `[model]` table of a timer scenario: an RPC-style load on one timer design.
 
 use serde::Deserialize;
-use ticklab_models::timer::{DesignKey, TimerClock, TimerParams};
+use ticklab_models::timer::{DesignKey, GoTimeout, GoVersion, TimerClock, TimerParams};
 use toml::Spanned;
 
 use crate::registry::{Registry, TimerDesignEntry};
@@ -11,6 +11,30 @@ use crate::scenario::{Located, ScenarioError};
 impl Named for TimerClock {
     const ALL: &'static [Self] = &TimerClock::ALL;
     const NAMES: &'static [&'static str] = TimerClock::NAMES;
+}
+
+impl Named for GoVersion {
+    const ALL: &'static [Self] = &GoVersion::ALL;
+    const NAMES: &'static [&'static str] = GoVersion::NAMES;
+    /// The releases whose timers behave as one of the two.
+    const UNLISTED: &'static [(Self, &'static str)] = &[
+        (GoVersion::Go1_22, "1.14"),
+        (GoVersion::Go1_22, "1.15"),
+        (GoVersion::Go1_22, "1.16"),
+        (GoVersion::Go1_22, "1.17"),
+        (GoVersion::Go1_22, "1.18"),
+        (GoVersion::Go1_22, "1.19"),
+        (GoVersion::Go1_22, "1.20"),
+        (GoVersion::Go1_22, "1.21"),
+        (GoVersion::Go1_23, "1.24"),
+        (GoVersion::Go1_23, "1.25"),
+        (GoVersion::Go1_23, "1.26"),
+    ];
+}
+
+impl Named for GoTimeout {
+    const ALL: &'static [Self] = &GoTimeout::ALL;
+    const NAMES: &'static [&'static str] = GoTimeout::NAMES;
 }
 
 #[derive(Debug, Deserialize)]
@@ -27,6 +51,9 @@ pub struct TimerSpec {
     timer_threads: Option<Spanned<i64>>,
     heap_sweep_min_size: Option<Spanned<i64>>,
     max_wakeup_interval: Option<Spanned<DurationNs>>,
+    gomaxprocs: Option<Spanned<i64>>,
+    go_version: Option<Spanned<Name<GoVersion>>>,
+    go_timeout: Option<Spanned<Name<GoTimeout>>>,
     capacity: Option<Spanned<i64>>,
     task_bytes: Option<Spanned<i64>>,
     clients: Spanned<i64>,
@@ -54,6 +81,10 @@ pub struct TimerConfig {
     pub heap_sweep_min_size: usize,
     /// The reclaim fix's cap on the timer thread's sleep, if set.
     pub max_wakeup_interval_ns: Option<u64>,
+    /// Ps of Go's timers; `None`: as many as the machine has cores, as Go's default.
+    pub gomaxprocs: Option<usize>,
+    pub go_version: GoVersion,
+    pub go_timeout: GoTimeout,
     /// Bytes a timer slot stands for in the memory metrics: brpc's `Task` is one 64-byte cache
     /// line.
     pub task_bytes: u64,
@@ -129,9 +160,12 @@ fn positive(
 }
 
 impl TimerConfig {
-    /// What the design is built with.
-    pub fn params(&self) -> TimerParams {
+    /// What the design is built with, on a machine of `cores` cores.
+    pub fn params(&self, cores: usize) -> TimerParams {
         TimerParams {
+            gomaxprocs: self.gomaxprocs.unwrap_or(cores),
+            go_version: self.go_version,
+            go_timeout: self.go_timeout,
             clock: self.clock,
             capacity: self.capacity,
             buckets: self.buckets,
@@ -224,6 +258,42 @@ pub(crate) fn validate(
         DesignKey::MaxWakeupInterval,
         &design,
     )?;
+    only_for(
+        file,
+        registry,
+        &spec.gomaxprocs,
+        DesignKey::Gomaxprocs,
+        &design,
+    )?;
+    only_for(
+        file,
+        registry,
+        &spec.go_version,
+        DesignKey::GoVersion,
+        &design,
+    )?;
+    only_for(
+        file,
+        registry,
+        &spec.go_timeout,
+        DesignKey::GoTimeout,
+        &design,
+    )?;
+    let gomaxprocs = spec
+        .gomaxprocs
+        .as_ref()
+        .map(|procs| {
+            count(
+                file,
+                &Some(procs.clone()),
+                "gomaxprocs",
+                1..=ticklab_models::timer::go_timers::MAX_PROCS as i64,
+                1,
+                "the Go program's Ps (GOMAXPROCS); leave it out for one per core of the machine",
+            )
+            .map(|procs| procs as usize)
+        })
+        .transpose()?;
     let heap_sweep_min_size = count(
         file,
         &spec.heap_sweep_min_size,
@@ -346,6 +416,15 @@ pub(crate) fn validate(
         timer_threads: timer_threads as usize,
         heap_sweep_min_size: heap_sweep_min_size as usize,
         max_wakeup_interval_ns,
+        gomaxprocs,
+        go_version: spec
+            .go_version
+            .as_ref()
+            .map_or(GoVersion::Go1_23, |version| version.get_ref().0),
+        go_timeout: spec
+            .go_timeout
+            .as_ref()
+            .map_or(GoTimeout::Context, |timeout| timeout.get_ref().0),
         task_bytes: task_bytes as u64,
         capacity: capacity as usize,
         clients: clients as u32,

@@ -18,6 +18,16 @@ struct Parking {
     wake: Condvar,
 }
 
+impl Parking {
+    fn wake(&self) {
+        let _guard = self
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.wake.notify_one();
+    }
+}
+
 /// A design with its timer threads running; dropping it stops and joins them.
 pub struct ThreadedTimers<D: TimerDesign<P> + 'static, P: Send + 'static> {
     design: Arc<D>,
@@ -58,7 +68,7 @@ impl<D: TimerDesign<P> + 'static, P: Send + 'static> ThreadedTimers<D, P> {
                 let (design, parking, fire) = (design.clone(), parking.clone(), fire.clone());
                 std::thread::Builder::new()
                     .name(format!("timer-{thread}"))
-                    .spawn(move || timer_loop(&*design, &parking[thread], thread, origin, &*fire))
+                    .spawn(move || timer_loop(&*design, &parking, thread, origin, &*fire))
                     .expect("spawning a timer thread")
             })
             .collect();
@@ -90,12 +100,7 @@ impl<D: TimerDesign<P> + 'static, P: Send + 'static> ThreadedTimers<D, P> {
     }
 
     fn wake(&self, thread: usize) {
-        let parking = &self.parking[thread];
-        let _guard = parking
-            .lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        parking.wake.notify_one();
+        self.parking[thread].wake();
     }
 
     /// Stops the design and joins its timer threads.
@@ -130,7 +135,7 @@ impl<D: TimerDesign<P> + 'static, P: Send + 'static> Drop for ThreadedTimers<D, 
 
 fn timer_loop<D: TimerDesign<P>, P: Send>(
     design: &D,
-    parking: &Parking,
+    parkings: &[Parking],
     thread: usize,
     origin: Instant,
     fire: &(dyn Fn(P) + Send + Sync),
@@ -145,6 +150,10 @@ fn timer_loop<D: TimerDesign<P>, P: Send>(
         if sleep.stopped {
             return;
         }
+        if let Some(other) = design.woken_by_round(&mut state) {
+            parkings[other].wake();
+        }
+        let parking = &parkings[thread];
         let mut guard = parking
             .lock
             .lock()

@@ -11,6 +11,10 @@ pub struct LoomPrimitives;
 impl Primitives for LoomPrimitives {
     type Mutex<T: Send> = Mutex<T>;
     type AtomicU64 = AtomicU64;
+
+    fn fence(order: std::sync::atomic::Ordering) {
+        loom::sync::atomic::fence(order);
+    }
 }
 
 backend!(Mutex, AtomicU64, std::sync::PoisonError::into_inner);

@@ -40,6 +40,13 @@ pub use std_impl::StdPrimitives;
 pub trait Primitives: Send + Sync + 'static {
     type Mutex<T: Send>: Lock<T>;
     type AtomicU64: Atomic64;
+
+    /// A memory fence. loom treats `SeqCst` loads and stores as acquire and release only, but
+    /// models a `SeqCst` fence in full, so a store-then-load handshake between two threads (each
+    /// stores, then reads what the other stored) needs one to be checked.
+    fn fence(order: Ordering) {
+        std::sync::atomic::fence(order);
+    }
 }
 
 /// A mutex, used only through a closure.

@@ -1,6 +1,6 @@
 //! Timer threads: many threads arm and cancel timeouts, one or more timer threads run the due ones.
 //!
-//! Three designs share one API, [`TimerDesign`]:
+//! Every design shares one API, [`TimerDesign`]:
 //!
 //! - [`GlobalHeap`]: one mutex around one min-heap; the timer thread is woken whenever the earliest
 //!   deadline changes.
@@ -9,6 +9,8 @@
 //!   drains the buckets into a heap only it touches.
 //! - [`Hashed`]: K independent timer threads, each a global heap, picked by hashing the caller:
 //!   the "more timer threads" alternative brpc rejects because each of them needs waking.
+//! - [`TokioWheel`]: tokio 1.x's time driver, a hierarchical wheel of 1 ms ticks behind one lock.
+//! - [`GoTimers`]: Go's runtime timers, a 4-ary heap per P, with one P polling for all of them.
 //!
 //! Every design is a sans-time core generic over the [sync facade](crate::sync). Scheduling
 //! threads call [`schedule`](TimerDesign::schedule) and [`unschedule`](TimerDesign::unschedule);
@@ -38,12 +40,14 @@
 
 mod bucketed;
 mod global_heap;
+pub mod go_timers;
 mod hashed;
 mod slots;
 pub mod tokio_wheel;
 
 pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
+pub use go_timers::{GoTimeout, GoTimers, GoTimersDesign, GoTimersThread, GoVersion};
 pub use hashed::{Hashed, HashedThread};
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};
@@ -132,6 +136,15 @@ pub trait TimerDesign<P: Send>: Send + Sync {
         fire: &mut dyn FnMut(TimerId, P) -> i64,
     ) -> Sleep;
 
+    /// Another timer thread that the last round of the thread with `state` bumped the signal
+    /// count of, which the driver must wake now, as Go's `wakep` hands the clock to an idle P
+    /// while this one runs callbacks. Designs whose threads never wake each other keep the
+    /// default.
+    fn woken_by_round(&self, state: &mut Self::ThreadState) -> Option<usize> {
+        let _ = state;
+        None
+    }
+
     /// The signal count of timer thread `thread`: the word it sleeps on.
     fn signals(&self, thread: usize) -> u64;
 
@@ -160,6 +173,12 @@ pub struct TimerParams {
     /// The longest a timer thread sleeps while it holds timers (`max_wakeup_interval`); `None`
     /// sleeps until the earliest deadline.
     pub max_wakeup_interval_ns: Option<u64>,
+    /// Ps, for Go's timers (`gomaxprocs`).
+    pub gomaxprocs: usize,
+    /// The Go release whose timers are modelled (`go_version`).
+    pub go_version: GoVersion,
+    /// How the Go program's calls arm their timeouts (`go_timeout`).
+    pub go_timeout: GoTimeout,
 }
 
 impl TimerParams {
@@ -172,6 +191,9 @@ impl TimerParams {
             timer_threads: 4,
             heap_sweep_min_size: 4096,
             max_wakeup_interval_ns: None,
+            gomaxprocs: 4,
+            go_version: GoVersion::Go1_23,
+            go_timeout: GoTimeout::Context,
         }
     }
 }
@@ -187,6 +209,12 @@ pub enum DesignKey {
     HeapSweepMinSize,
     /// `max_wakeup_interval`: [`TimerParams::max_wakeup_interval_ns`].
     MaxWakeupInterval,
+    /// `gomaxprocs`: [`TimerParams::gomaxprocs`].
+    Gomaxprocs,
+    /// `go_version`: [`TimerParams::go_version`].
+    GoVersion,
+    /// `go_timeout`: [`TimerParams::go_timeout`].
+    GoTimeout,
 }
 
 impl DesignKey {
@@ -196,6 +224,9 @@ impl DesignKey {
             DesignKey::TimerThreads => "timer_threads",
             DesignKey::HeapSweepMinSize => "heap_sweep_min_size",
             DesignKey::MaxWakeupInterval => "max_wakeup_interval",
+            DesignKey::Gomaxprocs => "gomaxprocs",
+            DesignKey::GoVersion => "go_version",
+            DesignKey::GoTimeout => "go_timeout",
         }
     }
 }
@@ -235,6 +266,11 @@ pub trait BuildTimerDesign: 'static {
     const ABOUT: &'static str;
     /// The design-specific keys it reads from a scenario.
     const KEYS: &'static [DesignKey] = &[];
+    /// The preemptions loom explores in the battery unless `LOOM_MAX_PREEMPTIONS` says
+    /// otherwise. A design whose every round touches every timer thread's state has far more
+    /// interleavings per preemption; it may lower this so that CI's run stays short, and be
+    /// checked deeper on demand.
+    const LOOM_PREEMPTION_BOUND: usize = 2;
     /// The design on primitives `S`, carrying payloads `P`.
     type Design<S: crate::sync::Primitives, P: Send + 'static>: TimerDesign<P>;
 
