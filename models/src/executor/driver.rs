@@ -3,25 +3,39 @@
 //! the owning runtime polls the driver, when it parks or every `event_interval` ticks; a runtime
 //! whose workers are all busy notices nothing.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
-
 use super::TaskId;
+use crate::timer::tokio_wheel::wheel::Wheel;
 
 /// tokio's timer wheel counts whole milliseconds: a deadline is rounded up to the next one.
 pub const TIMER_RESOLUTION_NS: i64 = 1_000_000;
 
-#[derive(Debug, Default)]
+/// The runtime's timers are tokio's hierarchical wheel (the same one as the `tokio-wheel` timer
+/// design), processed only when a worker polls the driver.
+#[derive(Debug)]
 pub struct Driver {
-    /// (deadline, order of registration, task): earliest first, ties in registration order.
-    timers: BinaryHeap<Reverse<(i64, u64, TaskId)>>,
-    registered: u64,
-    /// Registrations neither fired nor cancelled. `timers` may still hold cancelled ones, but
-    /// never first: they are dropped as soon as they come to the front, so the earliest deadline
-    /// is always a live timer's.
-    live: BTreeSet<u64>,
+    wheel: Wheel<TaskId>,
+    /// Each wheel slot's version, bumped when its timer fires or is cancelled, so that a stale
+    /// registration never cancels a newer timer in the same slot.
+    versions: Vec<u32>,
+    free: Vec<u32>,
     /// I/O readiness that arrived, in arrival order, not yet noticed by a poll.
     ready: Vec<TaskId>,
+}
+
+impl Default for Driver {
+    fn default() -> Self {
+        Driver {
+            wheel: Wheel::new(),
+            versions: Vec::new(),
+            free: Vec::new(),
+            ready: Vec::new(),
+        }
+    }
+}
+
+/// The tick `now_ns` is in: rounded down.
+fn tick_of(now_ns: i64) -> u64 {
+    (now_ns.max(0) / TIMER_RESOLUTION_NS) as u64
 }
 
 impl Driver {
@@ -33,32 +47,29 @@ impl Driver {
     /// registration, which [`Driver::cancel`] takes.
     pub fn sleep_until(&mut self, deadline_ns: i64, task: TaskId) -> u64 {
         // Deadlines before the run started are already due; clamping keeps the rounding unsigned.
-        let deadline_ns = deadline_ns.max(0);
-        let rounded_ns =
-            (deadline_ns as u64).div_ceil(TIMER_RESOLUTION_NS as u64) as i64 * TIMER_RESOLUTION_NS;
-        let registration = self.registered;
-        self.timers.push(Reverse((rounded_ns, registration, task)));
-        self.live.insert(registration);
-        self.registered += 1;
-        registration
+        let when = (deadline_ns.max(0) as u64).div_ceil(TIMER_RESOLUTION_NS as u64);
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.versions.push(0);
+            self.versions.len() as u32 - 1
+        });
+        self.wheel.insert(slot, when, task);
+        (u64::from(self.versions[slot as usize]) << 32) | u64::from(slot)
     }
 
-    /// Drops a timer, as dropping a `Sleep` does: it wakes nobody. One that already fired is
-    /// left as it is.
+    /// Drops a timer, as dropping a `Sleep` does: it wakes nobody, and leaves the wheel at once.
+    /// One that already fired is left as it is.
     pub fn cancel(&mut self, registration: u64) {
-        if self.live.remove(&registration) {
-            self.drop_cancelled_earliest();
+        let slot = registration as u32;
+        let current = self.versions.get(slot as usize).copied();
+        if current == Some((registration >> 32) as u32) && self.wheel.remove(slot).is_some() {
+            self.release(slot);
         }
     }
 
-    /// Removes cancelled timers from the front of the heap.
-    fn drop_cancelled_earliest(&mut self) {
-        while let Some(Reverse((_, registration, _))) = self.timers.peek().copied() {
-            if self.live.contains(&registration) {
-                break;
-            }
-            self.timers.pop();
-        }
+    fn release(&mut self, slot: u32) {
+        let version = &mut self.versions[slot as usize];
+        *version = version.wrapping_add(1);
+        self.free.push(slot);
     }
 
     /// An I/O event for `task` arrived; it is woken at the next poll.
@@ -66,40 +77,39 @@ impl Driver {
         self.ready.push(task);
     }
 
-    /// Whether a poll now would wake anything.
+    /// Whether a poll now would wake anything or move timers down the wheel.
     pub fn has_events(&self, now_ns: i64) -> bool {
         !self.ready.is_empty()
             || self
-                .next_deadline_ns()
-                .is_some_and(|deadline| deadline <= now_ns)
+                .wheel
+                .poll_at()
+                .is_some_and(|tick| tick <= tick_of(now_ns))
     }
 
     /// A poll at `now_ns`: the tasks whose I/O is ready, in arrival order, then those whose
-    /// timers expired, in deadline order.
+    /// timers expired, as the wheel yields them (cascading upper levels as their slots come due).
     pub fn poll(&mut self, now_ns: i64) -> Vec<TaskId> {
         let mut woken = std::mem::take(&mut self.ready);
-        while let Some(Reverse((deadline_ns, registration, task))) = self.timers.peek().copied() {
-            if deadline_ns > now_ns {
-                break;
-            }
-            self.timers.pop();
-            if self.live.remove(&registration) {
-                woken.push(task);
-            }
-            self.drop_cancelled_earliest();
+        let now_tick = tick_of(now_ns).max(self.wheel.elapsed());
+        while let Some((slot, task)) = self.wheel.poll(now_tick) {
+            self.release(slot);
+            woken.push(task);
         }
         woken
     }
 
-    /// When the earliest timer expires: how long a worker parked on the driver may block.
-    pub fn next_deadline_ns(&self) -> Option<i64> {
-        self.timers
-            .peek()
-            .map(|Reverse((deadline_ns, ..))| *deadline_ns)
+    /// When a worker parking on the driver at `now_ns` wakes by itself: tokio parks for the
+    /// ticks left until the wheel's next expiration, counted from the current tick rounded down,
+    /// so the wake lands up to a millisecond after that tick. An upper-level slot's expiration
+    /// is when it cascades, which may be before any of its timers is due.
+    pub fn next_wake_ns(&self, now_ns: i64) -> Option<i64> {
+        let ticks_left = self.wheel.poll_at()?.saturating_sub(tick_of(now_ns));
+        let ticks_left = i64::try_from(ticks_left).unwrap_or(i64::MAX / TIMER_RESOLUTION_NS);
+        Some(now_ns.saturating_add(ticks_left.saturating_mul(TIMER_RESOLUTION_NS)))
     }
 
     pub fn pending_timers(&self) -> usize {
-        self.live.len()
+        self.wheel.len()
     }
 }
 
@@ -115,7 +125,7 @@ mod tests {
         driver.sleep_until(MS + 1, TaskId(1));
         driver.sleep_until(MS, TaskId(2));
         driver.io_ready(TaskId(3));
-        assert_eq!(driver.next_deadline_ns(), Some(MS));
+        assert_eq!(driver.next_wake_ns(0), Some(MS));
         assert_eq!(driver.poll(MS + 1), [TaskId(3), TaskId(2)]);
         assert!(!driver.has_events(2 * MS - 1));
         assert_eq!(driver.poll(2 * MS), [TaskId(1)]);
@@ -129,16 +139,16 @@ mod tests {
         let middle = driver.sleep_until(2 * MS, TaskId(2));
         driver.sleep_until(3 * MS, TaskId(3));
         driver.cancel(middle);
-        assert_eq!(driver.next_deadline_ns(), Some(MS));
+        assert_eq!(driver.next_wake_ns(0), Some(MS));
         driver.cancel(early);
         assert_eq!(
-            driver.next_deadline_ns(),
+            driver.next_wake_ns(0),
             Some(3 * MS),
             "the cancelled ones are gone"
         );
         assert_eq!(driver.pending_timers(), 1);
         assert_eq!(driver.poll(3 * MS), [TaskId(3)]);
-        assert_eq!(driver.next_deadline_ns(), None);
+        assert_eq!(driver.next_wake_ns(3 * MS), None);
         assert_eq!(driver.pending_timers(), 0);
         // Cancelling a timer that fired changes nothing.
         let late = driver.sleep_until(4 * MS, TaskId(4));
@@ -147,5 +157,36 @@ mod tests {
         driver.sleep_until(5 * MS, TaskId(5));
         assert_eq!(driver.pending_timers(), 1);
         assert_eq!(driver.poll(5 * MS), [TaskId(5)]);
+    }
+
+    #[test]
+    fn a_park_counts_ticks_from_the_millisecond_rounded_down() {
+        let mut driver = Driver::new();
+        driver.sleep_until(10 * MS + 1, TaskId(1));
+        // Due at tick 11; parked at 0.7 ms, tokio blocks for 11 ticks, to 11.7 ms.
+        assert_eq!(
+            driver.next_wake_ns(7 * MS / 10),
+            Some(11 * MS + 7 * MS / 10)
+        );
+        assert!(driver.poll(11 * MS - 1).is_empty());
+        assert_eq!(driver.poll(11 * MS), [TaskId(1)]);
+    }
+
+    #[test]
+    fn a_far_timer_wakes_the_parked_worker_when_its_slot_cascades_and_fires_on_time() {
+        let mut driver = Driver::new();
+        // 5 s ahead is on level 2 (slots of 4.096 s): its slot comes due at 4.096 s.
+        let far = driver.sleep_until(5_000 * MS, TaskId(1));
+        assert_eq!(driver.next_wake_ns(0), Some(4_096 * MS));
+        assert!(driver.poll(4_096 * MS).is_empty(), "cascaded, not due");
+        // Now on level 1 (slots of 64 ms): the slot from 4.992 s cascades it to level 0.
+        assert_eq!(driver.next_wake_ns(4_096 * MS), Some(4_992 * MS));
+        assert!(driver.poll(4_992 * MS).is_empty());
+        assert_eq!(driver.next_wake_ns(4_992 * MS), Some(5_000 * MS));
+        assert_eq!(driver.poll(5_000 * MS), [TaskId(1)]);
+        // Its registration is stale now: cancelling it leaves a new timer in its slot alone.
+        driver.sleep_until(6_000 * MS, TaskId(2));
+        driver.cancel(far);
+        assert_eq!(driver.pending_timers(), 1);
     }
 }

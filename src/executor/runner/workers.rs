@@ -273,9 +273,10 @@ impl ExecutorRun<'_> {
     /// The worker parked on `runtime`'s driver blocks until its earliest timer, on `Instant`.
     pub(super) fn arm_driver_timeout(&mut self, m: &mut Machine<Wake>, runtime: usize) {
         let rt = &mut self.runtimes[runtime];
-        let (Some(holder), Some(deadline_ns)) =
-            (rt.scheduler.driver_holder(), rt.driver.next_deadline_ns())
-        else {
+        let (Some(holder), Some(deadline_ns)) = (
+            rt.scheduler.driver_holder(),
+            rt.driver.next_wake_ns(m.instant_ns()),
+        ) else {
             return;
         };
         let state = &mut rt.workers[holder];

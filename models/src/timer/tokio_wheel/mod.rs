@@ -13,7 +13,7 @@
 //!
 //! [`wheel`] holds the wheel itself: six levels of 64 slots, cascading.
 
-mod wheel;
+pub(crate) mod wheel;
 
 use std::sync::atomic::Ordering::SeqCst;
 

@@ -149,7 +149,6 @@ impl<P> Wheel<P> {
         self.elapsed
     }
 
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
     }
