@@ -15,7 +15,8 @@ use ticklab::Registry;
 use ticklab::battery::{DEADLOCK, failure_of, loom_setup};
 use ticklab::models::sync::Primitives;
 use ticklab::models::timer::{
-    Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, Protocol, TimerParams, TokioWheel,
+    Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, GoTimers, Protocol, RuntimeProtocol,
+    TimerParams, TokioWheel,
 };
 
 /// Runs a battery setup on every design the registry lists, so a new design is checked the
@@ -83,6 +84,26 @@ impl<V: DriverProtocol> BuildTimerDesign for TokioWheelWith<V> {
     }
 }
 
+/// Go's runtime timers under protocol `V`, for the mutants.
+struct GoTimersWith<V>(PhantomData<V>);
+
+impl<V: RuntimeProtocol> BuildTimerDesign for GoTimersWith<V> {
+    const NAME: &'static str = "go-timers-mutant";
+    const ABOUT: &'static str = "Go's runtime timers with one protocol step flipped";
+    const LOOM_PREEMPTION_BOUND: usize = 1;
+    type Design<S: Primitives, P: Send + 'static> = GoTimers<S, P, V>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GoTimers<S, P, V> {
+        GoTimers::new(
+            params.gomaxprocs,
+            params.capacity,
+            params.clock,
+            params.go_version,
+            params.go_timeout,
+        )
+    }
+}
+
 /// Deliberately broken variants of brpc's protocol: each flips one step, and loom must catch it
 /// for the reason the step exists: a lost wake-up as a deadlock, a wrong answer as the assertion
 /// that checks it. A mutant that fails some other way is not caught.
@@ -120,6 +141,11 @@ mod mutants {
 
     driver_mutant!(NeverUnparksForEarlier, UNPARK_FOR_EARLIER);
     driver_mutant!(ReadsSignalsAfterUnlocking, SIGNALS_READ_UNDER_LOCK);
+
+    struct UnfencedHandshake;
+    impl RuntimeProtocol for UnfencedHandshake {
+        const FENCED_HANDSHAKE: bool = false;
+    }
 
     /// Runs `mutants::inner::<name>` in a child process and asserts that its model failed, and
     /// that its first panic names `cause`.
@@ -177,6 +203,17 @@ mod mutants {
         fn wheel_signals_after_unlock() {
             loom_setup::<TokioWheelWith<ReadsSignalsAfterUnlocking>>(EARLIER);
         }
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
+        fn go_unfenced_handshake() {
+            loom_setup::<GoTimersWith<UnfencedHandshake>>(CANCELLED_FAR);
+        }
+    }
+
+    #[test]
+    fn a_poller_handshake_without_fences_loses_a_wake_up() {
+        assert_loom_catches("go_unfenced_handshake", DEADLOCK);
     }
 
     #[test]

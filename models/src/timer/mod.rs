@@ -47,7 +47,9 @@ pub mod tokio_wheel;
 
 pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
 pub use global_heap::{GlobalHeap, GlobalHeapThread};
-pub use go_timers::{GoTimeout, GoTimers, GoTimersDesign, GoTimersThread, GoVersion};
+pub use go_timers::{
+    Go, GoTimeout, GoTimers, GoTimersDesign, GoTimersThread, GoVersion, RuntimeProtocol,
+};
 pub use hashed::{Hashed, HashedThread};
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};

@@ -143,7 +143,22 @@ struct ProcTimers<P> {
 }
 
 /// Go's runtime timers on primitives `S`, carrying payloads `P`.
-pub struct GoTimers<S: Primitives, P: Send> {
+/// The step of the poller handshake that is easy to get wrong, as a switch. [`Go`] keeps it; the
+/// model checks flip it and prove loom catches it.
+pub trait RuntimeProtocol: Send + Sync + 'static {
+    /// A full fence between publishing a deadline and reading the poller, and between becoming
+    /// the poller and reading the deadlines: without them each side may miss the other's store
+    /// (Go's atomics are sequentially consistent, which gives it the same guarantee).
+    const FENCED_HANDSHAKE: bool = true;
+}
+
+/// Go's runtime, every step as it is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Go;
+
+impl RuntimeProtocol for Go {}
+
+pub struct GoTimers<S: Primitives, P: Send, V: RuntimeProtocol = Go> {
     procs: Box<[Proc<S, P>]>,
     /// The P asleep in the network poller, or [`NO_P`] (Go's `sched.lastpoll == 0`).
     poller: S::AtomicU64,
@@ -158,9 +173,10 @@ pub struct GoTimers<S: Primitives, P: Send> {
     /// it fires: false only for `time.After` before Go 1.23.
     drops_abandoned: bool,
     clock: TimerClock,
+    _protocol: std::marker::PhantomData<V>,
 }
 
-impl<S: Primitives, P: Send> std::fmt::Debug for GoTimers<S, P> {
+impl<S: Primitives, P: Send, V: RuntimeProtocol> std::fmt::Debug for GoTimers<S, P, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GoTimers")
             .field("procs", &self.procs.len())
@@ -178,7 +194,7 @@ pub struct GoTimersThread {
     woke: Option<usize>,
 }
 
-impl<S: Primitives, P: Send> GoTimers<S, P> {
+impl<S: Primitives, P: Send, V: RuntimeProtocol> GoTimers<S, P, V> {
     /// `procs` Ps (`GOMAXPROCS`, at most [`MAX_PROCS`]) with room for `capacity` timers in all
     /// (at most [`MAX_CAPACITY`]).
     pub fn new(
@@ -214,6 +230,7 @@ impl<S: Primitives, P: Send> GoTimers<S, P> {
             capacity: capacity.min(MAX_CAPACITY) as u64,
             drops_abandoned: !(version == GoVersion::Go1_22 && timeout == GoTimeout::TimeAfter),
             clock,
+            _protocol: std::marker::PhantomData,
         }
     }
 
@@ -340,7 +357,9 @@ impl<S: Primitives, P: Send> GoTimers<S, P> {
     fn wake_poller_for(&self, when_ns: i64) -> Option<usize> {
         // The timer's deadline was published; the fence pairs with the one in `end_round`, so
         // either this sees the new poller or the poller sees the deadline.
-        S::fence(SeqCst);
+        if V::FENCED_HANDSHAKE {
+            S::fence(SeqCst);
+        }
         let poller = self.poller.load(SeqCst);
         if poller == NO_P {
             // No P polls, so one is in a round and reads every P's earliest before it sleeps.
@@ -393,7 +412,9 @@ impl<S: Primitives, P: Send> GoTimers<S, P> {
                 .is_ok()
             {
                 sched.states[index] = ProcState::Polling;
-                S::fence(SeqCst);
+                if V::FENCED_HANDSHAKE {
+                    S::fence(SeqCst);
+                }
                 let earliest = self.earliest_of_all();
                 self.poll_until.store(earliest, SeqCst);
                 return Some(Sleep {
@@ -461,7 +482,7 @@ fn global_slot(proc: usize, local: u32) -> u32 {
     ((proc as u32) << LOCAL_BITS) | local
 }
 
-impl<S: Primitives, P: Send> TimerDesign<P> for GoTimers<S, P> {
+impl<S: Primitives, P: Send, V: RuntimeProtocol> TimerDesign<P> for GoTimers<S, P, V> {
     type ThreadState = GoTimersThread;
 
     fn clock(&self) -> TimerClock {
