@@ -88,6 +88,14 @@ pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, Str
         } else if found == "map" && expected == "a string" {
             "quote the value: dates and times are strings here, such as \"2020-03-12T14:08:18Z\""
                 .to_string()
+        } else if let Some(names) = expected.strip_prefix("one of ") {
+            // A named value written bare, such as go_version = 1.23: names are strings.
+            // Quote what the user wrote when it is one of the names; else show the first name.
+            let written = backticked(found).first().map(|value| value.to_string());
+            let example = written
+                .filter(|value| names.split(", ").any(|name| name == value))
+                .unwrap_or_else(|| names.split(", ").next().unwrap_or(names).to_string());
+            format!("write {expected} here, in quotes, such as \"{example}\"")
         } else {
             format!("write {expected} here")
         };
