@@ -42,6 +42,7 @@ pub mod cli;
 mod cpu_report;
 pub mod executor;
 pub mod expect;
+pub mod hosts;
 pub mod idle;
 pub mod interval;
 mod invariant;

@@ -29,6 +29,7 @@ pub static KINDS: &[&dyn ModelKind] = &[
     &Kind::<crate::executor::ExecutorModel>::NEW,
     &Kind::<crate::lock::LockModel>::NEW,
     &Kind::<crate::idle::IdleModel>::NEW,
+    &Kind::<crate::hosts::HostsModel>::NEW,
 ];
 
 /// The kind called `name`.

@@ -57,6 +57,8 @@ pub enum RunError {
     },
     /// Writing the trace failed.
     Io(io::Error),
+    /// The simulator a model runs inside (turmoil, for hosts) stopped with an error.
+    Simulator(String),
 }
 
 impl fmt::Display for RunError {
@@ -96,6 +98,7 @@ impl fmt::Display for RunError {
                 ticklab_sim::Secs(*at_ns)
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
+            RunError::Simulator(why) => write!(f, "the run stopped: {why}"),
         }
     }
 }

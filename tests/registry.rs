@@ -15,6 +15,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("executor", &["Executor scenarios"]),
     ("lock", &["Lock scenarios"]),
     ("idle", &["Idle scenarios"]),
+    ("hosts", &["Hosts scenarios"]),
 ];
 
 fn root() -> &'static Path {

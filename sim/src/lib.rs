@@ -38,6 +38,7 @@
 mod clock;
 mod cores;
 mod cpu;
+mod drift;
 mod fault;
 mod machine;
 mod meter;
@@ -53,6 +54,7 @@ pub use cores::{
     CoreTime, Cores, CpuKind, DEFAULT_SLICE_NS, SliceEnd, SliceTicket, default_slice_ns,
 };
 pub use cpu::{SimThread, ThreadCpu, ThreadId};
+pub use drift::{Drift, MAX_DRIFT_PPB};
 pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, Machine};
 pub use meter::BusyTime;

@@ -82,6 +82,13 @@ impl Machine {
         self.system_suspends == 0 && self.process_suspends == 0
     }
 
+    /// Whether the system is awake, whatever its process is doing: a frozen process's machine
+    /// still takes packets off the wire.
+    #[inline]
+    pub fn system_awake(&self) -> bool {
+        self.system_suspends == 0
+    }
+
     /// Applies one fault edge at physical time `edge.at_ns`.
     pub fn apply(&mut self, edge: &FaultEdge) -> EdgeEffect {
         let now_ns = edge.at_ns;

@@ -165,6 +165,8 @@ pub struct Collected {
     /// The latest clock reading, from which fires (which carry none) read the wall clock.
     last_clock: Option<ClockPoint>,
     pub wakes: Vec<Series>,
+    /// What a hosts run draws.
+    pub hosts: super::hosts::HostsCollected,
     open_bands: BTreeMap<usize, (&'static str, u64)>,
     clock_columns_seen: Vec<bool>,
 }

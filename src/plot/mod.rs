@@ -7,6 +7,7 @@
 pub mod collect;
 pub(crate) mod cpu_models;
 pub(crate) mod executor;
+pub(crate) mod hosts;
 pub(crate) mod style;
 pub(crate) mod timeline;
 

@@ -20,7 +20,8 @@ use ticklab_sim::{ClockId, Fault, Platform};
 
 pub use error::ScenarioError;
 pub use explain::nearest;
-pub(crate) use schema::{ExpectEntry, ExpectTable};
+pub(crate) use faults::validate_faults;
+pub(crate) use schema::{ExpectEntry, ExpectTable, FaultSpec as FaultTable};
 
 use crate::expect::{Expectation, parse_expectations};
 use crate::machine::MachineConfig;

@@ -23,13 +23,17 @@ pub enum FaultSpec {
 }
 
 /// One case: the scenario's seed, changes to its model's parameters, and the faults added to
-/// its own.
+/// its own. In a hosts scenario, fault `i` goes to host `hosts[i]` (modulo the hosts there are).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     pub seed: u64,
     pub tweaks: Vec<Tweak>,
     pub faults: Vec<FaultSpec>,
+    pub hosts: Vec<u16>,
 }
+
+/// Most faults a case adds, and so the host picks it draws.
+const MAX_FAULTS: usize = 6;
 
 /// A change to one of the model's numeric parameters: a whole number or a duration of the
 /// `[model]` table, picked by `pick` among those there are, scaled by `percent`.
@@ -69,15 +73,19 @@ fn fault(run_for_ms: u64) -> impl Strategy<Value = FaultSpec> {
 /// faults that may overlap.
 pub fn cases(run_for_ms: u64) -> impl Strategy<Value = Case> {
     let tweak = (any::<u16>(), 25u16..400).prop_map(|(pick, percent)| Tweak { pick, percent });
+    // The host picks come last, so that the draws before them are those of a scenario without
+    // hosts: older seeds keep finding the same cases.
     (
         0u64..1_000,
         prop::collection::vec(tweak, 0..3),
-        prop::collection::vec(fault(run_for_ms), 0..6),
+        prop::collection::vec(fault(run_for_ms), 0..MAX_FAULTS),
+        prop::collection::vec(any::<u16>(), MAX_FAULTS),
     )
-        .prop_map(|(seed, tweaks, faults)| Case {
+        .prop_map(|(seed, tweaks, faults, hosts)| Case {
             seed,
             tweaks,
             faults,
+            hosts,
         })
 }
 
@@ -166,8 +174,9 @@ impl FaultSpec {
     }
 }
 
-/// The base scenario's text with `case` applied: its seed, its faults after the base's own, and
-/// `[expect]` reduced to `invariants = true`. Errors if the base is not a TOML table.
+/// The base scenario's text with `case` applied: its seed, its faults after the base's own (in a
+/// hosts scenario, each under the host it picks), and `[expect]` reduced to
+/// `invariants = true`. Errors if the base is not a TOML table.
 pub fn apply(base: &str, case: &Case) -> Result<String, toml::de::Error> {
     let mut table: Table = base.parse()?;
     table.insert("seed".into(), Value::Integer(case.seed as i64));
@@ -176,21 +185,94 @@ pub fn apply(base: &str, case: &Case) -> Result<String, toml::de::Error> {
             apply_tweak(model, tweak);
         }
     }
-    let faults = table
-        .entry("fault")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if let Value::Array(faults) = faults {
-        faults.extend(
-            case.faults
-                .iter()
-                .map(|fault| Value::Table(fault.to_table())),
-        );
+    let hosts = host_tables(&mut table);
+    if hosts.is_empty() {
+        let faults = table
+            .entry("fault")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(faults) = faults {
+            faults.extend(
+                case.faults
+                    .iter()
+                    .map(|fault| Value::Table(fault.to_table())),
+            );
+        }
+    } else {
+        for (index, fault) in case.faults.iter().enumerate() {
+            let host = pick_host(case, index, hosts.len());
+            place_on_host(&mut table, host, fault.to_table());
+        }
     }
     // Only the invariants are checked: the base's own bounds were written for its own faults.
     let mut expect = Table::new();
     expect.insert("invariants".into(), Value::Boolean(true));
     table.insert("expect".into(), Value::Table(expect));
     Ok(toml::to_string(&table).expect("a TOML table serialises"))
+}
+
+fn pick_host(case: &Case, fault: usize, hosts: usize) -> usize {
+    usize::from(case.hosts.get(fault).copied().unwrap_or(0)) % hosts
+}
+
+/// The names of a hosts scenario's hosts, one per host: a `[[model.host]]` with a `count` is
+/// written out as that many tables first, so that a fault can go to one of them alone. Empty for
+/// any other scenario.
+fn host_tables(table: &mut Table) -> Vec<String> {
+    let Some(Value::Table(model)) = table.get_mut("model") else {
+        return Vec::new();
+    };
+    let Some(Value::Array(hosts)) = model.get_mut("host") else {
+        return Vec::new();
+    };
+    let mut written = Vec::new();
+    for host in hosts.drain(..) {
+        let Value::Table(mut host) = host else {
+            written.push(host);
+            continue;
+        };
+        match host.remove("count").and_then(|count| count.as_integer()) {
+            Some(count) => {
+                let name = host
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("host")
+                    .to_string();
+                for index in 1..=count.max(1) {
+                    let mut one = host.clone();
+                    one.insert("name".into(), Value::String(format!("{name}-{index}")));
+                    written.push(Value::Table(one));
+                }
+            }
+            None => written.push(Value::Table(host)),
+        }
+    }
+    *hosts = written;
+    hosts
+        .iter()
+        .map(|host| {
+            host.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect()
+}
+
+fn place_on_host(table: &mut Table, host: usize, fault: Table) {
+    let Some(Value::Array(hosts)) = table
+        .get_mut("model")
+        .and_then(|model| model.as_table_mut())
+        .and_then(|model| model.get_mut("host"))
+    else {
+        return;
+    };
+    if let Some(Value::Table(host)) = hosts.get_mut(host)
+        && let Value::Array(faults) = host
+            .entry("fault")
+            .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        faults.push(Value::Table(fault));
+    }
 }
 
 impl std::fmt::Display for FaultSpec {
@@ -219,9 +301,22 @@ impl std::fmt::Display for FaultSpec {
     }
 }
 
-/// One line for a regression file's `about`: what broke, and the faults that broke it.
-pub fn regression_about(source: &str, reason: &str, case: &Case) -> String {
-    let faults: Vec<String> = case.faults.iter().map(ToString::to_string).collect();
+/// One line for a regression file's `about`: what broke, and the faults that broke it (on which
+/// host, in a hosts scenario: `base` is the scenario the case was applied to).
+pub fn regression_about(source: &str, base: &str, reason: &str, case: &Case) -> String {
+    let hosts = base
+        .parse::<Table>()
+        .map(|mut table| host_tables(&mut table))
+        .unwrap_or_default();
+    let faults: Vec<String> = case
+        .faults
+        .iter()
+        .enumerate()
+        .map(|(index, fault)| match hosts.is_empty() {
+            true => fault.to_string(),
+            false => format!("{fault} on {}", hosts[pick_host(case, index, hosts.len())]),
+        })
+        .collect();
     let after = match faults.len() {
         0 => "with no added fault".to_string(),
         _ => format!("after {}", faults.join(", ")),
@@ -266,6 +361,7 @@ mod tests {
                 at_ms: 1_500,
                 by_ms: -2_000,
             }],
+            hosts: Vec::new(),
         };
         let text = apply(BASE, &case).unwrap();
         let table: Table = text.parse().unwrap();

@@ -140,7 +140,7 @@ pub fn sweep(
             Verdict::Rejected(_) => outcome.rejected += 1,
             Verdict::Failed(reason) => {
                 let (minimal, reason) = shrink(registry, source, base, &mut tree, reason);
-                let about = faults::regression_about(source, &reason, &minimal);
+                let about = faults::regression_about(source, base, &reason, &minimal);
                 let text =
                     faults::regression(base, &minimal, &about).expect("the base parsed before");
                 outcome.failure = Some(Failure {

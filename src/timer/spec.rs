@@ -177,7 +177,7 @@ impl TimerConfig {
 }
 
 /// The design the scenario names, from the registry.
-fn design(
+pub(crate) fn design(
     file: &Located<'_>,
     registry: &Registry,
     name: &Spanned<String>,

@@ -290,7 +290,7 @@ impl Sweep {
         } else {
             &conditions.about
         };
-        let about = faults::regression_about(base_name, &reason, &minimal);
+        let about = faults::regression_about(base_name, self.base.text(), &reason, &minimal);
         let text = case_text(self.base.text(), &minimal, Some(&about))
             .expect("the case parsed while it was run");
         let file = crate::sweep::regression_path(

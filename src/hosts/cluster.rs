@@ -1,0 +1,507 @@
+//! Many machines on one physical timeline: each host's clocks, its faults, the wakes it waits
+//! for and the messages in flight to it, in one queue ordered by (physical time, sequence).
+//!
+//! A host waits on its own clocks. A wake is filed under the physical time at which the host's
+//! clock will read its target, given the host's crystal drift; when a fault moves that clock the
+//! wake is filed again. A host that cannot run (asleep, or its process frozen) keeps what comes
+//! due until it resumes: its wakes, and for a frozen process the messages its kernel buffered.
+//! A host asleep takes no messages at all. Observers (the workloads' bookkeeping of what a
+//! host's clock says, such as when its lease runs out) fire whether or not the host can run.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ticklab_sim::{ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine};
+
+use super::network::Network;
+use super::spec::HostConfig;
+
+pub(crate) type HostId = usize;
+
+/// A message between hosts, of whichever workload sent it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Msg {
+    Lease(super::lease::LeaseMsg),
+    Heartbeat(super::heartbeat::Beat),
+    Rpc(super::rpc::RpcMsg),
+}
+
+/// What a wake is for, of whichever workload asked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WakeTag {
+    Lease(super::lease::LeaseWake),
+    Heartbeat(super::heartbeat::BeatWake),
+    Rpc(super::rpc::RpcWake),
+}
+
+/// A pending wake, to cancel it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WakeId {
+    host: HostId,
+    slot: u32,
+    id: u64,
+}
+
+/// What happened next.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Step {
+    Wake {
+        host: HostId,
+        tag: WakeTag,
+    },
+    Message {
+        from: HostId,
+        to: HostId,
+        msg: Msg,
+    },
+    /// A fault edge of one host, applied.
+    HostEdge {
+        host: HostId,
+        edge: FaultEdge,
+        effect: EdgeEffect,
+    },
+    /// A message dropped on arrival: across a partition, or to a host asleep.
+    Lost {
+        from: HostId,
+        to: HostId,
+        msg: Msg,
+    },
+    /// A partition or spike began or ended: (begins, is a partition, index).
+    Network {
+        begins: bool,
+        is_partition: bool,
+        index: usize,
+    },
+    End,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PendingWake {
+    clock: ClockId,
+    target_ns: i64,
+    tag: WakeTag,
+    /// Unique for the wake's life: a cancel names it, so a reused slot is never cancelled.
+    id: u64,
+    /// Unique per filing: an item of an older filing is stale.
+    generation: u64,
+    observer: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    Edge {
+        host: HostId,
+        edge: FaultEdge,
+    },
+    Network {
+        begins: bool,
+        is_partition: bool,
+        index: usize,
+    },
+    Wake {
+        host: HostId,
+        slot: u32,
+        generation: u64,
+    },
+    Deliver {
+        from: HostId,
+        to: HostId,
+        msg: Msg,
+    },
+}
+
+/// A queued item; ordered by time, then by when it was filed.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    at_ns: u64,
+    seq: u64,
+    item: Item,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at_ns, self.seq) == (other.at_ns, other.seq)
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at_ns, self.seq).cmp(&(other.at_ns, other.seq))
+    }
+}
+
+#[derive(Debug)]
+struct Host {
+    machine: Machine,
+    drift: Drift,
+    wakes: Vec<Option<PendingWake>>,
+    free: Vec<u32>,
+    /// Items that came due while the host could not run, in the order they came due.
+    held: Vec<Item>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Cluster {
+    now_ns: u64,
+    end_ns: u64,
+    seq: u64,
+    /// Wakes filed so far: ids and generations come from it.
+    filings: u64,
+    hosts: Vec<Host>,
+    queue: BinaryHeap<Reverse<Queued>>,
+    pub(crate) network: Network,
+    /// turmoil carries the messages when set; otherwise they are events in the queue.
+    carrier: Option<super::turmoil_net::TurmoilNet>,
+    pub(crate) messages_sent: u64,
+    pub(crate) messages_lost: u64,
+    /// Items taken off the queue: the run's work, bounded before it starts.
+    pub(crate) steps: u64,
+}
+
+impl Cluster {
+    pub(crate) fn new(
+        hosts: &[HostConfig],
+        wall_start_ns: i64,
+        run_for_ns: u64,
+        network: Network,
+        carrier: Option<super::turmoil_net::TurmoilNet>,
+    ) -> Self {
+        let mut cluster = Cluster {
+            now_ns: 0,
+            end_ns: run_for_ns,
+            seq: 0,
+            filings: 0,
+            hosts: Vec::with_capacity(hosts.len()),
+            queue: BinaryHeap::new(),
+            network,
+            carrier,
+            messages_sent: 0,
+            messages_lost: 0,
+            steps: 0,
+        };
+        // Fault edges first, so that at equal times they come before what they change.
+        for (id, config) in hosts.iter().enumerate() {
+            let mut schedule = FaultSchedule::new(&config.faults);
+            while let Some(edge) = schedule.pop() {
+                cluster.push(edge.at_ns, Item::Edge { host: id, edge });
+            }
+            let platform = config.platform;
+            let wall_ns = wall_start_ns.saturating_add(config.wall_offset_ns);
+            cluster.hosts.push(Host {
+                machine: Machine::new(platform, platform.instant_clock(), wall_ns),
+                drift: config.drift,
+                wakes: Vec::new(),
+                free: Vec::new(),
+                held: Vec::new(),
+            });
+        }
+        for (at_ns, begins, is_partition, index) in cluster.network.edges(run_for_ns) {
+            cluster.push(
+                at_ns,
+                Item::Network {
+                    begins,
+                    is_partition,
+                    index,
+                },
+            );
+        }
+        cluster
+    }
+
+    fn push(&mut self, at_ns: u64, item: Item) {
+        self.seq += 1;
+        self.queue.push(Reverse(Queued {
+            at_ns,
+            seq: self.seq,
+            item,
+        }));
+    }
+
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// What `Instant::now()` reads on `host`, since the run started.
+    pub(crate) fn instant_ns(&self, host: HostId) -> i64 {
+        let host = &self.hosts[host];
+        host.machine.instant_ns(host.drift.local_ns(self.now_ns))
+    }
+
+    /// What `clock` on `host` reads now.
+    pub(crate) fn read(&self, host: HostId, clock: ClockId) -> i64 {
+        let host = &self.hosts[host];
+        host.machine
+            .clocks()
+            .read(clock, host.drift.local_ns(self.now_ns))
+    }
+
+    pub(crate) fn can_run(&self, host: HostId) -> bool {
+        self.hosts[host].machine.can_run()
+    }
+
+    /// The physical time at which `clock` on `host` will read `target_ns`, if nothing changes
+    /// it; `None` while it is stopped short of it.
+    pub(crate) fn phys_when(&self, host: HostId, clock: ClockId, target_ns: i64) -> Option<u64> {
+        let host = &self.hosts[host];
+        let local_now_ns = host.drift.local_ns(self.now_ns);
+        let wait_ns = host
+            .machine
+            .clocks()
+            .phys_until(clock, local_now_ns, target_ns)?;
+        let local_ns = local_now_ns.saturating_add(wait_ns);
+        Some(host.drift.phys_at_or_after(local_ns).max(self.now_ns))
+    }
+
+    /// Wakes `host` when its `clock` reads `target_ns`, once the host can run.
+    pub(crate) fn wake_at(
+        &mut self,
+        host: HostId,
+        clock: ClockId,
+        target_ns: i64,
+        tag: WakeTag,
+    ) -> WakeId {
+        self.file_wake(host, clock, target_ns, tag, false)
+    }
+
+    /// Tells the runner when `host`'s `clock` reads `target_ns`, whether or not the host can run.
+    pub(crate) fn observe_at(
+        &mut self,
+        host: HostId,
+        clock: ClockId,
+        target_ns: i64,
+        tag: WakeTag,
+    ) -> WakeId {
+        self.file_wake(host, clock, target_ns, tag, true)
+    }
+
+    fn file_wake(
+        &mut self,
+        host: HostId,
+        clock: ClockId,
+        target_ns: i64,
+        tag: WakeTag,
+        observer: bool,
+    ) -> WakeId {
+        let state = &mut self.hosts[host];
+        let slot = match state.free.pop() {
+            Some(slot) => slot,
+            None => {
+                state.wakes.push(None);
+                (state.wakes.len() - 1) as u32
+            }
+        };
+        self.filings += 1;
+        let id = self.filings;
+        let wake = PendingWake {
+            clock,
+            target_ns,
+            tag,
+            id,
+            generation: id,
+            observer,
+        };
+        state.wakes[slot as usize] = Some(wake);
+        self.queue_wake(host, slot);
+        WakeId { host, slot, id }
+    }
+
+    /// Files the wake in `slot` under its physical time, as a new generation.
+    fn queue_wake(&mut self, host: HostId, slot: u32) {
+        let Some(mut wake) = self.hosts[host].wakes[slot as usize] else {
+            return;
+        };
+        self.filings += 1;
+        wake.generation = self.filings;
+        self.hosts[host].wakes[slot as usize] = Some(wake);
+        if let Some(at_ns) = self.phys_when(host, wake.clock, wake.target_ns) {
+            self.push(
+                at_ns,
+                Item::Wake {
+                    host,
+                    slot,
+                    generation: wake.generation,
+                },
+            );
+        }
+    }
+
+    pub(crate) fn cancel(&mut self, id: WakeId) {
+        let state = &mut self.hosts[id.host];
+        if state.wakes[id.slot as usize].is_some_and(|wake| wake.id == id.id) {
+            state.wakes[id.slot as usize] = None;
+            state.free.push(id.slot);
+        }
+    }
+
+    /// Sends `msg`; it arrives after the link's latency, unless a partition drops it.
+    pub(crate) fn send(&mut self, from: HostId, to: HostId, msg: Msg) {
+        self.messages_sent += 1;
+        let now_ns = self.now_ns;
+        if self.network.partitioned(from, to, now_ns) {
+            self.messages_lost += 1;
+            return;
+        }
+        if let Some(carrier) = &mut self.carrier {
+            carrier.catch_up(now_ns);
+            carrier.send(from, to, msg);
+            return;
+        }
+        let latency_ns = self.network.draw_latency_ns(from, to, now_ns);
+        self.push(
+            now_ns.saturating_add(latency_ns),
+            Item::Deliver { from, to, msg },
+        );
+    }
+
+    pub(crate) fn next_step(&mut self) -> Result<Step, String> {
+        loop {
+            self.carry_until_next()?;
+            let Some(&Reverse(next)) = self.queue.peek() else {
+                self.now_ns = self.end_ns;
+                return Ok(Step::End);
+            };
+            if next.at_ns >= self.end_ns {
+                self.now_ns = self.end_ns;
+                return Ok(Step::End);
+            }
+            self.queue.pop();
+            self.now_ns = next.at_ns;
+            self.steps += 1;
+            if let Some(step) = self.take(next.item) {
+                return Ok(step);
+            }
+        }
+    }
+
+    /// Steps turmoil while datagrams are in flight and its clock is behind the next item, and
+    /// files what arrives.
+    fn carry_until_next(&mut self) -> Result<(), String> {
+        let Some(carrier) = &mut self.carrier else {
+            return Ok(());
+        };
+        loop {
+            let next_ns = self
+                .queue
+                .peek()
+                .map_or(self.end_ns, |Reverse(next)| next.at_ns.min(self.end_ns));
+            if !carrier.busy() || carrier.now_ns() >= next_ns {
+                return Ok(());
+            }
+            let (arrivals, vanished) = carrier.step()?;
+            self.messages_lost += vanished as u64;
+            let at_ns = carrier.now_ns().max(self.now_ns);
+            for (from, to, _, msg) in arrivals {
+                self.seq += 1;
+                self.queue.push(Reverse(Queued {
+                    at_ns,
+                    seq: self.seq,
+                    item: Item::Deliver { from, to, msg },
+                }));
+            }
+        }
+    }
+
+    /// What an item taken off the queue does; `None` if it is stale, held or handled here.
+    fn take(&mut self, item: Item) -> Option<Step> {
+        match item {
+            Item::Edge { host, edge } => Some(self.apply_edge(host, edge)),
+            Item::Network {
+                begins,
+                is_partition,
+                index,
+            } => {
+                if let (Some(carrier), false) = (&mut self.carrier, is_partition) {
+                    let window = *self.network.window(false, index);
+                    carrier.spike(window.pair, begins.then_some(window.latency_ns));
+                }
+                Some(Step::Network {
+                    begins,
+                    is_partition,
+                    index,
+                })
+            }
+            Item::Wake {
+                host,
+                slot,
+                generation,
+            } => {
+                let wake = self.hosts[host].wakes[slot as usize]?;
+                if wake.generation != generation {
+                    return None;
+                }
+                if !wake.observer && !self.can_run(host) {
+                    self.hosts[host].held.push(item);
+                    return None;
+                }
+                self.hosts[host].wakes[slot as usize] = None;
+                self.hosts[host].free.push(slot);
+                Some(Step::Wake {
+                    host,
+                    tag: wake.tag,
+                })
+            }
+            Item::Deliver { from, to, msg } => {
+                let asleep = !self.hosts[to].machine.system_awake();
+                if asleep || self.network.partitioned(from, to, self.now_ns) {
+                    self.messages_lost += 1;
+                    return Some(Step::Lost { from, to, msg });
+                }
+                if !self.can_run(to) {
+                    self.hosts[to].held.push(item);
+                    return None;
+                }
+                Some(Step::Message { from, to, msg })
+            }
+        }
+    }
+
+    fn apply_edge(&mut self, host: HostId, edge: FaultEdge) -> Step {
+        let state = &mut self.hosts[host];
+        let local = FaultEdge {
+            at_ns: state.drift.local_ns(edge.at_ns),
+            ..edge
+        };
+        let effect = state.machine.apply(&local);
+        if let Some(clock) = effect.changed_clock {
+            self.refile_wakes(host, clock);
+        }
+        if effect.resumed_after_ns.is_some() {
+            // What came due meanwhile happens now, in the order it came due; messages to a host
+            // that was asleep were lost on arrival, so only a frozen process's are here.
+            let held = std::mem::take(&mut self.hosts[host].held);
+            for item in held {
+                self.push(self.now_ns, item);
+            }
+        }
+        Step::HostEdge { host, edge, effect }
+    }
+
+    /// A fault moved `clock` on `host`: every wake on it is filed again for its new time.
+    fn refile_wakes(&mut self, host: HostId, clock: ClockId) {
+        let slots: Vec<u32> = self.hosts[host]
+            .wakes
+            .iter()
+            .enumerate()
+            .filter(|(_, wake)| wake.is_some_and(|wake| wake.clock == clock))
+            .map(|(slot, _)| slot as u32)
+            .collect();
+        for slot in slots {
+            // A held wake stays held: it is already due, and the host will see it on resume.
+            let held = self.hosts[host]
+                .held
+                .iter()
+                .any(|item| matches!(item, Item::Wake { slot: held, .. } if *held == slot));
+            if !held {
+                self.queue_wake(host, slot);
+            }
+        }
+    }
+}

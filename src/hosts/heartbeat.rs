@@ -1,0 +1,366 @@
+//! A heartbeat failure detector. Every host sends a heartbeat every `every` (on its `Instant`)
+//! to the next `peers` hosts, and suspects a peer it has not heard from for `suspect_after` on
+//! the detector's clock. After a system suspend, a detector whose clock counts the suspend finds
+//! every peer silent for that long and suspects them all at once; one whose clock stopped does
+//! not notice the gap.
+//!
+//! A suspicion is false when the suspected peer was running at the time. A peer that stops (its
+//! system asleep or its process frozen) is detected when a watcher suspects it while stopped;
+//! one stopped for longer than the timeout and a heartbeat that no watcher suspects is missed.
+
+use serde::Deserialize;
+use ticklab_sim::{ClockId, EdgeEffect, Platform};
+use toml::Spanned;
+
+use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
+use super::events::HostEventKind;
+use super::runner::Out;
+use super::spec::{HostClock, HostNames, positive_ns};
+use crate::scenario::ScenarioError;
+use crate::scenario::values::{DurationNs, Name};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model.heartbeat] table")]
+pub struct HeartbeatSpec {
+    every: Spanned<DurationNs>,
+    suspect_after: Spanned<DurationNs>,
+    clock: Option<Name<HostClock>>,
+    peers: Option<Spanned<i64>>,
+    hosts: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeartbeatConfig {
+    pub every_ns: u64,
+    pub suspect_after_ns: u64,
+    pub clock: HostClock,
+    /// Each host sends to this many next hosts, and watches as many before it.
+    pub peers: usize,
+    pub hosts: Vec<HostId>,
+}
+
+const DEFAULT_PEERS: i64 = 3;
+
+pub(crate) fn validate(
+    names: &HostNames<'_>,
+    spec: &Spanned<HeartbeatSpec>,
+) -> Result<HeartbeatConfig, ScenarioError> {
+    let heartbeat = spec.get_ref();
+    let every_ns = positive_ns(
+        names,
+        &heartbeat.every,
+        "every",
+        "how often a host sends its heartbeat, such as \"1s\"",
+    )?;
+    let suspect_after_ns = positive_ns(
+        names,
+        &heartbeat.suspect_after,
+        "suspect_after",
+        "how long a silent peer takes to be suspected, such as \"5s\"",
+    )?;
+    if suspect_after_ns <= every_ns {
+        return Err(names
+            .error(heartbeat.suspect_after.span(), "`suspect_after` must be longer than `every`")
+            .with_hint("a detector waits for a few missed heartbeats: three to five times `every` is usual"));
+    }
+    let hosts = match &heartbeat.hosts {
+        None => (0..names.len()).collect(),
+        Some(list) => {
+            let mut hosts = Vec::new();
+            for name in list.get_ref() {
+                let host = names.resolve(name)?;
+                if hosts.contains(&host) {
+                    return Err(names
+                        .error(name.span(), "a host is listed twice")
+                        .with_hint("list each host that sends heartbeats once"));
+                }
+                hosts.push(host);
+            }
+            if hosts.len() < 2 {
+                return Err(names
+                    .error(list.span(), "heartbeats need at least two hosts")
+                    .with_hint("list the hosts that watch each other, or leave `hosts` out for all of them"));
+            }
+            hosts
+        }
+    };
+    let peers = crate::scenario::numbers::optional_whole(
+        names.file(),
+        &heartbeat.peers,
+        "peers",
+        1..=64,
+        DEFAULT_PEERS,
+        "each host sends to this many others, such as 3",
+    )? as usize;
+    Ok(HeartbeatConfig {
+        every_ns,
+        suspect_after_ns,
+        clock: heartbeat.clock.map_or(HostClock::Instant, |clock| clock.0),
+        peers: peers.min(hosts.len() - 1),
+        hosts,
+    })
+}
+
+/// A heartbeat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Beat;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BeatWake {
+    /// Time to send the next heartbeats.
+    Send,
+    /// The detector checks watched peer number `watched` of its list.
+    Check { watched: u32 },
+}
+
+/// One host's view of one peer it watches.
+#[derive(Debug)]
+struct Watch {
+    peer: HostId,
+    last_heard_ns: i64,
+    suspected: bool,
+    check: Option<WakeId>,
+}
+
+#[derive(Debug, Default)]
+struct PeerHealth {
+    down_since_ns: Option<u64>,
+    detected: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Heartbeat {
+    config: HeartbeatConfig,
+    clocks: Vec<ClockId>,
+    instants: Vec<ClockId>,
+    targets: Vec<Vec<HostId>>,
+    watches: Vec<Vec<Watch>>,
+    health: Vec<PeerHealth>,
+    sent: u64,
+    suspicions: u64,
+    false_suspicions: u64,
+    detected: u64,
+    missed: u64,
+    max_detection_ns: u64,
+    first_false_ns: Option<u64>,
+}
+
+impl Heartbeat {
+    pub(crate) fn new(config: &HeartbeatConfig, platforms: &[Platform]) -> Self {
+        let n = config.hosts.len();
+        let mut targets = vec![Vec::new(); platforms.len()];
+        let mut watches: Vec<Vec<Watch>> = platforms.iter().map(|_| Vec::new()).collect();
+        for (position, &host) in config.hosts.iter().enumerate() {
+            for step in 1..=config.peers {
+                let peer = config.hosts[(position + step) % n];
+                targets[host].push(peer);
+                watches[peer].push(Watch {
+                    peer: host,
+                    last_heard_ns: 0,
+                    suspected: false,
+                    check: None,
+                });
+            }
+        }
+        Heartbeat {
+            config: config.clone(),
+            clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
+            instants: platforms.iter().map(|p| p.instant_clock()).collect(),
+            targets,
+            watches,
+            health: platforms.iter().map(|_| PeerHealth::default()).collect(),
+            sent: 0,
+            suspicions: 0,
+            false_suspicions: 0,
+            detected: 0,
+            missed: 0,
+            max_detection_ns: 0,
+            first_false_ns: None,
+        }
+    }
+
+    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+        for host in self.config.hosts.clone() {
+            let now = cluster.read(host, self.instants[host]);
+            cluster.wake_at(
+                host,
+                self.instants[host],
+                now,
+                WakeTag::Heartbeat(BeatWake::Send),
+            );
+            for watched in 0..self.watches[host].len() {
+                // Every peer counts as just heard from when the run starts.
+                self.watches[host][watched].last_heard_ns = cluster.read(host, self.clocks[host]);
+                self.arm(host, watched, cluster);
+            }
+        }
+    }
+
+    fn arm(&mut self, host: HostId, watched: usize, cluster: &mut Cluster) {
+        let watch = &mut self.watches[host][watched];
+        if let Some(check) = watch.check.take() {
+            cluster.cancel(check);
+        }
+        let at = watch
+            .last_heard_ns
+            .saturating_add(self.config.suspect_after_ns as i64);
+        let tag = WakeTag::Heartbeat(BeatWake::Check {
+            watched: watched as u32,
+        });
+        watch.check = Some(cluster.wake_at(host, self.clocks[host], at, tag));
+    }
+
+    pub(crate) fn on_wake(
+        &mut self,
+        host: HostId,
+        wake: BeatWake,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        match wake {
+            BeatWake::Send => {
+                for &peer in &self.targets[host] {
+                    cluster.send(host, peer, Msg::Heartbeat(Beat));
+                    self.sent += 1;
+                }
+                let next = cluster
+                    .read(host, self.instants[host])
+                    .saturating_add(self.config.every_ns as i64);
+                cluster.wake_at(
+                    host,
+                    self.instants[host],
+                    next,
+                    WakeTag::Heartbeat(BeatWake::Send),
+                );
+            }
+            BeatWake::Check { watched } => {
+                let watched = watched as usize;
+                self.watches[host][watched].check = None;
+                let now = cluster.read(host, self.clocks[host]);
+                let watch = &self.watches[host][watched];
+                let silent_ns = now.saturating_sub(watch.last_heard_ns);
+                if silent_ns < self.config.suspect_after_ns as i64 {
+                    self.arm(host, watched, cluster);
+                    return;
+                }
+                if !watch.suspected {
+                    self.suspect(host, watched, silent_ns, now, cluster, out);
+                }
+            }
+        }
+    }
+
+    fn suspect(
+        &mut self,
+        host: HostId,
+        watched: usize,
+        silent_ns: i64,
+        now: i64,
+        cluster: &Cluster,
+        out: &mut Out<'_>,
+    ) {
+        let peer = self.watches[host][watched].peer;
+        self.watches[host][watched].suspected = true;
+        self.suspicions += 1;
+        let now_ns = cluster.now_ns();
+        let health = &mut self.health[peer];
+        let verdict = match health.down_since_ns {
+            None => {
+                self.false_suspicions += 1;
+                self.first_false_ns.get_or_insert(now_ns);
+                "falsely: it is running".to_string()
+            }
+            Some(since_ns) => {
+                if !health.detected {
+                    health.detected = true;
+                    self.detected += 1;
+                    self.max_detection_ns = self.max_detection_ns.max(now_ns - since_ns);
+                }
+                format!(
+                    "rightly: it stopped {} ago",
+                    ticklab_sim::Approx(now_ns - since_ns)
+                )
+            }
+        };
+        out.event(
+            cluster,
+            host,
+            HostEventKind::Suspects,
+            now,
+            |names| {
+                format!(
+                    "suspects {}, silent for {} by its {} clock, {verdict}",
+                    names.of(peer),
+                    ticklab_sim::Approx(silent_ns.max(0) as u64),
+                    self.config.clock.name()
+                )
+            },
+            None,
+        );
+    }
+
+    pub(crate) fn on_message(
+        &mut self,
+        from: HostId,
+        to: HostId,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        let Some(watched) = self.watches[to].iter().position(|watch| watch.peer == from) else {
+            return;
+        };
+        let now = cluster.read(to, self.clocks[to]);
+        let watch = &mut self.watches[to][watched];
+        watch.last_heard_ns = now;
+        if watch.suspected {
+            watch.suspected = false;
+            out.event(
+                cluster,
+                to,
+                HostEventKind::Trusts,
+                now,
+                |names| format!("hears from {} again", names.of(from)),
+                None,
+            );
+        }
+        self.arm(to, watched, cluster);
+    }
+
+    pub(crate) fn on_host_edge(&mut self, host: HostId, effect: EdgeEffect, cluster: &Cluster) {
+        let now_ns = cluster.now_ns();
+        let health = &mut self.health[host];
+        if effect.stopped {
+            health.down_since_ns = Some(now_ns);
+            health.detected = false;
+        }
+        if effect.resumed_after_ns.is_some() {
+            self.close_outage(host, now_ns);
+        }
+    }
+
+    fn close_outage(&mut self, host: HostId, now_ns: u64) {
+        let health = &mut self.health[host];
+        if let Some(since_ns) = health.down_since_ns.take() {
+            let noticeable_ns = self.config.suspect_after_ns + self.config.every_ns;
+            if !health.detected && now_ns - since_ns > noticeable_ns {
+                self.missed += 1;
+            }
+        }
+    }
+
+    /// The metrics, in the order of [`super::HEARTBEAT_METRICS`].
+    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
+        for host in 0..self.health.len() {
+            self.close_outage(host, end_ns);
+        }
+        vec![
+            self.sent,
+            self.suspicions,
+            self.false_suspicions,
+            self.detected,
+            self.missed,
+            self.max_detection_ns,
+            self.first_false_ns.unwrap_or(super::NOT_YET),
+        ]
+    }
+}

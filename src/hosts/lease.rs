@@ -1,0 +1,603 @@
+//! A leader lease, as Chubby, etcd and ZooKeeper-style lock services hand them out.
+//!
+//! A coordinator grants the lease for `length` on its own clock. Each candidate asks for it every
+//! `renew_every` (on its `Instant`); the holder's ask renews it. A holder counts its lease from
+//! when it *sent* the ask, on the lease's clock, and gives it up `length × (1 − drift_bound)`
+//! later: safe while no two clocks drift apart by more than the bound, and while the clock is
+//! not stepped. The holder writes to storage every `write_every`, checking its lease first and
+//! sending `write_takes` later; a process frozen in between sends a stale write when it thaws.
+//! With fencing, each write carries the lease's token and storage refuses any older than the
+//! newest it has seen.
+//!
+//! A host holds the lease, as far as this workload's bookkeeping goes, while its own clock reads
+//! before its expiry: a host asleep whose monotonic clock stopped holds it all the while.
+
+use serde::Deserialize;
+use ticklab_sim::{ClockId, EdgeEffect, Platform};
+use toml::Spanned;
+
+use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
+use super::events::HostEventKind;
+use super::runner::Out;
+use super::spec::{HostClock, HostNames, positive_ns};
+use crate::scenario::ScenarioError;
+use crate::scenario::values::{DurationNs, Name};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model.lease] table")]
+pub struct LeaseSpec {
+    length: Spanned<DurationNs>,
+    renew_every: Spanned<DurationNs>,
+    clock: Option<Name<HostClock>>,
+    drift_bound_ppm: Option<Spanned<f64>>,
+    #[serde(default)]
+    fencing: bool,
+    coordinator: Spanned<String>,
+    storage: Option<Spanned<String>>,
+    candidates: Option<Spanned<Vec<Spanned<String>>>>,
+    write_every: Option<Spanned<DurationNs>>,
+    write_takes: Option<DurationNs>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseConfig {
+    pub length_ns: u64,
+    pub renew_every_ns: u64,
+    /// The clock every host measures the lease on.
+    pub clock: HostClock,
+    /// The drift the holder allows for, in parts per billion: it gives the lease up this much early.
+    pub drift_bound_ppb: u64,
+    pub fencing: bool,
+    pub coordinator: HostId,
+    pub storage: HostId,
+    pub candidates: Vec<HostId>,
+    /// How often the leader writes; `None`: it does not write.
+    pub write_every_ns: Option<u64>,
+    pub write_takes_ns: u64,
+}
+
+pub(crate) fn validate(
+    names: &HostNames<'_>,
+    spec: &Spanned<LeaseSpec>,
+) -> Result<LeaseConfig, ScenarioError> {
+    let lease = spec.get_ref();
+    let length_ns = positive_ns(
+        names,
+        &lease.length,
+        "length",
+        "how long a grant lasts, such as \"10s\"",
+    )?;
+    let renew_every_ns = positive_ns(
+        names,
+        &lease.renew_every,
+        "renew_every",
+        "how often candidates ask for the lease, such as \"3s\"",
+    )?;
+    if renew_every_ns >= length_ns {
+        return Err(names
+            .error(
+                lease.renew_every.span(),
+                "`renew_every` must be shorter than `length`",
+            )
+            .with_hint(
+                "a holder renews well before its lease runs out: a third of `length` is usual",
+            ));
+    }
+    let drift_bound_ppb = match &lease.drift_bound_ppm {
+        None => 0,
+        Some(ppm) if (0.0..100_000.0).contains(ppm.get_ref()) => {
+            (ppm.get_ref() * 1_000.0).round() as u64
+        }
+        Some(ppm) => {
+            return Err(names
+                .error(
+                    ppm.span(),
+                    "`drift_bound_ppm` must be at least 0 and below 100000",
+                )
+                .with_hint(
+                    "the clock drift the protocol allows for, in parts per million, such as 200",
+                ));
+        }
+    };
+    let coordinator = names.resolve(&lease.coordinator)?;
+    let storage = match &lease.storage {
+        None => coordinator,
+        Some(storage) => names.resolve(storage)?,
+    };
+    let candidates = match &lease.candidates {
+        None => (0..names.len())
+            .filter(|&host| host != coordinator && host != storage)
+            .collect(),
+        Some(list) => {
+            let mut candidates = Vec::new();
+            for name in list.get_ref() {
+                let host = names.resolve(name)?;
+                if host == coordinator || host == storage || candidates.contains(&host) {
+                    return Err(names
+                        .error(name.span(), "candidates are listed once, and are neither the coordinator nor storage")
+                        .with_hint("list the hosts that compete for the lease"));
+                }
+                candidates.push(host);
+            }
+            candidates
+        }
+    };
+    if candidates.is_empty() {
+        return Err(names
+            .error(spec.span(), "the lease has no candidates")
+            .with_hint(
+                "declare a host besides the coordinator and storage, or list `candidates`",
+            ));
+    }
+    let write_every_ns = match &lease.write_every {
+        None => None,
+        Some(every) => Some(positive_ns(
+            names,
+            every,
+            "write_every",
+            "how often the leader writes, such as \"100ms\"",
+        )?),
+    };
+    Ok(LeaseConfig {
+        length_ns,
+        renew_every_ns,
+        clock: lease.clock.map_or(HostClock::Instant, |clock| clock.0),
+        drift_bound_ppb,
+        fencing: lease.fencing,
+        coordinator,
+        storage,
+        candidates,
+        write_every_ns,
+        write_takes_ns: lease.write_takes.map_or(0, |takes| takes.0),
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LeaseMsg {
+    Ask { ask: u64 },
+    Granted { ask: u64, token: u64 },
+    Write { token: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LeaseWake {
+    /// A candidate's next ask.
+    Ask,
+    /// The holder's next write: it checks its lease.
+    Write,
+    /// A write checked `token` and now goes out.
+    Send { token: u64 },
+    /// Bookkeeping: the host's clock reaches its lease's end.
+    Expiry,
+    /// The coordinator's clock reaches the lease's end, with candidates waiting.
+    Expire,
+}
+
+/// What the coordinator knows.
+#[derive(Debug, Default)]
+struct Grant {
+    holder: Option<HostId>,
+    /// On the coordinator's lease clock.
+    expires_ns: i64,
+    token: u64,
+    last_holder: Option<HostId>,
+}
+
+#[derive(Debug, Default)]
+struct Candidate {
+    last_ask: u64,
+    /// The lease clock's reading when the last ask went out.
+    asked_at_ns: i64,
+    /// When this host believes its lease ends, on its lease clock.
+    until_ns: Option<i64>,
+    token: u64,
+    holds: bool,
+    expiry: Option<WakeId>,
+    writing: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Lease {
+    config: LeaseConfig,
+    clocks: Vec<ClockId>,
+    instants: Vec<ClockId>,
+    grant: Grant,
+    /// Candidates the coordinator turned away, with their latest ask, first come first.
+    waiting: Vec<(HostId, u64)>,
+    expiry_check: Option<WakeId>,
+    candidates: Vec<Candidate>,
+    newest_token_seen: u64,
+    holders: usize,
+    two_since_ns: Option<u64>,
+    pub(crate) values: LeaseValues,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct LeaseValues {
+    granted: u64,
+    takeovers: u64,
+    stretches: u64,
+    two_leader_ns: u64,
+    longest_ns: u64,
+    first_ns: Option<u64>,
+    writes: u64,
+    stale_accepted: u64,
+    stale_rejected: u64,
+}
+
+impl Lease {
+    pub(crate) fn new(config: &LeaseConfig, platforms: &[Platform]) -> Self {
+        Lease {
+            config: config.clone(),
+            clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
+            instants: platforms.iter().map(|p| p.instant_clock()).collect(),
+            grant: Grant::default(),
+            waiting: Vec::new(),
+            expiry_check: None,
+            candidates: platforms.iter().map(|_| Candidate::default()).collect(),
+            newest_token_seen: 0,
+            holders: 0,
+            two_since_ns: None,
+            values: LeaseValues::default(),
+        }
+    }
+
+    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+        for &host in &self.config.candidates {
+            cluster.wake_at(
+                host,
+                self.instants[host],
+                cluster.read(host, self.instants[host]),
+                WakeTag::Lease(LeaseWake::Ask),
+            );
+        }
+    }
+
+    fn after(&self, cluster: &Cluster, host: HostId, wait_ns: u64) -> i64 {
+        cluster
+            .read(host, self.instants[host])
+            .saturating_add(wait_ns as i64)
+    }
+
+    pub(crate) fn on_wake(
+        &mut self,
+        host: HostId,
+        wake: LeaseWake,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        match wake {
+            LeaseWake::Ask => {
+                let candidate = &mut self.candidates[host];
+                candidate.last_ask += 1;
+                candidate.asked_at_ns = cluster.read(host, self.clocks[host]);
+                let ask = candidate.last_ask;
+                cluster.send(
+                    host,
+                    self.config.coordinator,
+                    Msg::Lease(LeaseMsg::Ask { ask }),
+                );
+                let next = self.after(cluster, host, self.config.renew_every_ns);
+                cluster.wake_at(
+                    host,
+                    self.instants[host],
+                    next,
+                    WakeTag::Lease(LeaseWake::Ask),
+                );
+            }
+            LeaseWake::Write => {
+                let now = cluster.read(host, self.clocks[host]);
+                let candidate = &mut self.candidates[host];
+                let valid = candidate.until_ns.is_some_and(|until| now < until);
+                if !valid {
+                    candidate.writing = false;
+                    return;
+                }
+                let token = candidate.token;
+                if self.config.write_takes_ns == 0 {
+                    self.send_write(host, token, cluster);
+                } else {
+                    let at = self.after(cluster, host, self.config.write_takes_ns);
+                    cluster.wake_at(
+                        host,
+                        self.instants[host],
+                        at,
+                        WakeTag::Lease(LeaseWake::Send { token }),
+                    );
+                }
+                let Some(every_ns) = self.config.write_every_ns else {
+                    return;
+                };
+                let next = self.after(cluster, host, every_ns);
+                cluster.wake_at(
+                    host,
+                    self.instants[host],
+                    next,
+                    WakeTag::Lease(LeaseWake::Write),
+                );
+            }
+            LeaseWake::Send { token } => self.send_write(host, token, cluster),
+            LeaseWake::Expiry => {
+                self.candidates[host].expiry = None;
+                self.recheck(host, cluster, out);
+            }
+            LeaseWake::Expire => self.expire(cluster, out),
+        }
+    }
+
+    fn send_write(&mut self, host: HostId, token: u64, cluster: &mut Cluster) {
+        cluster.send(
+            host,
+            self.config.storage,
+            Msg::Lease(LeaseMsg::Write { token }),
+        );
+    }
+
+    pub(crate) fn on_message(
+        &mut self,
+        from: HostId,
+        to: HostId,
+        msg: LeaseMsg,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        match msg {
+            LeaseMsg::Ask { ask } => self.ask(from, ask, cluster, out),
+            LeaseMsg::Granted { ask, token } => {
+                let candidate = &mut self.candidates[to];
+                if ask != candidate.last_ask {
+                    return;
+                }
+                let length_ns = u128::from(self.config.length_ns);
+                let margin_ns = length_ns * u128::from(self.config.drift_bound_ppb) / 1_000_000_000;
+                let kept_ns = (length_ns - margin_ns) as u64;
+                candidate.until_ns = Some(candidate.asked_at_ns.saturating_add(kept_ns as i64));
+                candidate.token = token;
+                if !candidate.writing && self.config.write_every_ns.is_some() {
+                    candidate.writing = true;
+                    let now = cluster.read(to, self.instants[to]);
+                    cluster.wake_at(to, self.instants[to], now, WakeTag::Lease(LeaseWake::Write));
+                }
+                self.recheck(to, cluster, out);
+            }
+            LeaseMsg::Write { token } => self.write(from, token, cluster, out),
+        }
+    }
+
+    /// The coordinator answers an ask: a renewal for the holder, a grant if the lease is free or
+    /// has run out by its clock. Anyone else waits, and gets the lease the moment it runs out,
+    /// as a lock service's waiters are told when a lease expires.
+    fn ask(&mut self, from: HostId, ask: u64, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let live = self.grant.holder.is_some() && now < self.grant.expires_ns;
+        if live && self.grant.holder != Some(from) {
+            match self.waiting.iter_mut().find(|(host, _)| *host == from) {
+                Some(entry) => entry.1 = ask,
+                None => self.waiting.push((from, ask)),
+            }
+            if self.expiry_check.is_none() {
+                let tag = WakeTag::Lease(LeaseWake::Expire);
+                let at = self.grant.expires_ns;
+                self.expiry_check =
+                    Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+            }
+            return;
+        }
+        self.grant_to(from, ask, now, cluster, out);
+    }
+
+    /// The coordinator's check at the lease's end: still unrenewed, it goes to the first waiter.
+    fn expire(&mut self, cluster: &mut Cluster, out: &mut Out<'_>) {
+        self.expiry_check = None;
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        if now < self.grant.expires_ns {
+            let tag = WakeTag::Lease(LeaseWake::Expire);
+            let at = self.grant.expires_ns;
+            self.expiry_check =
+                Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+            return;
+        }
+        if self.waiting.is_empty() {
+            return;
+        }
+        let (host, ask) = self.waiting.remove(0);
+        self.grant_to(host, ask, now, cluster, out);
+    }
+
+    fn grant_to(
+        &mut self,
+        host: HostId,
+        ask: u64,
+        now: i64,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        let coordinator = self.config.coordinator;
+        self.waiting.retain(|(waiter, _)| *waiter != host);
+        let grant = &mut self.grant;
+        if grant.holder != Some(host) || now >= grant.expires_ns {
+            grant.token += 1;
+            grant.holder = Some(host);
+            if grant.last_holder != Some(host) {
+                if grant.last_holder.is_some() {
+                    self.values.takeovers += 1;
+                }
+                let token = grant.token;
+                out.event(
+                    cluster,
+                    coordinator,
+                    HostEventKind::LeaseGranted,
+                    now,
+                    |names| format!("grants the lease to {} with token {token}", names.of(host)),
+                    None,
+                );
+                grant.last_holder = Some(host);
+            }
+        }
+        grant.expires_ns = now.saturating_add(self.config.length_ns as i64);
+        self.values.granted += 1;
+        let token = grant.token;
+        cluster.send(
+            coordinator,
+            host,
+            Msg::Lease(LeaseMsg::Granted { ask, token }),
+        );
+    }
+
+    /// Storage takes a write; it is stale if the coordinator has not granted its sender the
+    /// lease, or that grant has run out by the coordinator's clock.
+    fn write(&mut self, from: HostId, token: u64, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let current = self.grant.holder == Some(from)
+            && self.grant.token == token
+            && now < self.grant.expires_ns;
+        let storage = self.config.storage;
+        let clock_ns = cluster.read(storage, self.clocks[storage]);
+        if self.config.fencing && token < self.newest_token_seen {
+            self.values.stale_rejected += 1;
+            let newest = self.newest_token_seen;
+            out.event(
+                cluster,
+                storage,
+                HostEventKind::Fenced,
+                clock_ns,
+                |names| {
+                    format!(
+                        "refuses a write from {} with token {token}: it has seen {newest}",
+                        names.of(from)
+                    )
+                },
+                None,
+            );
+            return;
+        }
+        self.newest_token_seen = self.newest_token_seen.max(token);
+        self.values.writes += 1;
+        if !current {
+            self.values.stale_accepted += 1;
+            out.event(cluster, storage, HostEventKind::StaleWrite, clock_ns, |names| {
+                format!("accepts a write from {} with token {token}, which no longer holds the lease", names.of(from))
+            }, None);
+            out.violation(cluster.now_ns(), || {
+                format!("storage accepted a stale write with token {token}")
+            });
+        }
+    }
+
+    pub(crate) fn on_host_edge(
+        &mut self,
+        host: HostId,
+        effect: EdgeEffect,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        if effect.changed_clock == Some(self.clocks[host]) {
+            self.recheck(host, cluster, out);
+        }
+    }
+
+    /// Whether `host` holds the lease by its clock now; files the bookkeeping wake for when
+    /// that changes.
+    fn recheck(&mut self, host: HostId, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let clock = self.clocks[host];
+        let now = cluster.read(host, clock);
+        let candidate = &mut self.candidates[host];
+        let holds = candidate.until_ns.is_some_and(|until| now < until);
+        if let Some(expiry) = candidate.expiry.take() {
+            cluster.cancel(expiry);
+        }
+        if let (true, Some(until)) = (holds, candidate.until_ns) {
+            candidate.expiry =
+                Some(cluster.observe_at(host, clock, until, WakeTag::Lease(LeaseWake::Expiry)));
+        }
+        if holds == candidate.holds {
+            return;
+        }
+        candidate.holds = holds;
+        let token = candidate.token;
+        if holds {
+            self.holders += 1;
+            out.event(
+                cluster,
+                host,
+                HostEventKind::Leader,
+                now,
+                |_| format!("holds the lease, token {token}"),
+                None,
+            );
+        } else {
+            self.holders -= 1;
+            out.event(
+                cluster,
+                host,
+                HostEventKind::StepsDown,
+                now,
+                |_| format!("its lease with token {token} has run out by its clock"),
+                None,
+            );
+        }
+        self.count_leaders(host, cluster, out);
+    }
+
+    fn count_leaders(&mut self, host: HostId, cluster: &Cluster, out: &mut Out<'_>) {
+        let now_ns = cluster.now_ns();
+        match (self.holders >= 2, self.two_since_ns) {
+            (true, None) => {
+                self.two_since_ns = Some(now_ns);
+                self.values.stretches += 1;
+                self.values.first_ns.get_or_insert(now_ns);
+                let holders = self.holders;
+                out.event(
+                    cluster,
+                    host,
+                    HostEventKind::TwoLeaders,
+                    0,
+                    |_| format!("{holders} hosts hold the lease"),
+                    None,
+                );
+                out.violation(now_ns, || format!("{holders} hosts hold the lease at once"));
+            }
+            (false, Some(since_ns)) => {
+                self.close_stretch(since_ns, now_ns);
+                out.event(
+                    cluster,
+                    host,
+                    HostEventKind::OneLeader,
+                    0,
+                    |_| "one leader or none again".to_string(),
+                    Some(now_ns - since_ns),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn close_stretch(&mut self, since_ns: u64, now_ns: u64) {
+        self.two_since_ns = None;
+        let lasted_ns = now_ns - since_ns;
+        self.values.two_leader_ns += lasted_ns;
+        self.values.longest_ns = self.values.longest_ns.max(lasted_ns);
+    }
+
+    /// The metrics, in the order of [`super::LEASE_METRICS`].
+    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
+        if let Some(since_ns) = self.two_since_ns {
+            self.close_stretch(since_ns, end_ns);
+        }
+        let values = &self.values;
+        vec![
+            values.granted,
+            values.takeovers,
+            values.stretches,
+            values.two_leader_ns,
+            values.longest_ns,
+            values.first_ns.unwrap_or(super::NOT_YET),
+            values.writes,
+            values.stale_accepted,
+            values.stale_rejected,
+        ]
+    }
+}

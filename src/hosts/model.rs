@@ -1,0 +1,66 @@
+//! Hosts on a network as a model kind.
+
+use crate::expect::{ExpectSchema, Metric};
+use crate::model::{Head, Model, ModelConfig, config_identity};
+use crate::plot::PlotError;
+use crate::plot::collect::Collected;
+use crate::plot::style::Area;
+use crate::run::{RunError, RunOptions};
+use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::trace::{Summary, TraceSink};
+
+use super::spec::{HostsConfig, HostsSpec, validate};
+use super::{METRICS, runner};
+
+/// Hosts with clocks of their own, on a network: `kind = "hosts"`.
+#[derive(Debug)]
+pub struct HostsModel;
+
+impl Model for HostsModel {
+    const KIND: &'static str = "hosts";
+    const ABOUT: &'static str = "hosts on a network, each with its own clocks and faults, running leases, heartbeats and RPC deadlines";
+    type Spec = HostsSpec;
+    type Config = HostsConfig;
+
+    fn validate(
+        file: &Located<'_>,
+        spec: &HostsSpec,
+        head: &Head<'_>,
+    ) -> Result<HostsConfig, ScenarioError> {
+        validate(file, spec, head)
+    }
+
+    fn metrics() -> &'static [Metric] {
+        METRICS
+    }
+}
+
+impl ModelConfig for HostsConfig {
+    fn kind(&self) -> &'static str {
+        HostsModel::KIND
+    }
+
+    fn expect_schema(&self) -> ExpectSchema<'_> {
+        ExpectSchema::flat(&self.metrics)
+    }
+
+    fn run(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError> {
+        runner::run(scenario, self, seed, options, sink)
+    }
+
+    fn plot_height_px(&self, collected: &Collected) -> u32 {
+        crate::plot::hosts::height_px(collected)
+    }
+
+    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+        crate::plot::hosts::draw(area, collected)
+    }
+
+    config_identity!();
+}

@@ -1,0 +1,286 @@
+//! The network between hosts: a latency range per link, spikes that raise it for a while, and
+//! partitions that drop every message between two hosts until they are repaired.
+
+use serde::Deserialize;
+use ticklab_sim::SimRng;
+use toml::Spanned;
+
+use super::spec::{HostNames, HostsSpec};
+use crate::scenario::ScenarioError;
+use crate::scenario::values::{DurationNs, DurationOrRange};
+
+/// One way, when the file sets none: a datacentre's few milliseconds.
+const DEFAULT_LATENCY_NS: (u64, u64) = (1_000_000, 5_000_000);
+/// Any one message takes at most this long; longer is a partition.
+const MAX_LATENCY_NS: u64 = 3_600 * 1_000_000_000;
+
+/// `[[model.link]]`: the latency range between two hosts, or between one and every other.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.link]] table")]
+pub struct LinkSpec {
+    between: Spanned<Vec<Spanned<String>>>,
+    latency: Spanned<DurationOrRange>,
+}
+
+/// `[[model.partition]]`: no message gets through between two hosts from `at`, until it is
+/// repaired after `duration` (never, without one).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.partition]] table")]
+pub struct PartitionSpec {
+    between: Spanned<Vec<Spanned<String>>>,
+    at: Spanned<DurationNs>,
+    duration: Option<Spanned<DurationNs>>,
+}
+
+/// `[[model.spike]]`: messages between two hosts take `latency` for a while.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [[model.spike]] table")]
+pub struct SpikeSpec {
+    between: Spanned<Vec<Spanned<String>>>,
+    at: Spanned<DurationNs>,
+    duration: Spanned<DurationNs>,
+    latency: Spanned<DurationOrRange>,
+}
+
+/// Two hosts, or one host and every other (`"*"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub a: usize,
+    pub b: Option<usize>,
+}
+
+impl Pair {
+    fn joins(self, from: usize, to: usize) -> bool {
+        match self.b {
+            Some(b) => (from == self.a && to == b) || (from == b && to == self.a),
+            None => from == self.a || to == self.a,
+        }
+    }
+}
+
+/// A stretch of physical time in which something holds between a pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub pair: Pair,
+    pub at_ns: u64,
+    /// `u64::MAX`: never repaired.
+    pub end_ns: u64,
+    /// For spikes: the latency range meanwhile.
+    pub latency_ns: (u64, u64),
+}
+
+impl Window {
+    fn covers(&self, from: usize, to: usize, at_ns: u64) -> bool {
+        self.at_ns <= at_ns && at_ns < self.end_ns && self.pair.joins(from, to)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetworkConfig {
+    pub latency_ns: (u64, u64),
+    pub links: Vec<(Pair, (u64, u64))>,
+    pub partitions: Vec<Window>,
+    pub spikes: Vec<Window>,
+}
+
+pub(crate) fn validate_network(
+    names: &HostNames<'_>,
+    spec: &HostsSpec,
+    run_for_ns: u64,
+) -> Result<NetworkConfig, ScenarioError> {
+    let latency_ns = match &spec.latency {
+        None => DEFAULT_LATENCY_NS,
+        Some(latency) => latency_range(names, latency)?,
+    };
+    let links = spec
+        .link
+        .iter()
+        .map(|link| {
+            let link = link.get_ref();
+            Ok((
+                pair(names, &link.between)?,
+                latency_range(names, &link.latency)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, ScenarioError>>()?;
+    let mut partitions = Vec::new();
+    for partition in &spec.partition {
+        let partition = partition.get_ref();
+        let at_ns = starts(names, &partition.at, run_for_ns)?;
+        let end_ns = match &partition.duration {
+            None => u64::MAX,
+            Some(duration) => at_ns.saturating_add(lasts(names, duration)?),
+        };
+        partitions.push(Window {
+            pair: pair(names, &partition.between)?,
+            at_ns,
+            end_ns,
+            latency_ns: (0, 0),
+        });
+    }
+    let mut spikes = Vec::new();
+    for spike in &spec.spike {
+        let spike = spike.get_ref();
+        let at_ns = starts(names, &spike.at, run_for_ns)?;
+        spikes.push(Window {
+            pair: pair(names, &spike.between)?,
+            at_ns,
+            end_ns: at_ns.saturating_add(lasts(names, &spike.duration)?),
+            latency_ns: latency_range(names, &spike.latency)?,
+        });
+    }
+    Ok(NetworkConfig {
+        latency_ns,
+        links,
+        partitions,
+        spikes,
+    })
+}
+
+fn pair(
+    names: &HostNames<'_>,
+    between: &Spanned<Vec<Spanned<String>>>,
+) -> Result<Pair, ScenarioError> {
+    let hint = "`between` names two hosts, such as [\"leader\", \"coordinator\"], or one host and \"*\" for every other";
+    let [a, b] = between.get_ref().as_slice() else {
+        return Err(names
+            .error(between.span(), "`between` takes exactly two names")
+            .with_hint(hint));
+    };
+    let a_index = names.resolve(a)?;
+    if b.get_ref() == "*" {
+        return Ok(Pair {
+            a: a_index,
+            b: None,
+        });
+    }
+    let b_index = names.resolve(b)?;
+    if a_index == b_index {
+        return Err(names
+            .error(between.span(), "a host has no link to itself")
+            .with_hint(hint));
+    }
+    Ok(Pair {
+        a: a_index,
+        b: Some(b_index),
+    })
+}
+
+fn latency_range(
+    names: &HostNames<'_>,
+    latency: &Spanned<DurationOrRange>,
+) -> Result<(u64, u64), ScenarioError> {
+    let (low, high) = match *latency.get_ref() {
+        DurationOrRange::Fixed(ns) => (ns.0, ns.0),
+        DurationOrRange::Range(low, high) => (low.0, high.0),
+    };
+    if low > high || high > MAX_LATENCY_NS {
+        return Err(names
+            .error(
+                latency.span(),
+                "a latency range goes from its shortest to its longest, at most an hour",
+            )
+            .with_hint(
+                "write one way's latency, such as \"2ms\", or a range such as [\"1ms\", \"5ms\"]",
+            ));
+    }
+    Ok((low, high))
+}
+
+fn starts(
+    names: &HostNames<'_>,
+    at: &Spanned<DurationNs>,
+    run_for_ns: u64,
+) -> Result<u64, ScenarioError> {
+    let at_ns = at.get_ref().0;
+    if at_ns >= run_for_ns {
+        return Err(names
+            .error(at.span(), "this starts after the run has ended")
+            .with_hint("network faults must start before `run_for`"));
+    }
+    Ok(at_ns)
+}
+
+fn lasts(names: &HostNames<'_>, duration: &Spanned<DurationNs>) -> Result<u64, ScenarioError> {
+    match duration.get_ref().0 {
+        0 => Err(names
+            .error(
+                duration.span(),
+                "a network fault's duration must be more than zero",
+            )
+            .with_hint("give it a duration such as \"10s\", or remove it")),
+        ns => Ok(ns),
+    }
+}
+
+/// The network as a run sees it: what a message between two hosts takes, drawn from the run's
+/// seed.
+#[derive(Debug)]
+pub(crate) struct Network {
+    config: NetworkConfig,
+    rng: SimRng,
+}
+
+impl Network {
+    pub(crate) fn new(config: &NetworkConfig, seed: u64) -> Self {
+        Network {
+            config: config.clone(),
+            rng: SimRng::for_purpose(seed, "hosts-latency"),
+        }
+    }
+
+    pub(crate) fn partitioned(&self, from: usize, to: usize, at_ns: u64) -> bool {
+        self.config
+            .partitions
+            .iter()
+            .any(|window| window.covers(from, to, at_ns))
+    }
+
+    /// How long a message sent now from `from` to `to` takes; a spike under way wins over the
+    /// link's own range, and that over the network's.
+    pub(crate) fn draw_latency_ns(&mut self, from: usize, to: usize, now_ns: u64) -> u64 {
+        let spiked = self
+            .config
+            .spikes
+            .iter()
+            .rev()
+            .find(|window| window.covers(from, to, now_ns))
+            .map(|window| window.latency_ns);
+        let linked = || {
+            self.config
+                .links
+                .iter()
+                .rev()
+                .find(|(pair, _)| pair.joins(from, to))
+                .map(|(_, range)| *range)
+        };
+        let (low, high) = spiked.or_else(linked).unwrap_or(self.config.latency_ns);
+        self.rng.in_range(low, high)
+    }
+
+    /// Every partition and spike edge, to trace: (time, begins, is a partition, index).
+    pub(crate) fn edges(&self, run_for_ns: u64) -> Vec<(u64, bool, bool, usize)> {
+        let mut edges = Vec::new();
+        for (windows, is_partition) in [
+            (&self.config.partitions, true),
+            (&self.config.spikes, false),
+        ] {
+            for (index, window) in windows.iter().enumerate() {
+                edges.push((window.at_ns, true, is_partition, index));
+                if window.end_ns < run_for_ns {
+                    edges.push((window.end_ns, false, is_partition, index));
+                }
+            }
+        }
+        edges.sort_by_key(|&(at_ns, begins, _, _)| (at_ns, !begins));
+        edges
+    }
+
+    pub(crate) fn window(&self, is_partition: bool, index: usize) -> &Window {
+        if is_partition {
+            &self.config.partitions[index]
+        } else {
+            &self.config.spikes[index]
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! RPC with deadlines between hosts. Each client calls the server every `call_every` (on its
+//! `Instant`) and arms the call's deadline `timeout` ahead on a timer design of the registry,
+//! read on the client's `clock`. The server answers after `serve_time`. Whichever comes first
+//! resolves the call: the reply, if `unschedule` still cancels the timer, or the timer's
+//! callback. A reply to a client asleep is lost; so is a call to a server asleep.
+//!
+//! Every call must resolve exactly once. A call past its deadline in physical time at the end of
+//! the run and never resolved is lost: its deadline is still waiting on a clock that stopped.
+
+use serde::Deserialize;
+use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
+use ticklab_sim::{ClockId, Platform};
+use toml::Spanned;
+
+use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
+use super::events::HostEventKind;
+use super::runner::Out;
+use super::spec::{HostClock, HostNames, positive_ns};
+use crate::model::Head;
+use crate::registry::TimerDesignEntry;
+use crate::scenario::ScenarioError;
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
+use crate::timer::designs::SimTimers;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [model.rpc] table")]
+pub struct RpcSpec {
+    clients: Spanned<Vec<Spanned<String>>>,
+    server: Spanned<String>,
+    design: Spanned<String>,
+    clock: Option<Name<HostClock>>,
+    call_every: Spanned<DurationNs>,
+    timeout: Spanned<DurationNs>,
+    serve_time: Option<Spanned<DurationOrRange>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcConfig {
+    pub clients: Vec<HostId>,
+    pub server: HostId,
+    pub design: TimerDesignEntry,
+    pub clock: HostClock,
+    pub call_every_ns: u64,
+    pub timeout_ns: u64,
+    pub serve_ns: (u64, u64),
+}
+
+const DEFAULT_SERVE_NS: (u64, u64) = (500_000, 2_000_000);
+
+pub(crate) fn validate(
+    names: &HostNames<'_>,
+    spec: &Spanned<RpcSpec>,
+    head: &Head<'_>,
+) -> Result<RpcConfig, ScenarioError> {
+    let rpc = spec.get_ref();
+    let server = names.resolve(&rpc.server)?;
+    let mut clients = Vec::new();
+    for name in rpc.clients.get_ref() {
+        let client = names.resolve(name)?;
+        if client == server || clients.contains(&client) {
+            return Err(names
+                .error(
+                    name.span(),
+                    "clients are listed once and are not the server",
+                )
+                .with_hint("list the hosts that make calls"));
+        }
+        clients.push(client);
+    }
+    if clients.is_empty() {
+        return Err(names
+            .error(rpc.clients.span(), "`clients` is empty")
+            .with_hint("list the hosts that call the server, such as [\"laptop\"]"));
+    }
+    let design = crate::timer::spec::design(names.file(), head.registry, &rpc.design)?;
+    let call_every_ns = positive_ns(
+        names,
+        &rpc.call_every,
+        "call_every",
+        "how often each client calls, such as \"100ms\"",
+    )?;
+    let timeout_ns = positive_ns(
+        names,
+        &rpc.timeout,
+        "timeout",
+        "each call's deadline, such as \"1s\"",
+    )?;
+    let serve_ns = match &rpc.serve_time {
+        None => DEFAULT_SERVE_NS,
+        Some(serve) => match *serve.get_ref() {
+            DurationOrRange::Fixed(ns) => (ns.0, ns.0),
+            DurationOrRange::Range(low, high) if low.0 <= high.0 => (low.0, high.0),
+            DurationOrRange::Range(..) => {
+                return Err(names
+                    .error(
+                        serve.span(),
+                        "a range goes from its shortest to its longest",
+                    )
+                    .with_hint("such as [\"1ms\", \"5ms\"]"));
+            }
+        },
+    };
+    Ok(RpcConfig {
+        clients,
+        server,
+        design,
+        clock: rpc.clock.map_or(HostClock::Instant, |clock| clock.0),
+        call_every_ns,
+        timeout_ns,
+        serve_ns,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RpcMsg {
+    Call { call: u32 },
+    Reply { call: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RpcWake {
+    /// A client's next call.
+    Call,
+    /// A client's timer thread runs a round.
+    Round { thread: u32 },
+    /// The server has its answer to `call` from `client` ready.
+    Serve { client: u32, call: u32 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CallRecord {
+    client: HostId,
+    sent_ns: u64,
+    timer: Option<TimerId>,
+    resolutions: u8,
+}
+
+struct Client {
+    timers: Box<dyn SimTimers>,
+    /// Each timer thread's pending round.
+    rounds: Vec<Option<WakeId>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("rounds", &self.rounds)
+            .finish()
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Rpc {
+    config: RpcConfig,
+    clocks: Vec<ClockId>,
+    instants: Vec<ClockId>,
+    clients: Vec<Option<Client>>,
+    calls: Vec<CallRecord>,
+    serve_rng: ticklab_sim::SimRng,
+    replies: u64,
+    timeouts: u64,
+    late_replies: u64,
+    twice: u64,
+    max_lateness_ns: u64,
+    peak_live: u64,
+}
+
+/// Slots per client: every call in flight, with room to spare.
+fn capacity(config: &RpcConfig) -> usize {
+    let in_flight = config.timeout_ns / config.call_every_ns + 2;
+    (in_flight.saturating_mul(4)).clamp(1_024, 1 << 22) as usize
+}
+
+impl Rpc {
+    pub(crate) fn new(config: &RpcConfig, platforms: &[Platform], seed: u64) -> Self {
+        let timer_clock = match config.clock {
+            HostClock::Clock(ClockId::Wall) => TimerClock::Wall,
+            _ => TimerClock::Monotonic,
+        };
+        let params = TimerParams::new(timer_clock, capacity(config));
+        let mut clients: Vec<Option<Client>> = platforms.iter().map(|_| None).collect();
+        for &client in &config.clients {
+            let timers = config.design.build(&params);
+            let rounds = vec![None; timers.timer_threads()];
+            clients[client] = Some(Client { timers, rounds });
+        }
+        Rpc {
+            config: config.clone(),
+            clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
+            instants: platforms.iter().map(|p| p.instant_clock()).collect(),
+            clients,
+            calls: Vec::new(),
+            serve_rng: ticklab_sim::SimRng::for_purpose(seed, "hosts-serve-time"),
+            replies: 0,
+            timeouts: 0,
+            late_replies: 0,
+            twice: 0,
+            max_lateness_ns: 0,
+            peak_live: 0,
+        }
+    }
+
+    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+        for &client in &self.config.clients {
+            let now = cluster.read(client, self.instants[client]);
+            cluster.wake_at(
+                client,
+                self.instants[client],
+                now,
+                WakeTag::Rpc(RpcWake::Call),
+            );
+        }
+    }
+
+    pub(crate) fn on_wake(
+        &mut self,
+        host: HostId,
+        wake: RpcWake,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        match wake {
+            RpcWake::Call => self.call(host, cluster, out),
+            RpcWake::Round { thread } => {
+                if let Some(client) = self.clients[host].as_mut() {
+                    client.rounds[thread as usize] = None;
+                }
+                self.round(host, thread as usize, cluster, out);
+            }
+            RpcWake::Serve { client, call } => {
+                cluster.send(host, client as usize, Msg::Rpc(RpcMsg::Reply { call }));
+            }
+        }
+    }
+
+    fn call(&mut self, host: HostId, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let call = self.calls.len() as u32;
+        let deadline = cluster
+            .read(host, self.clocks[host])
+            .saturating_add(self.config.timeout_ns as i64);
+        let client = self.clients[host].as_mut().expect("a client");
+        let scheduled = client.timers.schedule(deadline, call, host as u64);
+        self.calls.push(CallRecord {
+            client: host,
+            sent_ns: cluster.now_ns(),
+            timer: scheduled.ok().map(|scheduled| scheduled.id),
+            resolutions: 0,
+        });
+        match scheduled {
+            Ok(scheduled) if scheduled.wake => self.wake_thread(host, scheduled.thread, cluster),
+            Ok(_) => {}
+            Err(error) => out.violation(cluster.now_ns(), || {
+                format!("call {call}: its deadline could not be armed: {error:?}")
+            }),
+        }
+        self.note_live(host);
+        cluster.send(host, self.config.server, Msg::Rpc(RpcMsg::Call { call }));
+        let next = cluster
+            .read(host, self.instants[host])
+            .saturating_add(self.config.call_every_ns as i64);
+        cluster.wake_at(host, self.instants[host], next, WakeTag::Rpc(RpcWake::Call));
+    }
+
+    fn note_live(&mut self, host: HostId) {
+        if let Some(client) = &self.clients[host] {
+            self.peak_live = self.peak_live.max(client.timers.slots_in_use() as u64);
+        }
+    }
+
+    /// Runs timer thread `thread` now, instead of when it meant to wake.
+    fn wake_thread(&mut self, host: HostId, thread: usize, cluster: &mut Cluster) {
+        let client = self.clients[host].as_mut().expect("a client");
+        if let Some(pending) = client.rounds[thread].take() {
+            cluster.cancel(pending);
+        }
+        let now = cluster.read(host, self.clocks[host]);
+        let tag = WakeTag::Rpc(RpcWake::Round {
+            thread: thread as u32,
+        });
+        client.rounds[thread] = Some(cluster.wake_at(host, self.clocks[host], now, tag));
+    }
+
+    fn round(&mut self, host: HostId, thread: usize, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let clock = self.clocks[host];
+        let now = cluster.read(host, clock);
+        let mut fired = Vec::new();
+        let client = self.clients[host].as_mut().expect("a client");
+        let sleep = client.timers.run_round(thread, now, &mut |_, call| {
+            fired.push(call);
+            now
+        });
+        let woken = client.timers.woken_by_round(thread);
+        let signalled = client.timers.signals(thread) != sleep.seen_signals;
+        for call in fired {
+            self.resolve(call, HostEventKind::Timeout, cluster, out);
+        }
+        self.note_live(host);
+        if let Some(other) = woken {
+            self.wake_thread(host, other, cluster);
+        }
+        if sleep.stopped {
+            return;
+        }
+        if signalled {
+            self.wake_thread(host, thread, cluster);
+            return;
+        }
+        if let Some(until_ns) = sleep.until_ns {
+            let client = self.clients[host].as_mut().expect("a client");
+            let tag = WakeTag::Rpc(RpcWake::Round {
+                thread: thread as u32,
+            });
+            client.rounds[thread] = Some(cluster.wake_at(host, clock, until_ns, tag));
+        }
+    }
+
+    fn resolve(&mut self, call: u32, how: HostEventKind, cluster: &Cluster, out: &mut Out<'_>) {
+        let record = &mut self.calls[call as usize];
+        record.resolutions += 1;
+        let host = record.client;
+        let deadline_ns = record.sent_ns.saturating_add(self.config.timeout_ns);
+        let lateness_ns = cluster.now_ns().saturating_sub(deadline_ns);
+        if record.resolutions > 1 {
+            self.twice += 1;
+            out.event(
+                cluster,
+                host,
+                HostEventKind::ResolvedTwice,
+                cluster.read(host, self.clocks[host]),
+                |_| {
+                    format!(
+                        "call {call} resolved again, by its {}",
+                        if how == HostEventKind::Reply {
+                            "reply"
+                        } else {
+                            "deadline"
+                        }
+                    )
+                },
+                None,
+            );
+            out.violation(cluster.now_ns(), || format!("call {call} resolved twice"));
+            return;
+        }
+        let delay = match how {
+            HostEventKind::Reply => {
+                self.replies += 1;
+                None
+            }
+            _ => {
+                self.timeouts += 1;
+                self.max_lateness_ns = self.max_lateness_ns.max(lateness_ns);
+                Some(lateness_ns)
+            }
+        };
+        if out.wants_events() {
+            let clock_ns = cluster.read(host, self.clocks[host]);
+            out.event(
+                cluster,
+                host,
+                how,
+                clock_ns,
+                |_| format!("call {call}"),
+                delay,
+            );
+        }
+    }
+
+    pub(crate) fn on_message(
+        &mut self,
+        from: HostId,
+        to: HostId,
+        msg: RpcMsg,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        match msg {
+            RpcMsg::Call { call } => {
+                let (low, high) = self.config.serve_ns;
+                let serve_ns = self.serve_rng.in_range(low, high);
+                let at = cluster
+                    .read(to, self.instants[to])
+                    .saturating_add(serve_ns as i64);
+                let tag = WakeTag::Rpc(RpcWake::Serve {
+                    client: from as u32,
+                    call,
+                });
+                cluster.wake_at(to, self.instants[to], at, tag);
+            }
+            RpcMsg::Reply { call } => {
+                let Some(timer) = self.calls[call as usize].timer else {
+                    return;
+                };
+                let client = self.clients[to].as_mut().expect("a client");
+                match client.timers.unschedule(timer) {
+                    Unscheduled::Cancelled => {
+                        self.resolve(call, HostEventKind::Reply, cluster, out)
+                    }
+                    _ => self.late_replies += 1,
+                }
+                self.note_live(to);
+            }
+        }
+    }
+
+    /// The metrics, in the order of [`super::RPC_METRICS`].
+    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
+        let lost = self
+            .calls
+            .iter()
+            .filter(|record| {
+                record.resolutions == 0
+                    && record.sent_ns.saturating_add(self.config.timeout_ns) < end_ns
+            })
+            .count() as u64;
+        vec![
+            self.calls.len() as u64,
+            self.replies,
+            self.timeouts,
+            self.late_replies,
+            lost,
+            self.twice,
+            self.max_lateness_ns,
+            self.peak_live,
+        ]
+    }
+}

@@ -1,0 +1,430 @@
+//! Runs a hosts scenario: the cluster's steps, handed to the workloads they belong to, traced.
+
+use std::io;
+
+use ticklab_sim::{ClockId, Edge, EdgeEffect, FaultEdge, Platform};
+
+use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
+use super::events::{HostEvent, HostEventKind};
+use super::heartbeat::Heartbeat;
+use super::lease::Lease;
+use super::network::Network;
+use super::rpc::Rpc;
+use super::spec::{Carrier, HostsConfig};
+use super::turmoil_net::TurmoilNet;
+use crate::run::{RunError, RunOptions, Watchdog, start_event};
+use crate::scenario::Scenario;
+use crate::trace::{Event, FaultEvent, ResumeEvent, Summary, TraceSink, Wall};
+
+/// Host names, for the text of events.
+#[derive(Debug)]
+pub(crate) struct Names<'a>(&'a [String]);
+
+impl Names<'_> {
+    pub(crate) fn of(&self, host: HostId) -> &str {
+        &self.0[host]
+    }
+}
+
+/// Where workloads report: the trace, and the count of broken invariants.
+pub(crate) struct Out<'a> {
+    sink: &'a mut dyn TraceSink,
+    names: Names<'a>,
+    wants_events: bool,
+    violations: u64,
+    error: Option<io::Error>,
+}
+
+impl Out<'_> {
+    pub(crate) fn wants_events(&self) -> bool {
+        self.wants_events
+    }
+
+    /// Traces an event on `host`, whose clock read `clock_ns`.
+    pub(crate) fn event(
+        &mut self,
+        cluster: &Cluster,
+        host: HostId,
+        what: HostEventKind,
+        clock_ns: i64,
+        detail: impl FnOnce(&Names<'_>) -> String,
+        delay_ns: Option<u64>,
+    ) {
+        if !self.wants_events || self.error.is_some() {
+            return;
+        }
+        let event = HostEvent {
+            t_ns: cluster.now_ns(),
+            host: self.names.of(host).to_string(),
+            what,
+            clock_ns,
+            detail: detail(&self.names),
+            delay_ns,
+        };
+        if let Err(error) = self.sink.record(&Event::Model(&event)) {
+            self.error = Some(error);
+        }
+    }
+
+    /// Counts a broken invariant, and traces the first few.
+    pub(crate) fn violation(&mut self, t_ns: u64, what: impl FnOnce() -> String) {
+        self.violations += 1;
+        if self.error.is_none()
+            && let Err(error) = crate::invariant::report(self.sink, t_ns, self.violations, what())
+        {
+            self.error = Some(error);
+        }
+    }
+}
+
+impl std::fmt::Debug for Out<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Out")
+            .field("violations", &self.violations)
+            .finish()
+    }
+}
+
+/// The workloads of one run.
+#[derive(Debug)]
+struct Workloads {
+    lease: Option<Lease>,
+    heartbeat: Option<Heartbeat>,
+    rpc: Option<Rpc>,
+}
+
+/// An upper bound on the run's steps: every message, wake and fault edge it could take.
+fn work_bound(config: &HostsConfig, run_for_ns: u64) -> (u128, String) {
+    let periods = |every_ns: u64| u128::from(run_for_ns / every_ns + 1);
+    let faults: u128 = config
+        .hosts
+        .iter()
+        .map(|host| 2 * host.faults.len() as u128)
+        .sum();
+    let mut bound =
+        faults + 2 * (config.network.partitions.len() + config.network.spikes.len()) as u128;
+    let mut why = Vec::new();
+    if let Some(lease) = &config.lease {
+        let asks = periods(lease.renew_every_ns) * lease.candidates.len() as u128;
+        let writes = lease
+            .write_every_ns
+            .map_or(0, |every_ns| periods(every_ns) * 3);
+        bound += asks * 4 + writes * 3;
+        why.push(format!("{asks} lease asks"));
+    }
+    if let Some(heartbeat) = &config.heartbeat {
+        let beats = periods(heartbeat.every_ns) * (heartbeat.hosts.len() * heartbeat.peers) as u128;
+        bound += beats * 3 + periods(heartbeat.every_ns) * heartbeat.hosts.len() as u128;
+        why.push(format!("{beats} heartbeats"));
+    }
+    if let Some(rpc) = &config.rpc {
+        let calls = periods(rpc.call_every_ns) * rpc.clients.len() as u128;
+        bound += calls * 8;
+        why.push(format!("{calls} calls"));
+    }
+    // Faults re-file a host's wakes; a host holds a handful per workload and peer.
+    bound += faults * 64;
+    (bound, why.join(", "))
+}
+
+pub(crate) fn run(
+    scenario: &Scenario,
+    config: &HostsConfig,
+    seed: u64,
+    options: &RunOptions,
+    sink: &mut dyn TraceSink,
+) -> Result<Summary, RunError> {
+    let (bound, why) = work_bound(config, scenario.run_for_ns);
+    if bound > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: bound,
+            max_events: options.max_events,
+            why,
+            fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, or declare fewer hosts",
+        });
+    }
+    let mut watchdog = Watchdog::new(bound, "hosts");
+    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let platforms: Vec<Platform> = config.hosts.iter().map(|host| host.platform).collect();
+    let names: Vec<String> = config.hosts.iter().map(|host| host.name.clone()).collect();
+    let network = Network::new(&config.network, seed);
+    let carrier = match config.carrier {
+        Carrier::Turmoil { tick_ns } => Some(TurmoilNet::new(
+            &names,
+            &config.network,
+            seed,
+            tick_ns,
+            scenario.run_for_ns,
+        )),
+        Carrier::Events => None,
+    };
+    let mut cluster = Cluster::new(
+        &config.hosts,
+        scenario.wall_start_ns,
+        scenario.run_for_ns,
+        network,
+        carrier,
+    );
+    let mut workloads = Workloads {
+        lease: config
+            .lease
+            .as_ref()
+            .map(|lease| Lease::new(lease, &platforms)),
+        heartbeat: config
+            .heartbeat
+            .as_ref()
+            .map(|heartbeat| Heartbeat::new(heartbeat, &platforms)),
+        rpc: config
+            .rpc
+            .as_ref()
+            .map(|rpc| Rpc::new(rpc, &platforms, seed)),
+    };
+    let mut out = Out {
+        wants_events: sink.wants_events(),
+        sink,
+        names: Names(&names),
+        violations: 0,
+        error: None,
+    };
+    if let Some(lease) = &mut workloads.lease {
+        lease.start(&mut cluster);
+    }
+    if let Some(heartbeat) = &mut workloads.heartbeat {
+        heartbeat.start(&mut cluster);
+    }
+    if let Some(rpc) = &mut workloads.rpc {
+        rpc.start(&mut cluster);
+    }
+    loop {
+        let step = cluster.next_step().map_err(RunError::Simulator)?;
+        watchdog.step(cluster.now_ns())?;
+        match step {
+            Step::End => break,
+            Step::Wake { host, tag } => {
+                dispatch_wake(&mut workloads, host, tag, &mut cluster, &mut out)
+            }
+            Step::Message { from, to, msg, .. } => {
+                dispatch_message(&mut workloads, from, to, msg, &mut cluster, &mut out)
+            }
+            Step::Lost { from, to, msg } => {
+                if out.wants_events {
+                    let clock_ns = cluster.read(to, ClockId::Monotonic);
+                    out.event(
+                        &cluster,
+                        to,
+                        HostEventKind::Lost,
+                        clock_ns,
+                        |names| {
+                            format!(
+                                "{} from {} was dropped on the way",
+                                message_name(msg),
+                                names.of(from)
+                            )
+                        },
+                        None,
+                    );
+                }
+            }
+            Step::HostEdge { host, edge, effect } => {
+                record_host_edge(&cluster, &names, host, &edge, &effect, out.sink)?;
+                if let Some(lease) = &mut workloads.lease {
+                    lease.on_host_edge(host, effect, &mut cluster, &mut out);
+                }
+                if let Some(heartbeat) = &mut workloads.heartbeat {
+                    heartbeat.on_host_edge(host, effect, &cluster);
+                }
+            }
+            Step::Network {
+                begins,
+                is_partition,
+                index,
+            } => {
+                record_network_edge(
+                    &cluster,
+                    &names,
+                    begins,
+                    is_partition,
+                    index,
+                    scenario.run_for_ns,
+                    out.sink,
+                )?;
+            }
+        }
+        if let Some(error) = out.error.take() {
+            return Err(error.into());
+        }
+    }
+    let end_ns = scenario.run_for_ns;
+    let mut values = vec![cluster.messages_sent, cluster.messages_lost, 0];
+    if let Some(lease) = &mut workloads.lease {
+        values.extend(lease.finish(end_ns));
+    }
+    if let Some(heartbeat) = &mut workloads.heartbeat {
+        values.extend(heartbeat.finish(end_ns));
+    }
+    if let Some(rpc) = &mut workloads.rpc {
+        values.extend(rpc.finish(end_ns));
+    }
+    values[2] = out.violations;
+    let summary = Summary::new("hosts", end_ns, &config.metrics, &values, Vec::new());
+    out.sink.record(&Event::Summary(&summary))?;
+    out.sink.finish()?;
+    Ok(summary)
+}
+
+fn dispatch_wake(
+    workloads: &mut Workloads,
+    host: HostId,
+    tag: WakeTag,
+    cluster: &mut Cluster,
+    out: &mut Out<'_>,
+) {
+    match tag {
+        WakeTag::Lease(wake) => {
+            if let Some(lease) = &mut workloads.lease {
+                lease.on_wake(host, wake, cluster, out);
+            }
+        }
+        WakeTag::Heartbeat(wake) => {
+            if let Some(heartbeat) = &mut workloads.heartbeat {
+                heartbeat.on_wake(host, wake, cluster, out);
+            }
+        }
+        WakeTag::Rpc(wake) => {
+            if let Some(rpc) = &mut workloads.rpc {
+                rpc.on_wake(host, wake, cluster, out);
+            }
+        }
+    }
+}
+
+fn dispatch_message(
+    workloads: &mut Workloads,
+    from: HostId,
+    to: HostId,
+    msg: Msg,
+    cluster: &mut Cluster,
+    out: &mut Out<'_>,
+) {
+    match msg {
+        Msg::Lease(msg) => {
+            if let Some(lease) = &mut workloads.lease {
+                lease.on_message(from, to, msg, cluster, out);
+            }
+        }
+        Msg::Heartbeat(_) => {
+            if let Some(heartbeat) = &mut workloads.heartbeat {
+                heartbeat.on_message(from, to, cluster, out);
+            }
+        }
+        Msg::Rpc(msg) => {
+            if let Some(rpc) = &mut workloads.rpc {
+                rpc.on_message(from, to, msg, cluster, out);
+            }
+        }
+    }
+}
+
+fn message_name(msg: Msg) -> &'static str {
+    match msg {
+        Msg::Lease(super::lease::LeaseMsg::Ask { .. }) => "a lease ask",
+        Msg::Lease(super::lease::LeaseMsg::Granted { .. }) => "a lease grant",
+        Msg::Lease(super::lease::LeaseMsg::Write { .. }) => "a write",
+        Msg::Heartbeat(_) => "a heartbeat",
+        Msg::Rpc(super::rpc::RpcMsg::Call { .. }) => "a call",
+        Msg::Rpc(super::rpc::RpcMsg::Reply { .. }) => "a reply",
+    }
+}
+
+/// Traces a host's fault edge, as a one-machine run traces its own, with the host named.
+fn record_host_edge(
+    cluster: &Cluster,
+    names: &[String],
+    host: HostId,
+    edge: &FaultEdge,
+    effect: &EdgeEffect,
+    sink: &mut dyn TraceSink,
+) -> io::Result<()> {
+    if !sink.wants_events() {
+        return Ok(());
+    }
+    let instant_ns = cluster.instant_ns(host);
+    let wall = Wall(cluster.read(host, ClockId::Wall));
+    let fault = FaultEvent {
+        t_ns: cluster.now_ns(),
+        fault: edge.fault_index,
+        kind: edge.fault.kind().name(),
+        what: format!("{}: {}", names[host], edge.fault),
+        instant_ns,
+        wall,
+    };
+    match edge.edge {
+        Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
+        Edge::End => sink.record(&Event::FaultEnd(&fault))?,
+        Edge::Point => sink.record(&Event::WallStep(&fault))?,
+    }
+    if let Some(stopped_ns) = effect.resumed_after_ns {
+        sink.record(&Event::Resume(&ResumeEvent {
+            t_ns: cluster.now_ns(),
+            stopped_ns,
+            instant_ns,
+            wall,
+        }))?;
+    }
+    Ok(())
+}
+
+fn record_network_edge(
+    cluster: &Cluster,
+    names: &[String],
+    begins: bool,
+    is_partition: bool,
+    index: usize,
+    run_for_ns: u64,
+    sink: &mut dyn TraceSink,
+) -> io::Result<()> {
+    if !sink.wants_events() {
+        return Ok(());
+    }
+    let window = cluster.network.window(is_partition, index);
+    let other = window
+        .pair
+        .b
+        .map_or("every other host", |b| names[b].as_str());
+    let between = format!("{} and {other}", names[window.pair.a]);
+    let lasts = if window.end_ns >= run_for_ns {
+        " until the end".to_string()
+    } else {
+        format!(
+            " for {}",
+            ticklab_sim::Compact((window.end_ns - window.at_ns) as i64)
+        )
+    };
+    let what = match (is_partition, begins) {
+        (true, true) => format!("partition between {between}{lasts}"),
+        (true, false) => format!("partition between {between} repaired"),
+        (false, true) => format!(
+            "latency between {between} rises to {}-{}{lasts}",
+            ticklab_sim::Compact(window.latency_ns.0 as i64),
+            ticklab_sim::Compact(window.latency_ns.1 as i64)
+        ),
+        (false, false) => format!("latency between {between} back to normal"),
+    };
+    let fault = FaultEvent {
+        t_ns: cluster.now_ns(),
+        fault: index,
+        kind: if is_partition {
+            "partition"
+        } else {
+            "latency-spike"
+        },
+        what,
+        instant_ns: cluster.now_ns() as i64,
+        wall: Wall(cluster.read(window.pair.a, ClockId::Wall)),
+    };
+    if begins {
+        sink.record(&Event::FaultBegin(&fault))
+    } else {
+        sink.record(&Event::FaultEnd(&fault))
+    }
+}

@@ -1,0 +1,298 @@
+//! turmoil as the network: every host is a turmoil host with a UDP socket, and every message
+//! between hosts is a datagram turmoil carries, with turmoil's latency model.
+//!
+//! ticklab's world keeps every host's clocks and decides what runs when; turmoil only moves
+//! bytes. Its clock advances a tick per step and every step visits every host and, for each,
+//! every link, so a run steps turmoil only while a datagram is in flight and jumps over the
+//! stretches where none is: turmoil's clock then lags physical time by a known offset, and no
+//! latency turmoil measures ever spans a jump.
+//!
+//! Partitions, and hosts asleep, drop messages in ticklab's world, before and after turmoil, so
+//! that both networks agree on what is lost. A latency spike sets turmoil's own link latency.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::rc::Rc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use turmoil::net::UdpSocket;
+
+use super::cluster::{HostId, Msg};
+use super::network::{NetworkConfig, Pair};
+
+const PORT: u16 = 9000;
+/// Bytes of one encoded message: id, from, to, and the workload's words.
+const DATAGRAM_BYTES: usize = 8 + 4 + 4 + 1 + 8 + 8;
+
+/// A datagram a relay received: who it came from, and the message.
+type Arrival = (HostId, HostId, u64, Msg);
+
+/// Messages waiting to go out of one host, and the bell that wakes its relay.
+#[derive(Debug, Default)]
+struct Outbox {
+    queued: RefCell<VecDeque<(SocketAddr, [u8; DATAGRAM_BYTES])>>,
+    bell: Notify,
+}
+
+pub(crate) struct TurmoilNet {
+    sim: turmoil::Sim<'static>,
+    tick_ns: u64,
+    /// Physical time minus turmoil's: what the jumps over idle stretches added up to.
+    offset_ns: u64,
+    outboxes: Vec<Rc<Outbox>>,
+    inbox: Rc<RefCell<Vec<Arrival>>>,
+    names: Vec<String>,
+    addresses: Vec<std::net::IpAddr>,
+    /// Messages handed to turmoil and not yet arrived: (id, given up after), in sending order.
+    in_flight: VecDeque<(u64, u64)>,
+    next_id: u64,
+    longest_latency_ns: u64,
+    network: NetworkConfig,
+}
+
+impl std::fmt::Debug for TurmoilNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TurmoilNet")
+            .field("offset_ns", &self.offset_ns)
+            .field("in_flight", &self.in_flight.len())
+            .finish()
+    }
+}
+
+impl TurmoilNet {
+    pub(crate) fn new(
+        names: &[String],
+        network: &NetworkConfig,
+        seed: u64,
+        tick_ns: u64,
+        run_for_ns: u64,
+    ) -> Self {
+        let (low, high) = network.latency_ns;
+        let mut sim = turmoil::Builder::new()
+            .rng_seed(seed)
+            .tick_duration(Duration::from_nanos(tick_ns))
+            .min_message_latency(Duration::from_nanos(low))
+            .max_message_latency(Duration::from_nanos(high))
+            // A relay drains its socket every step; room for every host's datagrams at once.
+            .udp_capacity(1 << 16)
+            // turmoil never runs longer than physical time; the jumps only shorten its run.
+            .simulation_duration(Duration::from_nanos(
+                run_for_ns.saturating_add(3_600_000_000_000),
+            ))
+            .build();
+        let inbox: Rc<RefCell<Vec<Arrival>>> = Rc::default();
+        let mut outboxes = Vec::new();
+        for name in names {
+            let outbox: Rc<Outbox> = Rc::default();
+            outboxes.push(Rc::clone(&outbox));
+            let inbox = Rc::clone(&inbox);
+            sim.host(name.as_str(), move || {
+                relay(Rc::clone(&outbox), Rc::clone(&inbox))
+            });
+        }
+        let addresses = names.iter().map(|name| sim.lookup(name.as_str())).collect();
+        let mut net = TurmoilNet {
+            sim,
+            tick_ns,
+            offset_ns: 0,
+            outboxes,
+            inbox,
+            names: names.to_vec(),
+            addresses,
+            in_flight: VecDeque::new(),
+            next_id: 0,
+            longest_latency_ns: high,
+            network: network.clone(),
+        };
+        for (pair, range) in net.network.links.clone() {
+            net.set_latency(pair, range);
+        }
+        net
+    }
+
+    /// Physical time as turmoil's clock plus the jumps.
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.sim.elapsed().as_nanos() as u64 + self.offset_ns
+    }
+
+    pub(crate) fn busy(&self) -> bool {
+        !self.in_flight.is_empty()
+    }
+
+    /// With nothing in flight, physical time may run ahead of turmoil's: the next datagram
+    /// starts from `now_ns` as if turmoil had stepped all the way.
+    pub(crate) fn catch_up(&mut self, now_ns: u64) {
+        if !self.busy() && now_ns > self.now_ns() {
+            self.offset_ns += now_ns - self.now_ns();
+        }
+    }
+
+    /// Hands `msg` to `from`'s relay; it goes out on turmoil's next step.
+    pub(crate) fn send(&mut self, from: HostId, to: HostId, msg: Msg) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let bytes = encode(id, from, to, msg);
+        let target = SocketAddr::new(self.addresses[to], PORT);
+        self.outboxes[from]
+            .queued
+            .borrow_mut()
+            .push_back((target, bytes));
+        self.outboxes[from].bell.notify_one();
+        let give_up_ns = self.now_ns() + self.longest_latency_ns + 3 * self.tick_ns;
+        self.in_flight.push_back((id, give_up_ns));
+    }
+
+    /// One turmoil step: what arrived during it, and how many messages it will never deliver
+    /// (past the longest latency any link has; none should be).
+    pub(crate) fn step(&mut self) -> Result<(Vec<Arrival>, usize), String> {
+        self.sim
+            .step()
+            .map_err(|error| format!("turmoil stopped: {error}"))?;
+        let arrivals: Vec<Arrival> = std::mem::take(&mut *self.inbox.borrow_mut());
+        let arrived: std::collections::BTreeSet<u64> =
+            arrivals.iter().map(|(_, _, id, _)| *id).collect();
+        let now_ns = self.now_ns();
+        let mut vanished = 0;
+        self.in_flight.retain(|&(id, give_up_ns)| {
+            if arrived.contains(&id) {
+                return false;
+            }
+            if give_up_ns < now_ns {
+                vanished += 1;
+                return false;
+            }
+            true
+        });
+        Ok((arrivals, vanished))
+    }
+
+    /// A spike begins (`Some`) or ends (`None`) between `pair`.
+    pub(crate) fn spike(&mut self, pair: Pair, range: Option<(u64, u64)>) {
+        let range = range.unwrap_or_else(|| {
+            self.network
+                .links
+                .iter()
+                .rev()
+                .find(|(linked, _)| *linked == pair)
+                .map_or(self.network.latency_ns, |(_, range)| *range)
+        });
+        self.longest_latency_ns = self.longest_latency_ns.max(range.1);
+        self.set_latency(pair, range);
+    }
+
+    fn set_latency(&mut self, pair: Pair, (low, high): (u64, u64)) {
+        self.longest_latency_ns = self.longest_latency_ns.max(high);
+        let a = self.names[pair.a].clone();
+        let others: Vec<String> = match pair.b {
+            Some(b) => vec![self.names[b].clone()],
+            None => self
+                .names
+                .iter()
+                .filter(|name| **name != a)
+                .cloned()
+                .collect(),
+        };
+        for b in others {
+            self.sim
+                .set_link_latency(a.as_str(), b.as_str(), Duration::from_nanos(low));
+            self.sim.set_link_max_message_latency(
+                a.as_str(),
+                b.as_str(),
+                Duration::from_nanos(high),
+            );
+        }
+    }
+}
+
+/// A host's software inside turmoil: sends what the world queued, and hands on what arrives.
+async fn relay(outbox: Rc<Outbox>, inbox: Rc<RefCell<Vec<Arrival>>>) -> turmoil::Result {
+    let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, PORT)).await?;
+    let mut buf = [0u8; DATAGRAM_BYTES];
+    loop {
+        let queued: Vec<_> = outbox.queued.borrow_mut().drain(..).collect();
+        for (target, bytes) in queued {
+            socket.send_to(&bytes, target).await?;
+        }
+        tokio::select! {
+            received = socket.recv_from(&mut buf) => {
+                let (len, _) = received?;
+                if let Some(arrival) = decode(&buf[..len]) {
+                    inbox.borrow_mut().push(arrival);
+                }
+            }
+            () = outbox.bell.notified() => {}
+        }
+    }
+}
+
+fn encode(id: u64, from: HostId, to: HostId, msg: Msg) -> [u8; DATAGRAM_BYTES] {
+    use super::lease::LeaseMsg;
+    use super::rpc::RpcMsg;
+    let (tag, first, second) = match msg {
+        Msg::Lease(LeaseMsg::Ask { ask }) => (0u8, ask, 0),
+        Msg::Lease(LeaseMsg::Granted { ask, token }) => (1, ask, token),
+        Msg::Lease(LeaseMsg::Write { token }) => (2, token, 0),
+        Msg::Heartbeat(_) => (3, 0, 0),
+        Msg::Rpc(RpcMsg::Call { call }) => (4, u64::from(call), 0),
+        Msg::Rpc(RpcMsg::Reply { call }) => (5, u64::from(call), 0),
+    };
+    let mut bytes = [0u8; DATAGRAM_BYTES];
+    bytes[0..8].copy_from_slice(&id.to_le_bytes());
+    bytes[8..12].copy_from_slice(&(from as u32).to_le_bytes());
+    bytes[12..16].copy_from_slice(&(to as u32).to_le_bytes());
+    bytes[16] = tag;
+    bytes[17..25].copy_from_slice(&first.to_le_bytes());
+    bytes[25..33].copy_from_slice(&second.to_le_bytes());
+    bytes
+}
+
+fn decode(bytes: &[u8]) -> Option<Arrival> {
+    use super::heartbeat::Beat;
+    use super::lease::LeaseMsg;
+    use super::rpc::RpcMsg;
+    if bytes.len() != DATAGRAM_BYTES {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let (first, second) = (word(17), word(25));
+    let msg = match bytes[16] {
+        0 => Msg::Lease(LeaseMsg::Ask { ask: first }),
+        1 => Msg::Lease(LeaseMsg::Granted {
+            ask: first,
+            token: second,
+        }),
+        2 => Msg::Lease(LeaseMsg::Write { token: first }),
+        3 => Msg::Heartbeat(Beat),
+        4 => Msg::Rpc(RpcMsg::Call { call: first as u32 }),
+        5 => Msg::Rpc(RpcMsg::Reply { call: first as u32 }),
+        _ => return None,
+    };
+    Some((half(8) as usize, half(12) as usize, word(0), msg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_survives_its_datagram() {
+        use super::super::lease::LeaseMsg;
+        use super::super::rpc::RpcMsg;
+        for msg in [
+            Msg::Lease(LeaseMsg::Ask { ask: 7 }),
+            Msg::Lease(LeaseMsg::Granted {
+                ask: 8,
+                token: u64::MAX,
+            }),
+            Msg::Lease(LeaseMsg::Write { token: 3 }),
+            Msg::Heartbeat(super::super::heartbeat::Beat),
+            Msg::Rpc(RpcMsg::Call { call: u32::MAX }),
+            Msg::Rpc(RpcMsg::Reply { call: 1 }),
+        ] {
+            assert_eq!(decode(&encode(42, 3, 9, msg)), Some((3, 9, 42, msg)));
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Hosts scenarios against hand-worked figures: per-host clocks and drift, what a suspend or a
+//! freeze does to the messages a host gets, both networks, and the sweep that finds two leaders.
+
+use ticklab::run::{RunOptions, run_scenario};
+use ticklab::trace::{NoTrace, Summary};
+
+const S: u64 = 1_000_000_000;
+const MS: u64 = 1_000_000;
+
+fn run(text: &str) -> Summary {
+    let scenario =
+        ticklab::scenario::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
+    run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
+        .unwrap()
+        .summary
+}
+
+fn value(summary: &Summary, metric: &str) -> u64 {
+    summary
+        .get(metric)
+        .unwrap_or_else(|| panic!("no metric {metric}"))
+}
+
+/// Two candidates and a lock service, every link exactly 1 ms one way.
+fn lease(network: &str, lock_faults: &str, a_host: &str, lease: &str) -> String {
+    format!(
+        r#"
+about = "lease"
+platform = "linux"
+run_for = "2m"
+
+[model]
+kind = "hosts"
+network = "{network}"
+latency = "1ms"
+
+[[model.host]]
+name = "lock"
+{lock_faults}
+
+[[model.host]]
+name = "node-a"
+{a_host}
+
+[[model.host]]
+name = "node-b"
+
+[model.lease]
+coordinator = "lock"
+{lease}
+"#
+    )
+}
+
+#[test]
+fn a_forward_step_of_the_coordinators_wall_clock_makes_two_leaders_until_the_holders_own_expiry() {
+    // node-a's ask at 0 arrives first and wins; node-b waits. Both ask every 3 s. At 20 s the
+    // lock's wall clock jumps 60 s: the lease it renewed at 18.001 (to 28.001 on its clock) has
+    // run out, so it goes to node-b at once, who holds it from 20.001. node-a counted its lease
+    // from its ask at 18 s: 10 s less 200 ppm, to 27.998.
+    let text = lease(
+        "events",
+        "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"20s\"\nby = \"1m\"",
+        "",
+        "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"\ndrift_bound_ppm = 200",
+    );
+    let summary = run(&text);
+    assert_eq!(value(&summary, "takeovers"), 1);
+    assert_eq!(value(&summary, "two_leader_stretches"), 1);
+    assert_eq!(value(&summary, "first_two_leaders"), 20 * S + MS);
+    assert_eq!(
+        value(&summary, "longest_two_leaders"),
+        27_998 * MS - (20 * S + MS)
+    );
+    assert_eq!(value(&summary, "invariant_violations"), 1);
+
+    let monotonic = text.replace("clock = \"wall\"", "clock = \"monotonic\"");
+    let summary = run(&monotonic);
+    assert_eq!(value(&summary, "takeovers"), 0);
+    assert_eq!(value(&summary, "two_leader_time"), 0);
+}
+
+#[test]
+fn a_slow_crystal_beyond_the_drift_bound_overlaps_the_next_leader_by_what_it_lost() {
+    // node-a runs 2000 ppm slow and loses the lock at 30 s. Its last ask went out when its
+    // clock read 27 s, at physical 27/0.998 s; it keeps the lease 30 s less 200 ppm by that
+    // clock, to 56.994 s, physical 56.994/0.998. The lock counts 30 s from the ask's arrival
+    // (1 ms later) and hands the lease on at once; node-b holds it 1 ms after that.
+    let text = lease(
+        "events",
+        "",
+        "drift_ppm = -2000",
+        "length = \"30s\"\nrenew_every = \"3s\"\nclock = \"monotonic\"\ndrift_bound_ppm = 200",
+    ) + "\n[[model.partition]]\nbetween = [\"node-a\", \"lock\"]\nat = \"30s\"\n";
+    let summary = run(&text);
+    let physical = |local_s: f64| local_s / 0.998 * 1e9;
+    let handed_on = physical(27.0) + 1e6 + 30e9;
+    let expected = physical(56.994) - (handed_on + 1e6);
+    let overlap = value(&summary, "longest_two_leaders") as f64;
+    assert!(
+        (overlap - expected).abs() < 10.0,
+        "{overlap} ns, expected {expected}"
+    );
+    assert_eq!(value(&summary, "two_leader_stretches"), 1);
+
+    let within = text.replace("drift_ppm = -2000", "drift_ppm = -150");
+    assert_eq!(value(&run(&within), "two_leader_stretches"), 0);
+}
+
+#[test]
+fn a_frozen_leader_writes_on_its_stale_lease_when_it_thaws_and_fencing_refuses_it() {
+    let text = lease(
+        "events",
+        "",
+        "[[model.host.fault]]\nkind = \"process-suspend\"\nat = \"20.05s\"\nduration = \"20s\"",
+        "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"monotonic\"\nwrite_every = \"100ms\"\nwrite_takes = \"100ms\"",
+    );
+    let summary = run(&text);
+    // The write checked at 20.0 s goes out when node-a thaws at 40.05 s: node-b holds the lease.
+    assert_eq!(value(&summary, "stale_writes_accepted"), 1);
+    assert_eq!(value(&summary, "two_leader_stretches"), 0);
+    let fenced = run(&text.replace("write_takes", "fencing = true\nwrite_takes"));
+    assert_eq!(value(&fenced, "stale_writes_accepted"), 0);
+    assert_eq!(value(&fenced, "stale_writes_rejected"), 1);
+}
+
+/// Three hosts sending each other heartbeats every second, one of them with `fault`.
+fn heartbeats(fault: &str, clock: &str) -> String {
+    format!(
+        r#"
+about = "heartbeats"
+platform = "linux"
+run_for = "1m"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "1ms"
+
+[[model.host]]
+name = "a"
+{fault}
+
+[[model.host]]
+name = "b"
+
+[[model.host]]
+name = "c"
+
+[model.heartbeat]
+every = "1s"
+suspect_after = "3500ms"
+clock = "{clock}"
+peers = 2
+"#
+    )
+}
+
+#[test]
+fn a_sleeping_host_loses_its_messages_and_a_frozen_one_reads_them_when_it_thaws() {
+    let asleep = run(&heartbeats(
+        "[[model.host.fault]]\nkind = \"system-suspend\"\nat = \"10.5s\"\nduration = \"10s\"",
+        "boottime",
+    ));
+    // b and c each send a beat a second to a: ten seconds of them are lost.
+    assert_eq!(value(&asleep, "messages_lost"), 20);
+    // On waking, a's boottime detector finds both peers silent for 10 s.
+    assert_eq!(value(&asleep, "false_suspicions"), 2);
+    assert_eq!(value(&asleep, "failures_detected"), 1);
+
+    let frozen = run(&heartbeats(
+        "[[model.host.fault]]\nkind = \"process-suspend\"\nat = \"10.5s\"\nduration = \"10s\"",
+        "boottime",
+    ));
+    assert_eq!(value(&frozen, "messages_lost"), 0);
+    // Its kernel kept the beats, which came before its checks were due: on thawing it reads them
+    // first, and suspects no one.
+    assert_eq!(value(&frozen, "false_suspicions"), 0);
+    // b and c suspected a 3.5 s after its last beat at 10 s (arrived 10.001 s): it froze at 10.5.
+    assert_eq!(
+        value(&frozen, "max_detection_time"),
+        13_501 * MS - 10_500 * MS
+    );
+
+    let monotonic = run(&heartbeats(
+        "[[model.host.fault]]\nkind = \"system-suspend\"\nat = \"10.5s\"\nduration = \"10s\"",
+        "monotonic",
+    ));
+    assert_eq!(value(&monotonic, "false_suspicions"), 0);
+}
+
+#[test]
+fn a_fast_crystal_sends_its_heartbeats_that_much_more_often() {
+    let summary = run(&heartbeats("drift_ppm = 100000", "monotonic"));
+    // 60 s: b and c send 60 beats to each of 2 peers; a, 10% fast, sends 66 (its 0 s to 65 s).
+    assert_eq!(value(&summary, "heartbeats_sent"), 2 * 60 * 2 + 2 * 66);
+}
+
+#[test]
+fn a_laptops_deadlines_on_a_stopped_monotonic_clock_resolve_a_whole_sleep_late() {
+    let text = r#"
+about = "laptop"
+platform = "linux"
+run_for = "1m"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "10ms"
+
+[[model.host]]
+name = "laptop"
+
+[[model.host.fault]]
+kind = "system-suspend"
+at = "20.005s"
+duration = "30s"
+
+[[model.host]]
+name = "server"
+
+[model.rpc]
+clients = ["laptop"]
+server = "server"
+design = "global-heap"
+call_every = "100ms"
+timeout = "1s"
+serve_time = "0ms"
+"#;
+    let summary = run(text);
+    // The call sent at 20 s is answered at 20.02 s, while the laptop sleeps: the only timeout.
+    assert_eq!(value(&summary, "timeouts"), 1);
+    assert_eq!(value(&summary, "max_timeout_lateness"), 30 * S);
+    assert_eq!(value(&summary, "messages_lost"), 1);
+    assert_eq!(value(&summary, "calls_lost"), 0);
+    let windows = run(&text.replace("platform = \"linux\"", "platform = \"windows\""));
+    // Windows' Instant counts the sleep: the deadline at 21 s resolves on waking at 50.005 s.
+    assert_eq!(value(&windows, "max_timeout_lateness"), 29_005 * MS);
+}
+
+#[test]
+fn turmoil_and_the_event_network_agree_on_what_a_fault_does() {
+    for network in ["turmoil", "events"] {
+        let text = lease(
+            network,
+            "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"20s\"\nby = \"1m\"",
+            "",
+            "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"\ndrift_bound_ppm = 200",
+        );
+        let summary = run(&text);
+        assert_eq!(value(&summary, "two_leader_stretches"), 1, "{network}");
+        // turmoil delivers on its 1 ms ticks: the grant may take a tick longer.
+        let first_ms = value(&summary, "first_two_leaders") / MS;
+        assert!(
+            (20_001..=20_002).contains(&first_ms),
+            "{network}: {first_ms} ms"
+        );
+        assert_eq!(value(&summary, "messages_lost"), 0, "{network}");
+    }
+}
+
+#[test]
+fn a_sweep_from_the_clean_lease_finds_two_leaders_and_shrinks_them_to_one_fault_on_one_host() {
+    let registry = ticklab::Registry::builtin();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/hosts/lease-sweep-base.toml"
+    );
+    let base = std::fs::read_to_string(path).unwrap();
+    let outcome = ticklab::sweep::sweep(
+        &registry,
+        path,
+        &base,
+        200,
+        0,
+        ticklab::sweep::Shard::WHOLE,
+        |_, _, _| {},
+    )
+    .unwrap();
+    let failure = outcome.failure.expect("two leaders found");
+    assert!(
+        failure.reason.contains("hosts hold the lease at once"),
+        "{}",
+        failure.reason
+    );
+    assert_eq!(failure.minimal.faults.len(), 1, "{:?}", failure.minimal);
+    let regression = ticklab::scenario::parse("regression.toml", &failure.text).unwrap();
+    let config = regression
+        .model
+        .config::<ticklab::hosts::HostsConfig>()
+        .unwrap();
+    let faulty: Vec<&str> = config
+        .hosts
+        .iter()
+        .filter(|host| !host.faults.is_empty())
+        .map(|host| host.name.as_str())
+        .collect();
+    assert_eq!(faulty.len(), 1, "{faulty:?}");
+    // The regression file replays the failure.
+    let report = run_scenario(&regression, &RunOptions::default(), &mut NoTrace).unwrap();
+    assert!(!report.passed());
+    assert!(value(&report.summary, "two_leader_stretches") >= 1);
+}
