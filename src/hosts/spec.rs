@@ -236,12 +236,6 @@ fn validate_hosts(
     platform: Platform,
     run_for_ns: u64,
 ) -> Result<Vec<HostConfig>, ScenarioError> {
-    if specs.len() < 2 {
-        let span = specs.first().map_or(0..0, |spec| spec.span());
-        return Err(file
-            .error(span, "a hosts scenario needs at least two hosts")
-            .with_hint("declare each with a [[model.host]] table and its `name`"));
-    }
     let mut hosts: Vec<HostConfig> = Vec::new();
     for spec in specs {
         let host = spec.get_ref();
@@ -321,6 +315,12 @@ fn validate_hosts(
                 ..made.clone()
             });
         }
+    }
+    if hosts.len() < 2 {
+        let span = specs.first().map_or(0..0, |spec| spec.span());
+        return Err(file
+            .error(span, "a hosts scenario needs at least two hosts")
+            .with_hint("declare each with a [[model.host]] table and its `name`, or give one a `count`"));
     }
     Ok(hosts)
 }
