@@ -72,6 +72,14 @@ fn the_drawings_carry_the_runs_numbers() {
     }
     let lock = plot(&["scenarios/lock/forklock-growing-heap-fork.toml"]);
     assert!(has_label(&lock, "p99 per window") && has_label(&lock, "busy-0"));
+    // One stretch of two leaders, a row per host, and the laptop's two false suspicions with
+    // its peers' two right ones.
+    let lease = plot(&["scenarios/hosts/lease-wall-step-forward-coordinator.toml"]);
+    assert!(has_label(&lease, "two leaders (1)"));
+    assert!(has_label(&lease, "node-a") && has_label(&lease, "node-b"));
+    let detector = plot(&["scenarios/hosts/detector-boottime-after-suspend.toml"]);
+    assert!(has_label(&detector, "suspects a peer (4)"));
+    assert!(!detector.contains("two leaders"));
 }
 
 #[test]

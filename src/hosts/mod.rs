@@ -106,6 +106,10 @@ pub const HEARTBEAT_METRICS: &[Metric] = &[
 /// What `[model.rpc]` adds.
 pub const RPC_METRICS: &[Metric] = &[
     Metric::count("calls", "calls the clients sent"),
+    Metric::count(
+        "calls_resolved_once",
+        "calls resolved exactly once, by reply or deadline",
+    ),
     Metric::count("replies", "calls resolved by their reply"),
     Metric::count("timeouts", "calls resolved by their deadline"),
     Metric::count(
@@ -114,7 +118,7 @@ pub const RPC_METRICS: &[Metric] = &[
     ),
     Metric::count(
         "calls_lost",
-        "calls past their deadline at the end of the run and never resolved",
+        "calls never resolved though a whole timeout past their deadline at the end of the run",
     ),
     Metric::count("calls_resolved_twice", "calls resolved more than once"),
     Metric::duration(
@@ -155,6 +159,7 @@ pub const METRICS: &[Metric] = &[
     RPC_METRICS[5],
     RPC_METRICS[6],
     RPC_METRICS[7],
+    RPC_METRICS[8],
 ];
 
 /// A moment that never came, as summaries report it.

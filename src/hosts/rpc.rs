@@ -4,8 +4,8 @@
 //! resolves the call: the reply, if `unschedule` still cancels the timer, or the timer's
 //! callback. A reply to a client asleep is lost; so is a call to a server asleep.
 //!
-//! Every call must resolve exactly once. A call past its deadline in physical time at the end of
-//! the run and never resolved is lost: its deadline is still waiting on a clock that stopped.
+//! Every call must resolve exactly once. A call a whole timeout past its deadline in physical time
+//! at the end of the run and never resolved is lost: its deadline is waiting on a clock that stopped.
 
 use serde::Deserialize;
 use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
@@ -409,12 +409,19 @@ impl Rpc {
             .calls
             .iter()
             .filter(|record| {
+                // A whole timeout past its deadline: a timer design's own resolution is no loss.
                 record.resolutions == 0
-                    && record.sent_ns.saturating_add(self.config.timeout_ns) < end_ns
+                    && record.sent_ns.saturating_add(2 * self.config.timeout_ns) < end_ns
             })
+            .count() as u64;
+        let once = self
+            .calls
+            .iter()
+            .filter(|record| record.resolutions == 1)
             .count() as u64;
         vec![
             self.calls.len() as u64,
+            once,
             self.replies,
             self.timeouts,
             self.late_replies,

@@ -320,7 +320,9 @@ fn validate_hosts(
         let span = specs.first().map_or(0..0, |spec| spec.span());
         return Err(file
             .error(span, "a hosts scenario needs at least two hosts")
-            .with_hint("declare each with a [[model.host]] table and its `name`, or give one a `count`"));
+            .with_hint(
+                "declare each with a [[model.host]] table and its `name`, or give one a `count`",
+            ));
     }
     Ok(hosts)
 }

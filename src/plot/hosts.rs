@@ -135,9 +135,24 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let end_ns = collected.run_for_ns();
     let shown = &hosts.rows[..hosts.rows.len().min(MAX_ROWS)];
     let rows = rows(collected);
-    let mut caption =
-        "hosts: lease held by its own clock (green), two leaders (red), marks per event"
-            .to_string();
+    let holds = hosts
+        .rows
+        .iter()
+        .any(|row| !row.holds.is_empty() || row.holding_since_ns.is_some());
+    let mut parts = Vec::new();
+    if holds {
+        parts.push("the lease held by each host's own clock (green)");
+    }
+    if !hosts.two_leaders.is_empty() || hosts.two_since_ns.is_some() {
+        parts.push("two leaders (red)");
+    }
+    if hosts.rows.iter().any(|row| !row.marks.is_empty()) {
+        parts.push("a mark per event");
+    }
+    if parts.is_empty() {
+        parts.push("nothing went wrong");
+    }
+    let mut caption = format!("hosts: {}", parts.join(", "));
     if hosts.rows.len() > shown.len() {
         caption.push_str(&format!(
             " ({} more hosts not shown)",

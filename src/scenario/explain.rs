@@ -25,7 +25,19 @@ pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, Str
                 .map(|c| format!("`{c}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let network_fault = matches!(*unknown, "partition" | "latency-spike" | "spike")
+                && choices.contains(&"wall-step");
             let hint = match nearest(unknown, choices) {
+                // A fault of the network, written as a host's: it belongs to a pair of hosts.
+                _ if network_fault => format!(
+                    "a host's faults are {listed}; a {unknown} is between two hosts: write it as \
+                     [[model.{}]] with `between`, `at` and `duration`",
+                    if *unknown == "partition" {
+                        "partition"
+                    } else {
+                        "spike"
+                    }
+                ),
                 Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
                 None if choices.is_empty() => format!("no {noun}s are allowed here"),
                 None => format!("valid {noun}s here: {listed}"),
