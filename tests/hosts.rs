@@ -301,3 +301,68 @@ fn a_sweep_from_the_clean_lease_finds_two_leaders_and_shrinks_them_to_one_fault_
     assert!(!report.passed());
     assert!(value(&report.summary, "two_leader_stretches") >= 1);
 }
+
+/// A user's own design, registered by name, arms the deadlines as the built-in ones do.
+struct UsersHeap;
+
+impl ticklab::models::timer::BuildTimerDesign for UsersHeap {
+    const NAME: &'static str = "users-heap";
+    const ABOUT: &'static str = "a global heap under a user's name";
+    type Design<P2: ticklab::models::sync::Primitives, P: Send + 'static> =
+        ticklab::models::timer::GlobalHeap<P2, P>;
+    fn build<P2: ticklab::models::sync::Primitives, P: Send + 'static>(
+        params: &ticklab::models::timer::TimerParams,
+    ) -> Self::Design<P2, P> {
+        <ticklab::models::timer::builtin::GlobalHeapDesign as ticklab::models::timer::BuildTimerDesign>::build(params)
+    }
+}
+
+#[test]
+fn a_users_registered_timer_design_arms_the_rpc_deadlines() {
+    let registry = ticklab::Registry::builtin().with_timer_design::<UsersHeap>();
+    let text = r#"
+about = "a user's design across hosts"
+platform = "linux"
+run_for = "10s"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "10ms"
+
+[[model.partition]]
+between = ["client", "server"]
+at = "5s"
+duration = "1s"
+
+[[model.host]]
+name = "client"
+
+[[model.host]]
+name = "server"
+
+[model.rpc]
+clients = ["client"]
+server = "server"
+design = "users-heap"
+call_every = "100ms"
+timeout = "50ms"
+serve_time = "0ms"
+"#;
+    let scenario = registry
+        .parse("users.toml", text)
+        .unwrap_or_else(|error| panic!("{error}"));
+    let summary = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
+        .unwrap()
+        .summary;
+    // Calls sent from 5 s to 5.9 s, inside the partition, time out: ten of them.
+    assert_eq!(value(&summary, "timeouts"), 10);
+    assert_eq!(value(&summary, "calls_resolved_twice"), 0);
+    assert_eq!(value(&summary, "calls"), 100);
+    let unknown = ticklab::scenario::parse("users.toml", text).unwrap_err();
+    assert!(
+        unknown
+            .to_string()
+            .contains("unknown timer design `users-heap`")
+    );
+}

@@ -374,6 +374,45 @@ mod tests {
     }
 
     #[test]
+    fn a_hosts_fault_goes_under_the_host_it_picks_and_a_counted_group_is_written_out_first() {
+        let base = "about = \"x\"\nplatform = \"linux\"\nrun_for = \"10s\"\n\
+                    [model]\nkind = \"hosts\"\n\
+                    [[model.host]]\nname = \"lock\"\n\
+                    [[model.host]]\nname = \"node\"\ncount = 3\n";
+        let case = Case {
+            seed: 1,
+            tweaks: Vec::new(),
+            faults: vec![FaultSpec::Step {
+                at_ms: 100,
+                by_ms: 5,
+            }],
+            // 6 modulo 4 hosts: the third, node-2.
+            hosts: vec![6],
+        };
+        let table: Table = apply(base, &case).unwrap().parse().unwrap();
+        assert!(table.get("fault").is_none(), "no top-level faults");
+        let hosts = table["model"]["host"].as_array().unwrap();
+        let names: Vec<&str> = hosts
+            .iter()
+            .map(|host| host["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["lock", "node-1", "node-2", "node-3"]);
+        assert!(hosts.iter().all(|host| host.get("count").is_none()));
+        let faulty: Vec<&str> = hosts
+            .iter()
+            .filter(|host| host.get("fault").is_some())
+            .map(|host| host["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(faulty, ["node-2"]);
+        assert_eq!(hosts[2]["fault"][0]["by"].as_str(), Some("5ms"));
+        let about = regression_about("base.toml", base, "two leaders", &case);
+        assert!(
+            about.ends_with("after a wall-step of +5ms at 100ms on node-2"),
+            "{about}"
+        );
+    }
+
+    #[test]
     fn a_duration_parameter_scales_in_nanoseconds_and_never_reaches_zero() {
         let mut model: Table = "kind = \"interval\"\nperiod = \"1s\"".parse().unwrap();
         apply_tweak(
