@@ -15,6 +15,7 @@
 //! Several workloads may share one set of hosts and one network.
 
 mod cluster;
+mod edges;
 mod events;
 mod heartbeat;
 mod lease;

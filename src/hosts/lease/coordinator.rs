@@ -1,0 +1,135 @@
+//! The lock service's side of the lease: grants, renewals, handing a lapsed lease to the first
+//! waiter, and storage taking writes with or without fencing.
+
+use super::super::cluster::{Cluster, HostId, Msg, WakeTag};
+use super::super::events::HostEventKind;
+use super::super::runner::Out;
+use super::{Lease, LeaseMsg, LeaseWake};
+
+impl Lease {
+    pub(super) fn ask(&mut self, from: HostId, ask: u64, cluster: &mut Cluster, out: &mut Out<'_>) {
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let live = self.grant.holder.is_some() && now < self.grant.expires_ns;
+        if live && self.grant.holder != Some(from) {
+            match self.waiting.iter_mut().find(|(host, _)| *host == from) {
+                Some(entry) => entry.1 = ask,
+                None => self.waiting.push((from, ask)),
+            }
+            if self.expiry_check.is_none() {
+                let tag = WakeTag::Lease(LeaseWake::Expire);
+                let at = self.grant.expires_ns;
+                self.expiry_check =
+                    Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+            }
+            return;
+        }
+        self.grant_to(from, ask, now, cluster, out);
+    }
+
+    /// The coordinator's check at the lease's end: still unrenewed, it goes to the first waiter.
+    pub(super) fn expire(&mut self, cluster: &mut Cluster, out: &mut Out<'_>) {
+        self.expiry_check = None;
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        if now < self.grant.expires_ns {
+            let tag = WakeTag::Lease(LeaseWake::Expire);
+            let at = self.grant.expires_ns;
+            self.expiry_check =
+                Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+            return;
+        }
+        if self.waiting.is_empty() {
+            return;
+        }
+        let (host, ask) = self.waiting.remove(0);
+        self.grant_to(host, ask, now, cluster, out);
+    }
+
+    fn grant_to(
+        &mut self,
+        host: HostId,
+        ask: u64,
+        now: i64,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        let coordinator = self.config.coordinator;
+        self.waiting.retain(|(waiter, _)| *waiter != host);
+        let grant = &mut self.grant;
+        if grant.holder != Some(host) || now >= grant.expires_ns {
+            grant.token += 1;
+            grant.holder = Some(host);
+            if grant.last_holder != Some(host) {
+                if grant.last_holder.is_some() {
+                    self.values.takeovers += 1;
+                }
+                let token = grant.token;
+                out.event(
+                    cluster,
+                    coordinator,
+                    HostEventKind::LeaseGranted,
+                    now,
+                    |names| format!("grants the lease to {} with token {token}", names.of(host)),
+                    None,
+                );
+                grant.last_holder = Some(host);
+            }
+        }
+        grant.expires_ns = now.saturating_add(self.config.length_ns as i64);
+        self.values.granted += 1;
+        let token = grant.token;
+        cluster.send(
+            coordinator,
+            host,
+            Msg::Lease(LeaseMsg::Granted { ask, token }),
+        );
+    }
+
+    /// Storage takes a write; it is stale if the coordinator has not granted its sender the
+    /// lease, or that grant has run out by the coordinator's clock.
+    pub(super) fn write(
+        &mut self,
+        from: HostId,
+        token: u64,
+        cluster: &mut Cluster,
+        out: &mut Out<'_>,
+    ) {
+        let coordinator = self.config.coordinator;
+        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let current = self.grant.holder == Some(from)
+            && self.grant.token == token
+            && now < self.grant.expires_ns;
+        let storage = self.config.storage;
+        let clock_ns = cluster.read(storage, self.clocks[storage]);
+        if self.config.fencing && token < self.newest_token_seen {
+            self.values.stale_rejected += 1;
+            let newest = self.newest_token_seen;
+            out.event(
+                cluster,
+                storage,
+                HostEventKind::Fenced,
+                clock_ns,
+                |names| {
+                    format!(
+                        "refuses a write from {} with token {token}: it has seen {newest}",
+                        names.of(from)
+                    )
+                },
+                None,
+            );
+            return;
+        }
+        self.newest_token_seen = self.newest_token_seen.max(token);
+        self.values.writes += 1;
+        if !current {
+            self.values.stale_accepted += 1;
+            out.event(cluster, storage, HostEventKind::StaleWrite, clock_ns, |names| {
+                format!("accepts a write from {} with token {token}, which no longer holds the lease", names.of(from))
+            }, None);
+            out.violation(cluster.now_ns(), || {
+                format!("storage accepted a stale write with token {token}")
+            });
+        }
+    }
+}
