@@ -98,7 +98,7 @@ impl fmt::Display for RunError {
                 ticklab_sim::Secs(*at_ns)
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
-            RunError::Simulator(why) => write!(f, "the run stopped: {why}"),
+            RunError::Simulator(why) => write!(f, "{why}"),
         }
     }
 }

@@ -128,6 +128,31 @@ fn work_bound(config: &HostsConfig, run_for_ns: u64) -> (u128, String) {
     (bound, why.join(", "))
 }
 
+/// Most turmoil steps one datagram may keep the run stepping for.
+const MAX_TICKS_PER_DATAGRAM: u64 = 1_000_000;
+
+/// turmoil steps every tick while a datagram is in flight: one that takes an hour at a 1 µs tick
+/// would take billions of steps. Refused before the run, with what to change.
+fn refuse_endless_datagrams(config: &HostsConfig, tick_ns: u64) -> Result<(), RunError> {
+    let network = &config.network;
+    let longest_ns = network
+        .links
+        .iter()
+        .map(|(_, range)| range.1)
+        .chain(network.spikes.iter().map(|spike| spike.latency_ns.1))
+        .fold(network.latency_ns.1, u64::max);
+    let ticks = longest_ns / tick_ns;
+    if ticks <= MAX_TICKS_PER_DATAGRAM {
+        return Ok(());
+    }
+    Err(RunError::Simulator(format!(
+        "a datagram could keep turmoil stepping for {ticks} ticks of {}, more than \
+         {MAX_TICKS_PER_DATAGRAM}: turmoil steps every tick while one is in flight\n  hint: raise \
+         `tick`, lower the longest latency, or use network = \"events\"",
+        ticklab_sim::Compact(tick_ns as i64)
+    )))
+}
+
 pub(crate) fn run(
     scenario: &Scenario,
     config: &HostsConfig,
@@ -144,6 +169,9 @@ pub(crate) fn run(
             fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, or declare fewer hosts",
         });
     }
+    if let Carrier::Turmoil { tick_ns } = config.carrier {
+        refuse_endless_datagrams(config, tick_ns)?;
+    }
     let mut watchdog = Watchdog::new(bound, "hosts");
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let platforms: Vec<Platform> = config.hosts.iter().map(|host| host.platform).collect();
@@ -156,6 +184,7 @@ pub(crate) fn run(
             seed,
             tick_ns,
             scenario.run_for_ns,
+            options.max_events,
         )),
         Carrier::Events => None,
     };

@@ -149,10 +149,19 @@ pub(crate) fn validate(
         }
         (Carrier::Turmoil { .. }, Some(tick)) => {
             let tick_ns = tick.get_ref().0;
-            if !(1_000..=1_000_000_000).contains(&tick_ns) {
+            // turmoil's hosts run on tokio, whose timers count whole milliseconds: a shorter
+            // step would move turmoil's network a millisecond while its clock moved less.
+            let whole_ms = tick_ns % 1_000_000 == 0;
+            if !whole_ms || !(1_000_000..=1_000_000_000).contains(&tick_ns) {
                 return Err(file
-                    .error(tick.span(), "`tick` must be between 1µs and 1s")
-                    .with_hint("turmoil's step, the resolution of every latency: \"1ms\" is turmoil's own default"));
+                    .error(
+                        tick.span(),
+                        "`tick` must be whole milliseconds, from 1ms to 1s",
+                    )
+                    .with_hint(
+                        "turmoil's step, the resolution of every latency; its hosts run tokio, \
+                         whose timers count whole milliseconds: \"1ms\" is turmoil's own default",
+                    ));
             }
             Carrier::Turmoil { tick_ns }
         }

@@ -50,6 +50,10 @@ pub(crate) struct TurmoilNet {
     next_id: u64,
     longest_latency_ns: u64,
     network: NetworkConfig,
+    /// Steps taken, and the most allowed: every step visits every host, so a run may take
+    /// `max_events / hosts` of them.
+    steps: u64,
+    max_steps: u64,
 }
 
 impl std::fmt::Debug for TurmoilNet {
@@ -68,6 +72,7 @@ impl TurmoilNet {
         seed: u64,
         tick_ns: u64,
         run_for_ns: u64,
+        max_events: u64,
     ) -> Self {
         let (low, high) = network.latency_ns;
         let mut sim = turmoil::Builder::new()
@@ -105,6 +110,8 @@ impl TurmoilNet {
             next_id: 0,
             longest_latency_ns: high,
             network: network.clone(),
+            steps: 0,
+            max_steps: max_events / names.len().max(1) as u64,
         };
         for (pair, range) in net.network.links.clone() {
             net.set_latency(pair, range);
@@ -147,6 +154,17 @@ impl TurmoilNet {
     /// One turmoil step: what arrived during it, and how many messages it will never deliver
     /// (past the longest latency any link has; none should be).
     pub(crate) fn step(&mut self) -> Result<(Vec<Arrival>, usize), String> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(format!(
+                "turmoil stepped its {} hosts {} times by {}, more than --max-events allows \
+                 (each step visits every host)\n  hint: use network = \"events\" for a cluster \
+                 this busy, raise `tick`, or raise the limit with --max-events",
+                self.names.len(),
+                self.max_steps,
+                ticklab_sim::Secs(self.now_ns())
+            ));
+        }
         self.sim
             .step()
             .map_err(|error| format!("turmoil stopped: {error}"))?;
