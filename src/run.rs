@@ -295,6 +295,7 @@ pub(crate) fn record_fault<P: Copy, S: TraceSink + ?Sized>(
         fault: edge.fault_index,
         kind: edge.fault.kind().name(),
         what: edge.fault.to_string(),
+        host: None,
         instant_ns: world.instant_ns(),
         wall: Wall(world.wall_ns()),
     };
@@ -306,6 +307,7 @@ pub(crate) fn record_fault<P: Copy, S: TraceSink + ?Sized>(
     if let Some(stopped_ns) = effect.resumed_after_ns {
         sink.record(&Event::Resume(&ResumeEvent {
             t_ns: world.now_ns(),
+            host: None,
             stopped_ns,
             instant_ns: world.instant_ns(),
             wall: Wall(world.wall_ns()),

@@ -366,3 +366,90 @@ serve_time = "0ms"
             .contains("unknown timer design `users-heap`")
     );
 }
+
+/// Two hosts whose faults overlap, each the first of its own host, and a partition.
+const OVERLAPPING_FAULTS: &str = r#"
+about = "overlapping faults on two hosts"
+platform = "linux"
+run_for = "40s"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "1ms"
+
+[[model.partition]]
+between = ["a", "c"]
+at = "5s"
+duration = "2s"
+
+[[model.host]]
+name = "a"
+
+[[model.host.fault]]
+kind = "system-suspend"
+at = "10s"
+duration = "10s"
+
+[[model.host]]
+name = "b"
+
+[[model.host.fault]]
+kind = "process-suspend"
+at = "15s"
+duration = "15s"
+
+[[model.host]]
+name = "c"
+
+[model.heartbeat]
+every = "1s"
+suspect_after = "3s"
+peers = 2
+"#;
+
+#[test]
+fn every_fault_of_a_hosts_run_has_a_number_of_its_own_and_names_its_host() {
+    let scenario = ticklab::scenario::parse("faults.toml", OVERLAPPING_FAULTS).unwrap();
+    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
+    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        events.iter().filter(|e| e["event"] == kind).collect()
+    };
+    let begins: Vec<(u64, Option<&str>)> = of("fault-begin")
+        .iter()
+        .map(|e| (e["fault"].as_u64().unwrap(), e["host"].as_str()))
+        .collect();
+    // Host faults in host order, then the partition.
+    assert_eq!(begins, [(2, None), (0, Some("a")), (1, Some("b"))]);
+    let resumed: Vec<&str> = of("resume")
+        .iter()
+        .map(|e| e["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(resumed, ["a", "b"]);
+    // Each host is declared as the run starts, in the scenario's order.
+    let declared: Vec<&str> = of("host")
+        .iter()
+        .map(|e| e["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(declared, ["a", "b", "c"]);
+}
+
+#[test]
+fn a_plot_draws_each_hosts_faults_on_its_own_row_whatever_their_numbers() {
+    let scenario = ticklab::scenario::parse("faults.toml", OVERLAPPING_FAULTS).unwrap();
+    let svg = ticklab::plot::plot(&[scenario], &RunOptions::default())
+        .unwrap()
+        .svg;
+    let label = |text: &str| svg.contains(&format!("\n{text}\n"));
+    assert!(label("system-suspend (1)"), "{svg}");
+    assert!(label("process-suspend (1)"));
+    assert!(label("a") && label("b") && label("c"));
+    // The partition shades the panel and is labelled there.
+    assert!(label("partition"));
+}

@@ -247,6 +247,16 @@ impl Cluster {
         self.hosts[host].machine.can_run()
     }
 
+    /// Why `host` cannot run now, if it cannot: its system is asleep, or its process frozen.
+    pub(crate) fn stopped(&self, host: HostId) -> Option<&'static str> {
+        let machine = &self.hosts[host].machine;
+        match (machine.system_awake(), machine.can_run()) {
+            (false, _) => Some("asleep"),
+            (true, false) => Some("frozen"),
+            (true, true) => None,
+        }
+    }
+
     /// The physical time at which `clock` on `host` will read `target_ns`, if nothing changes
     /// it; `None` while it is stopped short of it.
     pub(crate) fn phys_when(&self, host: HostId, clock: ClockId, target_ns: i64) -> Option<u64> {

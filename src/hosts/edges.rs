@@ -19,15 +19,84 @@ pub(crate) fn message_name(msg: Msg) -> &'static str {
     }
 }
 
-/// Traces a host's fault edge, as a one-machine run traces its own, with the host named.
-pub(crate) fn record_host_edge(
+/// Numbers every fault of a hosts scenario once: each host's in host order, then the partitions,
+/// then the latency spikes. Hosts number their own faults from 0, and a plot or a reader tells
+/// two faults apart by their number.
+#[derive(Debug)]
+pub(crate) struct FaultNumbers {
+    /// Each host's first fault's number.
+    host_first: Vec<usize>,
+    partitions_first: usize,
+    spikes_first: usize,
+}
+
+impl FaultNumbers {
+    pub(crate) fn new(faults_per_host: impl Iterator<Item = usize>, partitions: usize) -> Self {
+        let mut host_first = Vec::new();
+        let mut next = 0;
+        for faults in faults_per_host {
+            host_first.push(next);
+            next += faults;
+        }
+        FaultNumbers {
+            host_first,
+            partitions_first: next,
+            spikes_first: next + partitions,
+        }
+    }
+
+    fn of_host(&self, host: HostId, index: usize) -> usize {
+        self.host_first[host] + index
+    }
+
+    fn of_window(&self, is_partition: bool, index: usize) -> usize {
+        let first = if is_partition {
+            self.partitions_first
+        } else {
+            self.spikes_first
+        };
+        first + index
+    }
+}
+
+/// What a run's fault lines need beyond the moment: the hosts' names, every fault's number, and
+/// when the run ends.
+#[derive(Debug)]
+pub(crate) struct EdgeLines<'a> {
+    pub(crate) names: &'a [String],
+    pub(crate) numbers: FaultNumbers,
+    pub(crate) run_for_ns: u64,
+}
+
+impl EdgeLines<'_> {
+    /// Traces a host's fault edge, as a one-machine run traces its own, with the host named.
+    pub(crate) fn host(
+        &self,
+        cluster: &Cluster,
+        (host, edge, effect): (HostId, &FaultEdge, &EdgeEffect),
+        sink: &mut dyn TraceSink,
+    ) -> io::Result<()> {
+        record_host_edge(cluster, self, (host, edge, effect), sink)
+    }
+
+    /// Traces a partition or latency spike beginning or ending.
+    pub(crate) fn network(
+        &self,
+        cluster: &Cluster,
+        (begins, is_partition, index): (bool, bool, usize),
+        sink: &mut dyn TraceSink,
+    ) -> io::Result<()> {
+        record_network_edge(cluster, self, (begins, is_partition, index), sink)
+    }
+}
+
+fn record_host_edge(
     cluster: &Cluster,
-    names: &[String],
-    host: HostId,
-    edge: &FaultEdge,
-    effect: &EdgeEffect,
+    lines: &EdgeLines<'_>,
+    (host, edge, effect): (HostId, &FaultEdge, &EdgeEffect),
     sink: &mut dyn TraceSink,
 ) -> io::Result<()> {
+    let (names, numbers) = (lines.names, &lines.numbers);
     if !sink.wants_events() {
         return Ok(());
     }
@@ -35,9 +104,10 @@ pub(crate) fn record_host_edge(
     let wall = Wall(cluster.read(host, ClockId::Wall));
     let fault = FaultEvent {
         t_ns: cluster.now_ns(),
-        fault: edge.fault_index,
+        fault: numbers.of_host(host, edge.fault_index),
         kind: edge.fault.kind().name(),
         what: format!("{}: {}", names[host], edge.fault),
+        host: Some(names[host].clone()),
         instant_ns,
         wall,
     };
@@ -49,6 +119,7 @@ pub(crate) fn record_host_edge(
     if let Some(stopped_ns) = effect.resumed_after_ns {
         sink.record(&Event::Resume(&ResumeEvent {
             t_ns: cluster.now_ns(),
+            host: Some(names[host].clone()),
             stopped_ns,
             instant_ns,
             wall,
@@ -57,15 +128,13 @@ pub(crate) fn record_host_edge(
     Ok(())
 }
 
-pub(crate) fn record_network_edge(
+fn record_network_edge(
     cluster: &Cluster,
-    names: &[String],
-    begins: bool,
-    is_partition: bool,
-    index: usize,
-    run_for_ns: u64,
+    lines: &EdgeLines<'_>,
+    (begins, is_partition, index): (bool, bool, usize),
     sink: &mut dyn TraceSink,
 ) -> io::Result<()> {
+    let (names, numbers, run_for_ns) = (lines.names, &lines.numbers, lines.run_for_ns);
     if !sink.wants_events() {
         return Ok(());
     }
@@ -95,13 +164,14 @@ pub(crate) fn record_network_edge(
     };
     let fault = FaultEvent {
         t_ns: cluster.now_ns(),
-        fault: index,
+        fault: numbers.of_window(is_partition, index),
         kind: if is_partition {
             "partition"
         } else {
             "latency-spike"
         },
         what,
+        host: None,
         instant_ns: cluster.now_ns() as i64,
         wall: Wall(cluster.read(window.pair.a, ClockId::Wall)),
     };

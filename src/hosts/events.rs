@@ -10,6 +10,9 @@ use crate::trace::ModelEvent;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostEventKind {
+    /// A host as the run starts: its platform, the clock its `Instant` reads, its crystal and
+    /// where its wall clock starts.
+    Host,
     /// The coordinator granted the lease to a host other than its last holder.
     LeaseGranted,
     /// A host began to hold the lease by its own clock.
@@ -40,6 +43,7 @@ pub enum HostEventKind {
 impl HostEventKind {
     fn name(self) -> &'static str {
         match self {
+            HostEventKind::Host => "host",
             HostEventKind::LeaseGranted => "lease-granted",
             HostEventKind::Leader => "leader",
             HostEventKind::StepsDown => "steps-down",
@@ -56,16 +60,21 @@ impl HostEventKind {
         }
     }
 
-    /// Routine events come by the thousand; the rest are what a reader looks for.
+    /// Routine events come by the thousand (one host line each in a cluster of hundreds); the
+    /// rest are what a reader looks for.
     fn is_routine(self) -> bool {
         matches!(
             self,
-            HostEventKind::Reply | HostEventKind::Timeout | HostEventKind::Lost
+            HostEventKind::Host
+                | HostEventKind::Reply
+                | HostEventKind::Timeout
+                | HostEventKind::Lost
         )
     }
 
     fn plural(self) -> &'static str {
         match self {
+            HostEventKind::Host => "hosts",
             HostEventKind::Reply => "replies",
             HostEventKind::Timeout => "timeouts",
             HostEventKind::Lost => "lost messages",

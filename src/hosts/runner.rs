@@ -5,13 +5,13 @@ use std::io;
 use ticklab_sim::{ClockId, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
-use super::edges::{message_name, record_host_edge, record_network_edge};
+use super::edges::{EdgeLines, FaultNumbers, message_name};
 use super::events::{HostEvent, HostEventKind};
 use super::heartbeat::Heartbeat;
 use super::lease::Lease;
 use super::network::Network;
 use super::rpc::Rpc;
-use super::spec::{Carrier, HostsConfig};
+use super::spec::{Carrier, HostConfig, HostsConfig};
 use super::turmoil_net::TurmoilNet;
 use crate::run::{RunError, RunOptions, Watchdog, start_event};
 use crate::scenario::Scenario;
@@ -176,6 +176,14 @@ pub(crate) fn run(
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let platforms: Vec<Platform> = config.hosts.iter().map(|host| host.platform).collect();
     let names: Vec<String> = config.hosts.iter().map(|host| host.name.clone()).collect();
+    let edge_lines = EdgeLines {
+        names: &names,
+        numbers: FaultNumbers::new(
+            config.hosts.iter().map(|host| host.faults.len()),
+            config.network.partitions.len(),
+        ),
+        run_for_ns: scenario.run_for_ns,
+    };
     let network = Network::new(&config.network, seed);
     let carrier = match config.carrier {
         Carrier::Turmoil { tick_ns } => Some(TurmoilNet::new(
@@ -216,6 +224,18 @@ pub(crate) fn run(
         violations: 0,
         error: None,
     };
+    if out.wants_events {
+        for (host, config) in config.hosts.iter().enumerate() {
+            out.event(
+                &cluster,
+                host,
+                HostEventKind::Host,
+                0,
+                |_| describe(config),
+                None,
+            );
+        }
+    }
     if let Some(lease) = &mut workloads.lease {
         lease.start(&mut cluster);
     }
@@ -256,7 +276,7 @@ pub(crate) fn run(
                 }
             }
             Step::HostEdge { host, edge, effect } => {
-                record_host_edge(&cluster, &names, host, &edge, &effect, out.sink)?;
+                edge_lines.host(&cluster, (host, &edge, &effect), out.sink)?;
                 if let Some(lease) = &mut workloads.lease {
                     lease.on_host_edge(host, effect, &mut cluster, &mut out);
                 }
@@ -269,15 +289,7 @@ pub(crate) fn run(
                 is_partition,
                 index,
             } => {
-                record_network_edge(
-                    &cluster,
-                    &names,
-                    begins,
-                    is_partition,
-                    index,
-                    scenario.run_for_ns,
-                    out.sink,
-                )?;
+                edge_lines.network(&cluster, (begins, is_partition, index), out.sink)?;
             }
         }
         if let Some(error) = out.error.take() {
@@ -300,6 +312,38 @@ pub(crate) fn run(
     out.sink.record(&Event::Summary(&summary))?;
     out.sink.finish()?;
     Ok(summary)
+}
+
+/// A host's line as the run starts: what differs between hosts, so a reader knows whose
+/// `Instant` stops in a suspend and whose clock runs fast.
+fn describe(host: &HostConfig) -> String {
+    let platform = host.platform;
+    let mut text = format!(
+        "{}: Instant reads {}",
+        platform.name(),
+        platform.instant_clock().name()
+    );
+    if host.drift.ppb() != 0 {
+        let ppm = host.drift.ppb() as f64 / 1_000.0;
+        text.push_str(&format!("; crystal {ppm:+} ppm"));
+    }
+    if host.wall_offset_ns != 0 {
+        let side = if host.wall_offset_ns > 0 {
+            "ahead"
+        } else {
+            "behind"
+        };
+        text.push_str(&format!(
+            "; wall clock starts {} {side}",
+            ticklab_sim::Compact(host.wall_offset_ns.saturating_abs())
+        ));
+    }
+    match host.faults.len() {
+        0 => {}
+        1 => text.push_str("; 1 fault"),
+        faults => text.push_str(&format!("; {faults} faults")),
+    }
+    text
 }
 
 fn dispatch_wake(

@@ -236,6 +236,11 @@ impl Collected {
     }
 
     fn fault(&mut self, fault: &FaultEvent, begins: bool) {
+        if let Some(host) = &fault.host {
+            // One host's fault goes on that host's row; its clocks are not the run's.
+            self.host_fault(host, fault, begins);
+            return;
+        }
         self.clock_reading(fault.t_ns, fault.instant_ns, fault.wall, true);
         if begins {
             self.open_bands
@@ -313,10 +318,12 @@ impl TraceSink for Collected {
             }
             Event::FaultBegin(fault) => self.fault(fault, true),
             Event::FaultEnd(fault) => self.fault(fault, false),
+            Event::WallStep(fault) if fault.host.is_some() => self.fault(fault, true),
             Event::WallStep(fault) => {
                 self.clock_reading(fault.t_ns, fault.instant_ns, fault.wall, true);
                 self.wall_steps.push((fault.t_ns, fault.what.clone()));
             }
+            Event::Resume(resume) if resume.host.is_some() => {}
             Event::Resume(resume) => {
                 self.clock_reading(resume.t_ns, resume.instant_ns, resume.wall, true);
             }
@@ -466,6 +473,7 @@ mod tests {
             fault: 0,
             kind: "wall-step",
             what: "wall-step by -5s".to_string(),
+            host: None,
             instant_ns: (30 * S) as i64,
             wall: Wall((25 * S) as i64),
         };

@@ -36,7 +36,7 @@ pub fn series_color(index: usize) -> RGBColor {
 }
 
 /// The shade of each kind of fault.
-fn fault_color(kind: &str) -> RGBColor {
+pub(crate) fn fault_color(kind: &str) -> RGBColor {
     match kind {
         "system-suspend" => RGBColor(70, 110, 200),
         "process-suspend" => RGBColor(230, 140, 30),
@@ -45,7 +45,7 @@ fn fault_color(kind: &str) -> RGBColor {
     }
 }
 
-const WALL_STEP: RGBColor = RGBColor(200, 30, 30);
+pub(crate) const WALL_STEP: RGBColor = RGBColor(200, 30, 30);
 
 /// Splits the canvas into a title strip and `panels` panels of equal height, and writes the
 /// title: the scenario, its description and seed.
@@ -66,12 +66,26 @@ pub fn layout<'a>(
             (10, 6),
         )?;
         title.draw_text(
-            &start.about,
+            &one_title_line(&start.about),
             &(FONT, 14).into_font().color(&BLACK),
             (10, 30),
         )?;
     }
     Ok(body.split_evenly((panels, 1)))
+}
+
+/// Characters of a description that fit across the canvas at its 14 px font.
+const ABOUT_CHARS_MAX: usize = 165;
+
+/// A description cut at a word to fit its one line, with an ellipsis: the whole of it is the
+/// trace's first line.
+fn one_title_line(about: &str) -> String {
+    if about.chars().count() <= ABOUT_CHARS_MAX {
+        return about.to_string();
+    }
+    let cut: String = about.chars().take(ABOUT_CHARS_MAX - 2).collect();
+    let at_word = cut.rfind(' ').map_or(cut.as_str(), |space| &cut[..space]);
+    format!("{} …", at_word.trim_end_matches([',', ';', ':']))
 }
 
 /// Physical time of the whole run, in seconds, as the x axis.
@@ -370,4 +384,19 @@ pub fn legend<'a, 'b: 'a>(chart: &mut TimeChart<'a, 'b>) -> Result<(), PlotError
         .border_style(BLACK.mix(0.4))
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_description_is_cut_at_a_word_with_an_ellipsis() {
+        let short = "A laptop sleeps";
+        assert_eq!(one_title_line(short), short);
+        let long = "word, ".repeat(60);
+        let line = one_title_line(&long);
+        assert!(line.ends_with("word …"), "{line}");
+        assert!(line.chars().count() <= ABOUT_CHARS_MAX, "{line}");
+    }
 }

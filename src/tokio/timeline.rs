@@ -152,6 +152,7 @@ impl Timeline {
             fault: edge.fault_index,
             kind: edge.fault.kind().name(),
             what: edge.fault.to_string(),
+            host: None,
             instant_ns: self.instant_ns() as i64,
             wall: self.wall(),
         };
@@ -164,6 +165,7 @@ impl Timeline {
             self.resumes += 1;
             self.events.push(Recorded::Resume(ResumeEvent {
                 t_ns: self.now_ns,
+                host: None,
                 stopped_ns,
                 instant_ns: self.instant_ns() as i64,
                 wall: self.wall(),

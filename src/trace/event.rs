@@ -191,18 +191,26 @@ pub struct InvariantEvent {
 #[derive(Clone, Debug, Serialize)]
 pub struct FaultEvent {
     pub t_ns: u64,
-    /// Position of the fault in the scenario file, counting from 0.
+    /// Position of the fault in the scenario file, counting from 0. A hosts run counts every
+    /// host's faults in host order, then its partitions, then its latency spikes.
     pub fault: usize,
     pub kind: &'static str,
     pub what: String,
+    /// The host whose machine the fault struck, in a run of several; its clocks are the ones
+    /// `instant_ns` and `wall` read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     pub instant_ns: i64,
     pub wall: Wall,
 }
 
 /// The process can run again after a suspend.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct ResumeEvent {
     pub t_ns: u64,
+    /// The host that resumed, in a run of several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// How long it could not run.
     pub stopped_ns: u64,
     pub instant_ns: i64,

@@ -304,6 +304,7 @@ mod tests {
             fault: 0,
             kind: "wall-step",
             what: "wall-step by -1h".to_string(),
+            host: None,
             instant_ns: 0,
             wall: Wall(0),
         })

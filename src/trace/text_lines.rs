@@ -101,7 +101,11 @@ pub(super) fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result
         ),
         Event::Resume(resume) => writeln!(
             out,
-            "{t:>17} resume    after {} stopped  wall {}  instant {}",
+            "{t:>17} resume    {}after {} stopped  wall {}  instant {}",
+            resume
+                .host
+                .as_ref()
+                .map_or(String::new(), |host| format!("{host}: ")),
             Compact(resume.stopped_ns as i64),
             resume.wall,
             SignedSecs(resume.instant_ns)

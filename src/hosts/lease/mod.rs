@@ -282,12 +282,17 @@ impl Lease {
             );
         } else {
             self.holders -= 1;
+            // A host that cannot run learns it only when it runs again; until then it acts on
+            // whatever it checked before it stopped.
+            let unnoticed = cluster.stopped(host).map_or(String::new(), |why| {
+                format!(", which it cannot notice while {why}")
+            });
             out.event(
                 cluster,
                 host,
                 HostEventKind::StepsDown,
                 now,
-                |_| format!("its lease with token {token} has run out by its clock"),
+                |_| format!("its lease with token {token} has run out by its clock{unnoticed}"),
                 None,
             );
         }
