@@ -67,6 +67,15 @@ fn ticklab_hour(hosts: usize, network: &str) -> (u64, f64) {
     (beats, wall_s)
 }
 
+/// A rate for people to read: three significant digits below 100, whole numbers above.
+fn rate_text(rate: f64) -> String {
+    match rate {
+        r if r >= 100.0 => format!("{r:.0}"),
+        r if r >= 1.0 => format!("{r:.1}"),
+        r => format!("{r:.4}"),
+    }
+}
+
 fn main() {
     let turmoil_max = env_number("HOSTS_SCALE_TURMOIL_MAX", 100) as usize;
     let bare_max = env_number("HOSTS_SCALE_BARE_MAX", turmoil_max as u64) as usize;
@@ -88,7 +97,10 @@ fn main() {
             let (beats, wall_s) = ticklab_hour(hosts, network);
             let rate = VIRTUAL_S as f64 / wall_s;
             rates.push((network, rate));
-            println!("| {contender} | {hosts} | {beats} | {wall_s:.2} s | {rate:.0} | |");
+            println!(
+                "| {contender} | {hosts} | {beats} | {wall_s:.2} s | {} | |",
+                rate_text(rate)
+            );
         }
         if hosts > bare_max {
             println!(
@@ -112,8 +124,9 @@ fn main() {
             .map(|(network, ticklab)| format!("{network}: {:.0}x", ticklab / rate))
             .collect();
         println!(
-            "| bare turmoil ({bare_s} s run, hour scaled) | {hosts} | {} in {bare_s} s | {hour_s:.0} s for the hour | {rate:.1} | {} |",
+            "| bare turmoil ({bare_s} s run, hour scaled) | {hosts} | {} in {bare_s} s | {hour_s:.0} s for the hour | {} | {} |",
             counts.received,
+            rate_text(rate),
             multiples.join(", ")
         );
     }

@@ -11,132 +11,14 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use ticklab_sim::{ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine};
+use ticklab_sim::{ClockId, Drift, FaultEdge, FaultSchedule, Machine};
 
 use super::network::Network;
+use super::queue::{Item, PendingWake, Queued};
 use super::spec::HostConfig;
+pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
 
 pub(crate) type HostId = usize;
-
-/// A message between hosts, of whichever workload sent it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Msg {
-    Lease(super::lease::LeaseMsg),
-    Heartbeat(super::heartbeat::Beat),
-    Rpc(super::rpc::RpcMsg),
-}
-
-/// What a wake is for, of whichever workload asked for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum WakeTag {
-    Lease(super::lease::LeaseWake),
-    Heartbeat(super::heartbeat::BeatWake),
-    Rpc(super::rpc::RpcWake),
-}
-
-/// A pending wake, to cancel it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct WakeId {
-    host: HostId,
-    slot: u32,
-    id: u64,
-}
-
-/// What happened next.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Step {
-    Wake {
-        host: HostId,
-        tag: WakeTag,
-    },
-    Message {
-        from: HostId,
-        to: HostId,
-        msg: Msg,
-    },
-    /// A fault edge of one host, applied.
-    HostEdge {
-        host: HostId,
-        edge: FaultEdge,
-        effect: EdgeEffect,
-    },
-    /// A message dropped on arrival: across a partition, or to a host asleep.
-    Lost {
-        from: HostId,
-        to: HostId,
-        msg: Msg,
-    },
-    /// A partition or spike began or ended: (begins, is a partition, index).
-    Network {
-        begins: bool,
-        is_partition: bool,
-        index: usize,
-    },
-    End,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct PendingWake {
-    clock: ClockId,
-    target_ns: i64,
-    tag: WakeTag,
-    /// Unique for the wake's life: a cancel names it, so a reused slot is never cancelled.
-    id: u64,
-    /// Unique per filing: an item of an older filing is stale.
-    generation: u64,
-    observer: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Item {
-    Edge {
-        host: HostId,
-        edge: FaultEdge,
-    },
-    Network {
-        begins: bool,
-        is_partition: bool,
-        index: usize,
-    },
-    Wake {
-        host: HostId,
-        slot: u32,
-        generation: u64,
-    },
-    Deliver {
-        from: HostId,
-        to: HostId,
-        msg: Msg,
-    },
-}
-
-/// A queued item; ordered by time, then by when it was filed.
-#[derive(Clone, Copy, Debug)]
-struct Queued {
-    at_ns: u64,
-    seq: u64,
-    item: Item,
-}
-
-impl PartialEq for Queued {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at_ns, self.seq) == (other.at_ns, other.seq)
-    }
-}
-
-impl Eq for Queued {}
-
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Queued {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at_ns, self.seq).cmp(&(other.at_ns, other.seq))
-    }
-}
 
 #[derive(Debug)]
 struct Host {

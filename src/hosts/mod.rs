@@ -21,9 +21,11 @@ mod heartbeat;
 mod lease;
 mod model;
 mod network;
+mod queue;
 mod rpc;
 mod runner;
 pub mod spec;
+mod step;
 mod turmoil_net;
 
 pub use events::{HostEvent, HostEventKind};

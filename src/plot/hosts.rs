@@ -215,11 +215,7 @@ pub fn height_px(collected: &Collected) -> u32 {
 
 fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
     let mut parts = Vec::new();
-    if hosts
-        .rows
-        .iter()
-        .any(|row| !row.faults.is_empty() || !row.open_faults.is_empty())
-    {
+    if !fault_kinds(hosts).is_empty() {
         parts.push("each host's own faults");
     }
     if hosts

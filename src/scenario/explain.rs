@@ -65,6 +65,21 @@ pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, Str
         );
     }
     if message.starts_with("duplicate key") {
+        // `[[model.host.fault]]` before any `[[model.host]]` makes `host` a table, and the host's
+        // own header then reads as that key a second time.
+        let header = table.trim_start_matches('[').trim_end_matches(']');
+        let repeated_header = table.starts_with("[[")
+            && !spanned.trim().is_empty()
+            && (header == spanned.trim() || header.ends_with(&format!(".{}", spanned.trim())));
+        if repeated_header {
+            return (
+                format!("{table} comes after a table that belongs inside one"),
+                format!(
+                    "each [[{header}.…]] table belongs to the {table} just before it: write its \
+                     {table} first, then the tables inside it"
+                ),
+            );
+        }
         let key = match spanned.trim() {
             "" => "this key".to_string(),
             key => format!("`{key}`"),
@@ -242,6 +257,19 @@ mod tests {
         assert_eq!(
             (message.as_str(), hint.as_str()),
             ("too long", "shorten it")
+        );
+    }
+
+    #[test]
+    fn a_list_header_after_a_table_inside_it_says_which_comes_first() {
+        let (message, hint) = explain("duplicate key", "[[model.host]]", "host");
+        assert_eq!(
+            message,
+            "[[model.host]] comes after a table that belongs inside one"
+        );
+        assert!(
+            hint.starts_with("each [[model.host.…]] table belongs"),
+            "{hint}"
         );
     }
 
