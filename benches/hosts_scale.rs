@@ -55,8 +55,13 @@ fn env_number(name: &str, default: u64) -> u64 {
 fn ticklab_hour(hosts: usize, network: &str) -> (u64, f64) {
     let text = scenario(hosts, network);
     let parsed = ticklab::scenario::parse("hosts_scale.toml", &text).expect("a valid scenario");
+    // The bench times whole hours, however long: `--max-events` would stop turmoil at 500 hosts.
+    let options = RunOptions {
+        max_events: u64::MAX,
+        ..RunOptions::default()
+    };
     let started = Instant::now();
-    let report = run_scenario(&parsed, &RunOptions::default(), &mut NoTrace).expect("the run ends");
+    let report = run_scenario(&parsed, &options, &mut NoTrace).expect("the run ends");
     let wall_s = started.elapsed().as_secs_f64();
     let beats = report.summary.get("heartbeats_sent").unwrap_or(0);
     assert_eq!(

@@ -453,3 +453,201 @@ fn a_plot_draws_each_hosts_faults_on_its_own_row_whatever_their_numbers() {
     // The partition shades the panel and is labelled there.
     assert!(label("partition"));
 }
+
+/// A client and a server, 1 ms apart; `network` carries, `extra` adds tables, `rpc` ends the
+/// [model.rpc] table.
+fn rpc_pair(network: &str, extra: &str, rpc: &str) -> String {
+    format!(
+        r#"
+about = "rpc"
+platform = "linux"
+run_for = "3s"
+
+[model]
+kind = "hosts"
+network = "{network}"
+latency = "1ms"
+
+[[model.host]]
+name = "client"
+{extra}
+
+[[model.host]]
+name = "server"
+
+[model.rpc]
+clients = ["client"]
+server = "server"
+serve_time = "0ms"
+{rpc}
+"#
+    )
+}
+
+#[test]
+fn every_built_in_design_fires_the_deadlines_a_partition_leaves_unanswered() {
+    let partition =
+        "[[model.partition]]\nbetween = [\"client\", \"server\"]\nat = \"1s\"\nduration = \"1s\"";
+    let registry = ticklab::Registry::builtin();
+    let designs: Vec<&str> = registry.timer_designs().map(|entry| entry.name).collect();
+    assert!(designs.contains(&"go-timers"), "{designs:?}");
+    for design in designs {
+        let rpc = format!("design = \"{design}\"\ncall_every = \"100ms\"\ntimeout = \"500ms\"");
+        let summary = run(&rpc_pair("events", partition, &rpc));
+        // Calls sent from 1 s to 1.9 s are dropped on the way; each times out.
+        assert_eq!(value(&summary, "timeouts"), 10, "{design}");
+        assert_eq!(value(&summary, "calls_lost"), 0, "{design}");
+    }
+}
+
+#[test]
+fn a_wall_step_fires_wall_clock_deadlines_at_the_timer_threads_next_wake_and_counts_them_early() {
+    let extra = "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"1s\"\nby = \"1m\"\n\n\
+                 [[model.partition]]\nbetween = [\"client\", \"server\"]\nat = \"500ms\"\nduration = \"1s\"";
+    let rpc =
+        "design = \"bucketed\"\nclock = \"wall\"\ncall_every = \"100ms\"\ntimeout = \"800ms\"";
+    let scenario = ticklab::scenario::parse("wall.toml", &rpc_pair("events", extra, rpc)).unwrap();
+    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
+    let summary = run_scenario(&scenario, &RunOptions::default(), &mut sink)
+        .unwrap()
+        .summary;
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let fired: Vec<u64> = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|e| e["event"] == "timeout" || e["event"] == "early-timeout")
+        .map(|e| e["t_ns"].as_u64().unwrap())
+        .collect();
+    // The thread slept, on CLOCK_MONOTONIC, until call 5's deadline at 1.3 s; the step made
+    // calls 6 to 9 due as well, 100 to 400 ms before their time.
+    assert_eq!(fired[..5], [1_300 * MS; 5]);
+    assert_eq!(value(&summary, "early_timeouts"), 4);
+}
+
+#[test]
+fn turmoil_and_the_event_network_agree_on_latency_after_spikes_end() {
+    let back_to_back = "[[model.spike]]\nbetween = [\"client\", \"server\"]\nat = \"1s\"\nduration = \"1s\"\nlatency = \"100ms\"\n\n\
+                        [[model.spike]]\nbetween = [\"client\", \"server\"]\nat = \"2s\"\nduration = \"1s\"\nlatency = \"100ms\"";
+    let reversed_link = "[[model.link]]\nbetween = [\"server\", \"client\"]\nlatency = \"60ms\"\n\n\
+                         [[model.spike]]\nbetween = [\"client\", \"server\"]\nat = \"1s\"\nduration = \"500ms\"\nlatency = \"10ms\"";
+    // A 150 ms timeout: every call during the spikes, 2 s of them back to back, times out. A
+    // 100 ms one: the 60 ms link's 120 ms round trips time out, except during the 10 ms spike.
+    for (what, extra, timeout, timeouts) in [
+        ("back to back", back_to_back, "150ms", 19),
+        ("reversed link", reversed_link, "100ms", 24),
+    ] {
+        let rpc =
+            format!("design = \"tokio-wheel\"\ncall_every = \"100ms\"\ntimeout = \"{timeout}\"");
+        let events = run(&rpc_pair("events", extra, &rpc));
+        let turmoil = run(&rpc_pair("turmoil", extra, &rpc));
+        assert_eq!(value(&events, "timeouts"), timeouts, "{what}");
+        assert_eq!(value(&turmoil, "timeouts"), timeouts, "{what}: turmoil");
+    }
+}
+
+#[test]
+fn a_host_outside_the_detector_is_never_a_missed_failure() {
+    let text = r#"
+about = "subset"
+platform = "linux"
+run_for = "1m"
+
+[model]
+kind = "hosts"
+network = "events"
+
+[[model.host]]
+name = "a"
+[[model.host]]
+name = "b"
+[[model.host]]
+name = "c"
+[[model.host.fault]]
+kind = "system-suspend"
+at = "10s"
+duration = "30s"
+
+[model.heartbeat]
+every = "1s"
+suspect_after = "3s"
+hosts = ["a", "b"]
+"#;
+    let summary = run(text);
+    assert_eq!(value(&summary, "failures_missed"), 0);
+    assert_eq!(value(&summary, "suspicions"), 0);
+}
+
+#[test]
+fn a_lapsed_lease_goes_to_the_candidate_that_waited_longest() {
+    // The lock's wall clock jumps twice: each jump hands the lease on. a holds it first; b and
+    // c queue in that order; at 10 s it goes to b, at 11 s to c, not back to a.
+    let faults = "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"10s\"\nby = \"1m\"\n\n\
+                  [[model.host.fault]]\nkind = \"wall-step\"\nat = \"11s\"\nby = \"1m\"";
+    let text = lease(
+        "events",
+        faults,
+        "",
+        "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"",
+    )
+    .replace(
+        "[[model.host]]\nname = \"node-b\"",
+        "[[model.host]]\nname = \"node-b\"\n\n[[model.host]]\nname = \"node-c\"",
+    );
+    let scenario = ticklab::scenario::parse("fifo.toml", &text).unwrap();
+    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
+    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let granted: Vec<String> = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|e| e["event"] == "lease-granted")
+        .map(|e| e["detail"].as_str().unwrap().to_string())
+        .collect();
+    assert!(granted[0].contains("node-a with token 1"), "{granted:?}");
+    assert!(granted[1].contains("node-b with token 2"), "{granted:?}");
+    assert!(granted[2].contains("node-c with token 3"), "{granted:?}");
+}
+
+#[test]
+fn a_drifting_host_reports_its_stop_in_physical_time() {
+    let text = heartbeats(
+        "drift_ppm = 100000\n[[model.host.fault]]\nkind = \"system-suspend\"\nat = \"10s\"\nduration = \"30s\"",
+        "monotonic",
+    );
+    let scenario = ticklab::scenario::parse("drift.toml", &text).unwrap();
+    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
+    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
+    let text = String::from_utf8(sink.into_inner()).unwrap();
+    let stopped: Vec<u64> = text
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|e| e["event"] == "resume")
+        .map(|e| e["stopped_ns"].as_u64().unwrap())
+        .collect();
+    assert_eq!(stopped, [30 * S]);
+}
+
+#[test]
+fn a_cluster_too_big_for_turmoil_is_refused_before_it_is_built() {
+    let text = r#"
+about = "big"
+platform = "linux"
+run_for = "1s"
+
+[model]
+kind = "hosts"
+
+[[model.host]]
+name = "node"
+count = 4000
+
+[model.heartbeat]
+every = "1s"
+suspect_after = "5s"
+"#;
+    let scenario = ticklab::scenario::parse("big.toml", text).unwrap();
+    let error = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("4000 hosts on turmoil"), "{message}");
+    assert!(message.contains("network = \"events\""), "{message}");
+}

@@ -28,6 +28,9 @@ struct Host {
     free: Vec<u32>,
     /// Items that came due while the host could not run, in the order they came due.
     held: Vec<Item>,
+    /// Physical time at which the host last stopped: its machine counts in its own drifted
+    /// nanoseconds, and a resume reports how long it was stopped in physical ones.
+    stopped_at_ns: u64,
 }
 
 #[derive(Debug)]
@@ -83,6 +86,7 @@ impl Cluster {
                 wakes: Vec::new(),
                 free: Vec::new(),
                 held: Vec::new(),
+                stopped_at_ns: 0,
             });
         }
         for (at_ns, begins, is_partition, index) in cluster.network.edges(run_for_ns) {
@@ -311,8 +315,12 @@ impl Cluster {
                 index,
             } => {
                 if let (Some(carrier), false) = (&mut self.carrier, is_partition) {
-                    let window = *self.network.window(false, index);
-                    carrier.spike(window.pair, begins.then_some(window.latency_ns));
+                    // What every pair the spike touches takes now, by the rule the event network
+                    // draws from: another spike may still be under way, or begin at this moment.
+                    let pair = self.network.window(false, index).pair;
+                    for (a, b) in pair.pairs(self.hosts.len()) {
+                        carrier.relink(a, b, self.network.range_at(a, b, self.now_ns));
+                    }
                 }
                 Some(Step::Network {
                     begins,
@@ -361,7 +369,13 @@ impl Cluster {
             at_ns: state.drift.local_ns(edge.at_ns),
             ..edge
         };
-        let effect = state.machine.apply(&local);
+        let mut effect = state.machine.apply(&local);
+        if effect.stopped {
+            state.stopped_at_ns = self.now_ns;
+        }
+        if effect.resumed_after_ns.is_some() {
+            effect.resumed_after_ns = Some(self.now_ns - state.stopped_at_ns);
+        }
         if let Some(clock) = effect.changed_clock {
             self.refile_wakes(host, clock);
         }

@@ -34,6 +34,9 @@ pub enum HostEventKind {
     /// A call resolved: by its reply, or by its deadline (`delay_ns` past it, in physical time).
     Reply,
     Timeout,
+    /// A deadline resolved its call before the timeout had passed in physical time: its clock
+    /// was stepped forward, or runs fast.
+    EarlyTimeout,
     /// A call resolved a second time.
     ResolvedTwice,
     /// A message dropped on the way.
@@ -55,6 +58,7 @@ impl HostEventKind {
             HostEventKind::Trusts => "trusts",
             HostEventKind::Reply => "reply",
             HostEventKind::Timeout => "timeout",
+            HostEventKind::EarlyTimeout => "early-timeout",
             HostEventKind::ResolvedTwice => "resolved-twice",
             HostEventKind::Lost => "lost",
         }

@@ -327,6 +327,10 @@ impl Heartbeat {
     }
 
     pub(crate) fn on_host_edge(&mut self, host: HostId, effect: EdgeEffect, cluster: &Cluster) {
+        // A host outside the detector is nobody's to detect.
+        if !self.config.hosts.contains(&host) {
+            return;
+        }
         let now_ns = cluster.now_ns();
         let health = &mut self.health[host];
         if effect.stopped {
@@ -350,7 +354,7 @@ impl Heartbeat {
 
     /// The metrics, in the order of [`super::HEARTBEAT_METRICS`].
     pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
-        for host in 0..self.health.len() {
+        for host in self.config.hosts.clone() {
             self.close_outage(host, end_ns);
         }
         vec![

@@ -116,6 +116,10 @@ pub const RPC_METRICS: &[Metric] = &[
     Metric::count("replies", "calls resolved by their reply"),
     Metric::count("timeouts", "calls resolved by their deadline"),
     Metric::count(
+        "early_timeouts",
+        "deadlines that resolved their call before the timeout had passed in physical time",
+    ),
+    Metric::count(
         "late_replies",
         "replies that came after their call had timed out",
     ),
@@ -163,6 +167,7 @@ pub const METRICS: &[Metric] = &[
     RPC_METRICS[6],
     RPC_METRICS[7],
     RPC_METRICS[8],
+    RPC_METRICS[9],
 ];
 
 /// A moment that never came, as summaries report it.

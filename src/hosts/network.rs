@@ -50,6 +50,17 @@ pub struct Pair {
 }
 
 impl Pair {
+    /// The pairs of hosts it names, among `hosts` hosts.
+    pub fn pairs(self, hosts: usize) -> Vec<(usize, usize)> {
+        match self.b {
+            Some(b) => vec![(self.a, b)],
+            None => (0..hosts)
+                .filter(|&other| other != self.a)
+                .map(|other| (self.a, other))
+                .collect(),
+        }
+    }
+
     fn joins(self, from: usize, to: usize) -> bool {
         match self.b {
             Some(b) => (from == self.a && to == b) || (from == b && to == self.a),
@@ -239,6 +250,13 @@ impl Network {
     /// How long a message sent now from `from` to `to` takes; a spike under way wins over the
     /// link's own range, and that over the network's.
     pub(crate) fn draw_latency_ns(&mut self, from: usize, to: usize, now_ns: u64) -> u64 {
+        let (low, high) = self.range_at(from, to, now_ns);
+        self.rng.in_range(low, high)
+    }
+
+    /// The latency range between `from` and `to` at `now_ns`: the latest spike under way, else
+    /// the last link written for the pair, either way round, else the network's.
+    pub(crate) fn range_at(&self, from: usize, to: usize, now_ns: u64) -> (u64, u64) {
         let spiked = self
             .config
             .spikes
@@ -254,8 +272,7 @@ impl Network {
                 .find(|(pair, _)| pair.joins(from, to))
                 .map(|(_, range)| *range)
         };
-        let (low, high) = spiked.or_else(linked).unwrap_or(self.config.latency_ns);
-        self.rng.in_range(low, high)
+        spiked.or_else(linked).unwrap_or(self.config.latency_ns)
     }
 
     /// Every partition and spike edge, to trace: (time, begins, is a partition, index).

@@ -159,6 +159,7 @@ pub(crate) struct Rpc {
     serve_rng: ticklab_sim::SimRng,
     replies: u64,
     timeouts: u64,
+    early_timeouts: u64,
     late_replies: u64,
     twice: u64,
     max_lateness_ns: u64,
@@ -193,6 +194,7 @@ impl Rpc {
             serve_rng: ticklab_sim::SimRng::for_purpose(seed, "hosts-serve-time"),
             replies: 0,
             timeouts: 0,
+            early_timeouts: 0,
             late_replies: 0,
             twice: 0,
             max_lateness_ns: 0,
@@ -201,7 +203,7 @@ impl Rpc {
     }
 
     pub(crate) fn start(&mut self, cluster: &mut Cluster) {
-        for &client in &self.config.clients {
+        for client in self.config.clients.clone() {
             let now = cluster.read(client, self.instants[client]);
             cluster.wake_at(
                 client,
@@ -209,7 +211,34 @@ impl Rpc {
                 now,
                 WakeTag::Rpc(RpcWake::Call),
             );
+            // Every timer thread runs a first round as it starts, as the one-machine timer runs
+            // do: a design may need one to be waiting before a schedule can wake it (Go's
+            // poller).
+            let threads = self.clients[client].as_ref().map_or(0, |c| c.rounds.len());
+            for thread in 0..threads {
+                self.wake_thread(client, thread, cluster);
+            }
         }
+    }
+
+    /// Puts timer thread `thread` to sleep until the design's clock reads `until_ns`. A design
+    /// on the wall clock sleeps for the time left by it, measured on `CLOCK_MONOTONIC`, as brpc
+    /// does: a wall step neither wakes it early nor keeps it asleep. Any other clock is waited
+    /// on as it runs, as the other models' timed waits on `Instant` are.
+    fn sleep_until(&mut self, host: HostId, thread: usize, until_ns: i64, cluster: &mut Cluster) {
+        let clock = self.clocks[host];
+        let (wait_clock, wait_until_ns) = if clock == ClockId::Wall {
+            let left_ns = until_ns.saturating_sub(cluster.read(host, clock)).max(0);
+            let monotonic_ns = cluster.read(host, ClockId::Monotonic);
+            (ClockId::Monotonic, monotonic_ns.saturating_add(left_ns))
+        } else {
+            (clock, until_ns)
+        };
+        let tag = WakeTag::Rpc(RpcWake::Round {
+            thread: thread as u32,
+        });
+        let client = self.clients[host].as_mut().expect("a client");
+        client.rounds[thread] = Some(cluster.wake_at(host, wait_clock, wait_until_ns, tag));
     }
 
     pub(crate) fn on_wake(
@@ -306,11 +335,7 @@ impl Rpc {
             return;
         }
         if let Some(until_ns) = sleep.until_ns {
-            let client = self.clients[host].as_mut().expect("a client");
-            let tag = WakeTag::Rpc(RpcWake::Round {
-                thread: thread as u32,
-            });
-            client.rounds[thread] = Some(cluster.wake_at(host, clock, until_ns, tag));
+            self.sleep_until(host, thread, until_ns, cluster);
         }
     }
 
@@ -342,27 +367,33 @@ impl Rpc {
             out.violation(cluster.now_ns(), || format!("call {call} resolved twice"));
             return;
         }
-        let delay = match how {
+        let early_ns = deadline_ns.saturating_sub(cluster.now_ns());
+        let (kind, delay) = match how {
             HostEventKind::Reply => {
                 self.replies += 1;
-                None
+                (how, None)
+            }
+            _ if early_ns > 0 => {
+                self.timeouts += 1;
+                self.early_timeouts += 1;
+                (HostEventKind::EarlyTimeout, None)
             }
             _ => {
                 self.timeouts += 1;
                 self.max_lateness_ns = self.max_lateness_ns.max(lateness_ns);
-                Some(lateness_ns)
+                (how, Some(lateness_ns))
             }
         };
         if out.wants_events() {
             let clock_ns = cluster.read(host, self.clocks[host]);
-            out.event(
-                cluster,
-                host,
-                how,
-                clock_ns,
-                |_| format!("call {call}"),
-                delay,
-            );
+            let detail = |_: &super::runner::Names<'_>| match kind {
+                HostEventKind::EarlyTimeout => format!(
+                    "call {call}, {} before its timeout was up",
+                    ticklab_sim::Approx(early_ns)
+                ),
+                _ => format!("call {call}"),
+            };
+            out.event(cluster, host, kind, clock_ns, detail, delay);
         }
     }
 
@@ -424,6 +455,7 @@ impl Rpc {
             once,
             self.replies,
             self.timeouts,
+            self.early_timeouts,
             self.late_replies,
             lost,
             self.twice,

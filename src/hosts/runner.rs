@@ -153,6 +153,21 @@ fn refuse_endless_datagrams(config: &HostsConfig, tick_ns: u64) -> Result<(), Ru
     )))
 }
 
+/// A cluster so big that one turmoil step is more work than the whole run may do is refused
+/// before turmoil is built; a smaller one stops once its steps add up to the limit.
+fn refuse_turmoil_too_big(hosts: usize, max_events: u64) -> Result<(), RunError> {
+    let cost = super::turmoil_net::step_cost(hosts);
+    if cost <= max_events {
+        return Ok(());
+    }
+    Err(RunError::Simulator(format!(
+        "{hosts} hosts on turmoil: one step of turmoil's, which visits every host and scans its \
+         links, counts as {cost} events, more than the limit of {max_events}\n  hint: use \
+         network = \"events\", which costs nothing per host or link, or raise the limit with \
+         --max-events"
+    )))
+}
+
 pub(crate) fn run(
     scenario: &Scenario,
     config: &HostsConfig,
@@ -171,6 +186,7 @@ pub(crate) fn run(
     }
     if let Carrier::Turmoil { tick_ns } = config.carrier {
         refuse_endless_datagrams(config, tick_ns)?;
+        refuse_turmoil_too_big(config.hosts.len(), options.max_events)?;
     }
     let mut watchdog = Watchdog::new(bound, "hosts");
     sink.record(&Event::Start(&start_event(scenario, seed)))?;

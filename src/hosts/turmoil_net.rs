@@ -36,6 +36,15 @@ struct Outbox {
     bell: Notify,
 }
 
+/// What one turmoil step costs, counted in events of `--max-events`. A step visits every host
+/// and, for each, scans the links for what it may deliver; with memory traffic on top it grows
+/// about as the cube of the hosts (a step: 1.5 ms at 100 hosts, 274 ms at 500, BENCHMARKS.md),
+/// against some 100 ns for an event of ticklab's own.
+pub(crate) fn step_cost(hosts: usize) -> u64 {
+    let hosts = hosts as u64;
+    (hosts.saturating_mul(hosts).saturating_mul(hosts) / 128).max(1)
+}
+
 pub(crate) struct TurmoilNet {
     sim: turmoil::Sim<'static>,
     tick_ns: u64,
@@ -50,8 +59,7 @@ pub(crate) struct TurmoilNet {
     next_id: u64,
     longest_latency_ns: u64,
     network: NetworkConfig,
-    /// Steps taken, and the most allowed: every step visits every host, so a run may take
-    /// `max_events / hosts` of them.
+    /// Steps taken, and the most allowed: `max_events` over what a step costs.
     steps: u64,
     max_steps: u64,
 }
@@ -111,7 +119,7 @@ impl TurmoilNet {
             longest_latency_ns: high,
             network: network.clone(),
             steps: 0,
-            max_steps: max_events / names.len().max(1) as u64,
+            max_steps: max_events / step_cost(names.len()),
         };
         for (pair, range) in net.network.links.clone() {
             net.set_latency(pair, range);
@@ -158,7 +166,7 @@ impl TurmoilNet {
         if self.steps > self.max_steps {
             return Err(format!(
                 "turmoil stepped its {} hosts {} times by {}, more than --max-events allows \
-                 (each step visits every host)\n  hint: use network = \"events\" for a cluster \
+                 (each step visits every host and scans its links)\n  hint: use network = \"events\" for a cluster \
                  this busy, raise `tick`, or raise the limit with --max-events",
                 self.names.len(),
                 self.max_steps,
@@ -186,18 +194,15 @@ impl TurmoilNet {
         Ok((arrivals, vanished))
     }
 
-    /// A spike begins (`Some`) or ends (`None`) between `pair`.
-    pub(crate) fn spike(&mut self, pair: Pair, range: Option<(u64, u64)>) {
-        let range = range.unwrap_or_else(|| {
-            self.network
-                .links
-                .iter()
-                .rev()
-                .find(|(linked, _)| *linked == pair)
-                .map_or(self.network.latency_ns, |(_, range)| *range)
-        });
-        self.longest_latency_ns = self.longest_latency_ns.max(range.1);
-        self.set_latency(pair, range);
+    /// Sets the latency range between hosts `a` and `b`, as a spike beginning or ending leaves
+    /// it.
+    pub(crate) fn relink(&mut self, a: HostId, b: HostId, (low, high): (u64, u64)) {
+        self.longest_latency_ns = self.longest_latency_ns.max(high);
+        let (a, b) = (self.names[a].clone(), self.names[b].clone());
+        self.sim
+            .set_link_latency(a.as_str(), b.as_str(), Duration::from_nanos(low));
+        self.sim
+            .set_link_max_message_latency(a.as_str(), b.as_str(), Duration::from_nanos(high));
     }
 
     fn set_latency(&mut self, pair: Pair, (low, high): (u64, u64)) {

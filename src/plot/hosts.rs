@@ -71,7 +71,7 @@ impl HostRow {
 }
 
 /// The kinds drawn as marks, each with its color and legend text.
-const MARKED: [(HostEventKind, RGBColor, &str); 4] = [
+const MARKED: [(HostEventKind, RGBColor, &str); 5] = [
     (
         HostEventKind::StaleWrite,
         RGBColor(110, 0, 0),
@@ -91,6 +91,11 @@ const MARKED: [(HostEventKind, RGBColor, &str); 4] = [
         HostEventKind::Timeout,
         RGBColor(40, 90, 200),
         "call timed out",
+    ),
+    (
+        HostEventKind::EarlyTimeout,
+        RGBColor(230, 0, 120),
+        "call timed out early",
     ),
 ];
 

@@ -11,20 +11,38 @@ impl Lease {
         let coordinator = self.config.coordinator;
         let now = cluster.read(coordinator, self.clocks[coordinator]);
         let live = self.grant.holder.is_some() && now < self.grant.expires_ns;
-        if live && self.grant.holder != Some(from) {
+        let holder = self.grant.holder == Some(from);
+        // A lapsed lease goes to whoever has waited longest, not to whoever asks next.
+        let queued_ahead = !live
+            && self
+                .waiting
+                .first()
+                .is_some_and(|(first, _)| *first != from);
+        if (live && !holder) || queued_ahead {
             match self.waiting.iter_mut().find(|(host, _)| *host == from) {
                 Some(entry) => entry.1 = ask,
                 None => self.waiting.push((from, ask)),
             }
-            if self.expiry_check.is_none() {
-                let tag = WakeTag::Lease(LeaseWake::Expire);
-                let at = self.grant.expires_ns;
-                self.expiry_check =
-                    Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+            if queued_ahead {
+                let (first, first_ask) = self.waiting[0];
+                self.grant_to(first, first_ask, now, cluster, out);
             }
+            self.watch_expiry(cluster);
             return;
         }
         self.grant_to(from, ask, now, cluster, out);
+        self.watch_expiry(cluster);
+    }
+
+    /// With candidates waiting, the coordinator checks the lease when it runs out by its clock.
+    fn watch_expiry(&mut self, cluster: &mut Cluster) {
+        if self.waiting.is_empty() || self.expiry_check.is_some() {
+            return;
+        }
+        let coordinator = self.config.coordinator;
+        let tag = WakeTag::Lease(LeaseWake::Expire);
+        let at = self.grant.expires_ns;
+        self.expiry_check = Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
     }
 
     /// The coordinator's check at the lease's end: still unrenewed, it goes to the first waiter.
@@ -32,18 +50,12 @@ impl Lease {
         self.expiry_check = None;
         let coordinator = self.config.coordinator;
         let now = cluster.read(coordinator, self.clocks[coordinator]);
-        if now < self.grant.expires_ns {
-            let tag = WakeTag::Lease(LeaseWake::Expire);
-            let at = self.grant.expires_ns;
-            self.expiry_check =
-                Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
-            return;
+        if now >= self.grant.expires_ns && !self.waiting.is_empty() {
+            let (host, ask) = self.waiting[0];
+            self.grant_to(host, ask, now, cluster, out);
         }
-        if self.waiting.is_empty() {
-            return;
-        }
-        let (host, ask) = self.waiting.remove(0);
-        self.grant_to(host, ask, now, cluster, out);
+        // Renewed meanwhile, or handed on with others still waiting: look again at its end.
+        self.watch_expiry(cluster);
     }
 
     fn grant_to(
