@@ -497,6 +497,25 @@ fn every_built_in_design_fires_the_deadlines_a_partition_leaves_unanswered() {
         // Calls sent from 1 s to 1.9 s are dropped on the way; each times out.
         assert_eq!(value(&summary, "timeouts"), 10, "{design}");
         assert_eq!(value(&summary, "calls_lost"), 0, "{design}");
+        // On the wall clock too, though it steps back an hour the moment the threads start.
+        let stepped = format!(
+            "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"0s\"\nby = \"-1h\"\n\n{partition}"
+        );
+        let summary = run(&rpc_pair(
+            "events",
+            &stepped,
+            &format!("{rpc}\nclock = \"wall\""),
+        ));
+        assert_eq!(
+            value(&summary, "timeouts"),
+            10,
+            "{design} on the wall clock"
+        );
+        assert_eq!(
+            value(&summary, "early_timeouts"),
+            0,
+            "{design} on the wall clock"
+        );
     }
 }
 
@@ -629,25 +648,35 @@ fn a_drifting_host_reports_its_stop_in_physical_time() {
 
 #[test]
 fn a_cluster_too_big_for_turmoil_is_refused_before_it_is_built() {
-    let text = r#"
+    let cluster = |hosts: u32, run_for: &str| {
+        format!(
+            r#"
 about = "big"
 platform = "linux"
-run_for = "1s"
+run_for = "{run_for}"
 
 [model]
 kind = "hosts"
 
 [[model.host]]
 name = "node"
-count = 4000
+count = {hosts}
 
 [model.heartbeat]
 every = "1s"
 suspect_after = "5s"
-"#;
-    let scenario = ticklab::scenario::parse("big.toml", text).unwrap();
-    let error = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap_err();
-    let message = error.to_string();
-    assert!(message.contains("4000 hosts on turmoil"), "{message}");
-    assert!(message.contains("network = \"events\""), "{message}");
+"#
+        )
+    };
+    // One step is too much; an hour of steps, one a second at the least, is too much.
+    for (hosts, run_for) in [(4000, "1s"), (500, "1h")] {
+        let scenario = ticklab::scenario::parse("big.toml", &cluster(hosts, run_for)).unwrap();
+        let error = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("{hosts} hosts on turmoil")),
+            "{message}"
+        );
+        assert!(message.contains("network = \"events\""), "{message}");
+    }
 }

@@ -156,11 +156,23 @@ fn record_network_edge(
         (true, true) => format!("partition between {between}{lasts}"),
         (true, false) => format!("partition between {between} repaired"),
         (false, true) => format!(
-            "latency between {between} rises to {}-{}{lasts}",
-            ticklab_sim::Compact(window.latency_ns.0 as i64),
-            ticklab_sim::Compact(window.latency_ns.1 as i64)
+            "latency between {between} rises to {}{lasts}",
+            range_text(window.latency_ns)
         ),
-        (false, false) => format!("latency between {between} back to normal"),
+        // Another spike may still hold, or a link of the pair's own: say what holds now.
+        (false, false) => match window.pair.b {
+            Some(b) => {
+                let range = cluster.network.range_at(window.pair.a, b, cluster.now_ns());
+                format!(
+                    "latency between {between} falls back to {}",
+                    range_text(range)
+                )
+            }
+            None => format!(
+                "latency between {between} falls back to each pair's own range, or a spike still \
+                 under way"
+            ),
+        },
     };
     let fault = FaultEvent {
         t_ns: cluster.now_ns(),
@@ -180,4 +192,13 @@ fn record_network_edge(
     } else {
         sink.record(&Event::FaultEnd(&fault))
     }
+}
+
+/// A latency range as written in a scenario: `2ms`, or `1ms-5ms`.
+fn range_text((low_ns, high_ns): (u64, u64)) -> String {
+    let low = ticklab_sim::Compact(low_ns as i64);
+    if low_ns == high_ns {
+        return low.to_string();
+    }
+    format!("{low}-{}", ticklab_sim::Compact(high_ns as i64))
 }

@@ -14,6 +14,7 @@
 //!
 //! Several workloads may share one set of hosts and one network.
 
+mod bound;
 mod cluster;
 mod edges;
 mod events;

@@ -302,11 +302,9 @@ impl Rpc {
         if let Some(pending) = client.rounds[thread].take() {
             cluster.cancel(pending);
         }
+        // As a sleep of nothing, so that a wall step at this very moment cannot move it.
         let now = cluster.read(host, self.clocks[host]);
-        let tag = WakeTag::Rpc(RpcWake::Round {
-            thread: thread as u32,
-        });
-        client.rounds[thread] = Some(cluster.wake_at(host, self.clocks[host], now, tag));
+        self.sleep_until(host, thread, now, cluster);
     }
 
     fn round(&mut self, host: HostId, thread: usize, cluster: &mut Cluster, out: &mut Out<'_>) {

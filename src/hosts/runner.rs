@@ -4,6 +4,7 @@ use std::io;
 
 use ticklab_sim::{ClockId, Platform};
 
+use super::bound::{refuse_endless_datagrams, refuse_turmoil_too_big, work_bound};
 use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
 use super::edges::{EdgeLines, FaultNumbers, message_name};
 use super::events::{HostEvent, HostEventKind};
@@ -94,80 +95,6 @@ struct Workloads {
     rpc: Option<Rpc>,
 }
 
-/// An upper bound on the run's steps: every message, wake and fault edge it could take.
-fn work_bound(config: &HostsConfig, run_for_ns: u64) -> (u128, String) {
-    let periods = |every_ns: u64| u128::from(run_for_ns / every_ns + 1);
-    let faults: u128 = config
-        .hosts
-        .iter()
-        .map(|host| 2 * host.faults.len() as u128)
-        .sum();
-    let mut bound =
-        faults + 2 * (config.network.partitions.len() + config.network.spikes.len()) as u128;
-    let mut why = Vec::new();
-    if let Some(lease) = &config.lease {
-        let asks = periods(lease.renew_every_ns) * lease.candidates.len() as u128;
-        let writes = lease
-            .write_every_ns
-            .map_or(0, |every_ns| periods(every_ns) * 3);
-        bound += asks * 4 + writes * 3;
-        why.push(format!("{asks} lease asks"));
-    }
-    if let Some(heartbeat) = &config.heartbeat {
-        let beats = periods(heartbeat.every_ns) * (heartbeat.hosts.len() * heartbeat.peers) as u128;
-        bound += beats * 3 + periods(heartbeat.every_ns) * heartbeat.hosts.len() as u128;
-        why.push(format!("{beats} heartbeats"));
-    }
-    if let Some(rpc) = &config.rpc {
-        let calls = periods(rpc.call_every_ns) * rpc.clients.len() as u128;
-        bound += calls * 8;
-        why.push(format!("{calls} calls"));
-    }
-    // Faults re-file a host's wakes; a host holds a handful per workload and peer.
-    bound += faults * 64;
-    (bound, why.join(", "))
-}
-
-/// Most turmoil steps one datagram may keep the run stepping for.
-const MAX_TICKS_PER_DATAGRAM: u64 = 1_000_000;
-
-/// turmoil steps every tick while a datagram is in flight: one that takes an hour at a 1 µs tick
-/// would take billions of steps. Refused before the run, with what to change.
-fn refuse_endless_datagrams(config: &HostsConfig, tick_ns: u64) -> Result<(), RunError> {
-    let network = &config.network;
-    let longest_ns = network
-        .links
-        .iter()
-        .map(|(_, range)| range.1)
-        .chain(network.spikes.iter().map(|spike| spike.latency_ns.1))
-        .fold(network.latency_ns.1, u64::max);
-    let ticks = longest_ns / tick_ns;
-    if ticks <= MAX_TICKS_PER_DATAGRAM {
-        return Ok(());
-    }
-    Err(RunError::Simulator(format!(
-        "a datagram could keep turmoil stepping for {ticks} ticks of {}, more than \
-         {MAX_TICKS_PER_DATAGRAM}: turmoil steps every tick while one is in flight\n  hint: raise \
-         `tick`, lower the longest latency, or use network = \"events\"",
-        ticklab_sim::Compact(tick_ns as i64)
-    )))
-}
-
-/// A cluster so big that one turmoil step is more work than the whole run may do is refused
-/// before turmoil is built; a smaller one stops once its steps add up to the limit.
-fn refuse_turmoil_too_big(hosts: usize, max_events: u64) -> Result<(), RunError> {
-    let cost = super::turmoil_net::step_cost(hosts);
-    if cost <= max_events {
-        return Ok(());
-    }
-    Err(RunError::Simulator(format!(
-        "{hosts} hosts on turmoil: one step of turmoil's, which visits every host and scans its \
-         links, counts as {cost} events, more than the limit of {max_events}\n  hint: use \
-         network = \"events\", which costs nothing per host or link, or raise the limit with \
-         --max-events"
-    )))
-}
-
 pub(crate) fn run(
     scenario: &Scenario,
     config: &HostsConfig,
@@ -186,7 +113,7 @@ pub(crate) fn run(
     }
     if let Carrier::Turmoil { tick_ns } = config.carrier {
         refuse_endless_datagrams(config, tick_ns)?;
-        refuse_turmoil_too_big(config.hosts.len(), options.max_events)?;
+        refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
     let mut watchdog = Watchdog::new(bound, "hosts");
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
