@@ -15,6 +15,22 @@ fn run(text: &str) -> Summary {
         .summary
 }
 
+/// Runs `text` and returns its summary and its trace as JSON objects, one per event.
+fn run_json(text: &str) -> (Summary, Vec<serde_json::Value>) {
+    let scenario =
+        ticklab::scenario::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
+    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
+    let summary = run_scenario(&scenario, &RunOptions::default(), &mut sink)
+        .unwrap()
+        .summary;
+    let trace = String::from_utf8(sink.into_inner()).unwrap();
+    let events = trace
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    (summary, events)
+}
+
 fn value(summary: &Summary, metric: &str) -> u64 {
     summary
         .get(metric)
@@ -236,6 +252,9 @@ serve_time = "0ms"
     let windows = run(&text.replace("platform = \"linux\"", "platform = \"windows\""));
     // Windows' Instant counts the sleep: the deadline at 21 s resolves on waking at 50.005 s.
     assert_eq!(value(&windows, "max_timeout_lateness"), 29_005 * MS);
+    // The summary says when: on Linux 30 s after the deadline at 21 s; on Windows, on waking.
+    assert_eq!(value(&summary, "worst_timeout_at"), 51 * S);
+    assert_eq!(value(&windows, "worst_timeout_at"), 50_005 * MS);
 }
 
 #[test]
@@ -410,14 +429,7 @@ peers = 2
 
 #[test]
 fn every_fault_of_a_hosts_run_has_a_number_of_its_own_and_names_its_host() {
-    let scenario = ticklab::scenario::parse("faults.toml", OVERLAPPING_FAULTS).unwrap();
-    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
-    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
-    let text = String::from_utf8(sink.into_inner()).unwrap();
-    let events: Vec<serde_json::Value> = text
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let (_, events) = run_json(OVERLAPPING_FAULTS);
     let of = |kind: &str| -> Vec<&serde_json::Value> {
         events.iter().filter(|e| e["event"] == kind).collect()
     };
@@ -525,15 +537,9 @@ fn a_wall_step_fires_wall_clock_deadlines_at_the_timer_threads_next_wake_and_cou
                  [[model.partition]]\nbetween = [\"client\", \"server\"]\nat = \"500ms\"\nduration = \"1s\"";
     let rpc =
         "design = \"bucketed\"\nclock = \"wall\"\ncall_every = \"100ms\"\ntimeout = \"800ms\"";
-    let scenario = ticklab::scenario::parse("wall.toml", &rpc_pair("events", extra, rpc)).unwrap();
-    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
-    let summary = run_scenario(&scenario, &RunOptions::default(), &mut sink)
-        .unwrap()
-        .summary;
-    let text = String::from_utf8(sink.into_inner()).unwrap();
-    let fired: Vec<u64> = text
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+    let (summary, events) = run_json(&rpc_pair("events", extra, rpc));
+    let fired: Vec<u64> = events
+        .iter()
         .filter(|e| e["event"] == "timeout" || e["event"] == "early-timeout")
         .map(|e| e["t_ns"].as_u64().unwrap())
         .collect();
@@ -612,15 +618,11 @@ fn a_lapsed_lease_goes_to_the_candidate_that_waited_longest() {
         "[[model.host]]\nname = \"node-b\"",
         "[[model.host]]\nname = \"node-b\"\n\n[[model.host]]\nname = \"node-c\"",
     );
-    let scenario = ticklab::scenario::parse("fifo.toml", &text).unwrap();
-    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
-    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
-    let text = String::from_utf8(sink.into_inner()).unwrap();
-    let granted: Vec<String> = text
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+    let (_, events) = run_json(&text);
+    let granted: Vec<&str> = events
+        .iter()
         .filter(|e| e["event"] == "lease-granted")
-        .map(|e| e["detail"].as_str().unwrap().to_string())
+        .map(|e| e["detail"].as_str().unwrap())
         .collect();
     assert!(granted[0].contains("node-a with token 1"), "{granted:?}");
     assert!(granted[1].contains("node-b with token 2"), "{granted:?}");
@@ -633,13 +635,9 @@ fn a_drifting_host_reports_its_stop_in_physical_time() {
         "drift_ppm = 100000\n[[model.host.fault]]\nkind = \"system-suspend\"\nat = \"10s\"\nduration = \"30s\"",
         "monotonic",
     );
-    let scenario = ticklab::scenario::parse("drift.toml", &text).unwrap();
-    let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
-    run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
-    let text = String::from_utf8(sink.into_inner()).unwrap();
-    let stopped: Vec<u64> = text
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+    let (_, events) = run_json(&text);
+    let stopped: Vec<u64> = events
+        .iter()
         .filter(|e| e["event"] == "resume")
         .map(|e| e["stopped_ns"].as_u64().unwrap())
         .collect();

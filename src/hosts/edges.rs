@@ -73,124 +73,110 @@ impl EdgeLines<'_> {
     pub(crate) fn host(
         &self,
         cluster: &Cluster,
-        (host, edge, effect): (HostId, &FaultEdge, &EdgeEffect),
+        host: HostId,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
         sink: &mut dyn TraceSink,
     ) -> io::Result<()> {
-        record_host_edge(cluster, self, (host, edge, effect), sink)
+        let names = self.names;
+        if !sink.wants_events() {
+            return Ok(());
+        }
+        let instant_ns = cluster.instant_ns(host);
+        let wall = Wall(cluster.read(host, ClockId::Wall));
+        let fault = FaultEvent {
+            t_ns: cluster.now_ns(),
+            fault: self.numbers.of_host(host, edge.fault_index),
+            kind: edge.fault.kind().name(),
+            what: format!("{}: {}", names[host], edge.fault),
+            host: Some(names[host].clone()),
+            instant_ns,
+            wall,
+        };
+        match edge.edge {
+            Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
+            Edge::End => sink.record(&Event::FaultEnd(&fault))?,
+            Edge::Point => sink.record(&Event::WallStep(&fault))?,
+        }
+        if let Some(stopped_ns) = effect.resumed_after_ns {
+            sink.record(&Event::Resume(&ResumeEvent {
+                t_ns: cluster.now_ns(),
+                host: Some(names[host].clone()),
+                stopped_ns,
+                instant_ns,
+                wall,
+            }))?;
+        }
+        Ok(())
     }
 
     /// Traces a partition or latency spike beginning or ending.
     pub(crate) fn network(
         &self,
         cluster: &Cluster,
-        (begins, is_partition, index): (bool, bool, usize),
+        begins: bool,
+        is_partition: bool,
+        index: usize,
         sink: &mut dyn TraceSink,
     ) -> io::Result<()> {
-        record_network_edge(cluster, self, (begins, is_partition, index), sink)
-    }
-}
-
-fn record_host_edge(
-    cluster: &Cluster,
-    lines: &EdgeLines<'_>,
-    (host, edge, effect): (HostId, &FaultEdge, &EdgeEffect),
-    sink: &mut dyn TraceSink,
-) -> io::Result<()> {
-    let (names, numbers) = (lines.names, &lines.numbers);
-    if !sink.wants_events() {
-        return Ok(());
-    }
-    let instant_ns = cluster.instant_ns(host);
-    let wall = Wall(cluster.read(host, ClockId::Wall));
-    let fault = FaultEvent {
-        t_ns: cluster.now_ns(),
-        fault: numbers.of_host(host, edge.fault_index),
-        kind: edge.fault.kind().name(),
-        what: format!("{}: {}", names[host], edge.fault),
-        host: Some(names[host].clone()),
-        instant_ns,
-        wall,
-    };
-    match edge.edge {
-        Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
-        Edge::End => sink.record(&Event::FaultEnd(&fault))?,
-        Edge::Point => sink.record(&Event::WallStep(&fault))?,
-    }
-    if let Some(stopped_ns) = effect.resumed_after_ns {
-        sink.record(&Event::Resume(&ResumeEvent {
-            t_ns: cluster.now_ns(),
-            host: Some(names[host].clone()),
-            stopped_ns,
-            instant_ns,
-            wall,
-        }))?;
-    }
-    Ok(())
-}
-
-fn record_network_edge(
-    cluster: &Cluster,
-    lines: &EdgeLines<'_>,
-    (begins, is_partition, index): (bool, bool, usize),
-    sink: &mut dyn TraceSink,
-) -> io::Result<()> {
-    let (names, numbers, run_for_ns) = (lines.names, &lines.numbers, lines.run_for_ns);
-    if !sink.wants_events() {
-        return Ok(());
-    }
-    let window = cluster.network.window(is_partition, index);
-    let other = window
-        .pair
-        .b
-        .map_or("every other host", |b| names[b].as_str());
-    let between = format!("{} and {other}", names[window.pair.a]);
-    let lasts = if window.end_ns >= run_for_ns {
-        " until the end".to_string()
-    } else {
-        format!(
-            " for {}",
-            ticklab_sim::Compact((window.end_ns - window.at_ns) as i64)
-        )
-    };
-    let what = match (is_partition, begins) {
-        (true, true) => format!("partition between {between}{lasts}"),
-        (true, false) => format!("partition between {between} repaired"),
-        (false, true) => format!(
-            "latency between {between} rises to {}{lasts}",
-            range_text(window.latency_ns)
-        ),
-        // Another spike may still hold, or a link of the pair's own: say what holds now.
-        (false, false) => match window.pair.b {
-            Some(b) => {
-                let range = cluster.network.range_at(window.pair.a, b, cluster.now_ns());
-                format!(
-                    "latency between {between} falls back to {}",
-                    range_text(range)
-                )
-            }
-            None => format!(
-                "latency between {between} falls back to each pair's own range, or a spike still \
-                 under way"
-            ),
-        },
-    };
-    let fault = FaultEvent {
-        t_ns: cluster.now_ns(),
-        fault: numbers.of_window(is_partition, index),
-        kind: if is_partition {
-            "partition"
+        let (names, numbers, run_for_ns) = (self.names, &self.numbers, self.run_for_ns);
+        if !sink.wants_events() {
+            return Ok(());
+        }
+        let window = cluster.network.window(is_partition, index);
+        let other = window
+            .pair
+            .b
+            .map_or("every other host", |b| names[b].as_str());
+        let between = format!("{} and {other}", names[window.pair.a]);
+        let lasts = if window.end_ns >= run_for_ns {
+            " until the end".to_string()
         } else {
-            "latency-spike"
-        },
-        what,
-        host: None,
-        instant_ns: cluster.now_ns() as i64,
-        wall: Wall(cluster.read(window.pair.a, ClockId::Wall)),
-    };
-    if begins {
-        sink.record(&Event::FaultBegin(&fault))
-    } else {
-        sink.record(&Event::FaultEnd(&fault))
+            format!(
+                " for {}",
+                ticklab_sim::Compact((window.end_ns - window.at_ns) as i64)
+            )
+        };
+        let what = match (is_partition, begins) {
+            (true, true) => format!("partition between {between}{lasts}"),
+            (true, false) => format!("partition between {between} repaired"),
+            (false, true) => format!(
+                "latency between {between} rises to {}{lasts}",
+                range_text(window.latency_ns)
+            ),
+            // Another spike may still hold, or a link of the pair's own: say what holds now.
+            (false, false) => match window.pair.b {
+                Some(b) => {
+                    let range = cluster.network.range_at(window.pair.a, b, cluster.now_ns());
+                    format!(
+                        "latency between {between} falls back to {}",
+                        range_text(range)
+                    )
+                }
+                None => format!(
+                    "latency between {between} falls back to each pair's own range, or a spike still \
+                     under way"
+                ),
+            },
+        };
+        let fault = FaultEvent {
+            t_ns: cluster.now_ns(),
+            fault: numbers.of_window(is_partition, index),
+            kind: if is_partition {
+                "partition"
+            } else {
+                "latency-spike"
+            },
+            what,
+            host: None,
+            instant_ns: cluster.now_ns() as i64,
+            wall: Wall(cluster.read(window.pair.a, ClockId::Wall)),
+        };
+        if begins {
+            sink.record(&Event::FaultBegin(&fault))
+        } else {
+            sink.record(&Event::FaultEnd(&fault))
+        }
     }
 }
 

@@ -123,9 +123,12 @@ impl ModelEvent for HostEvent {
     }
 
     fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let delay = match self.delay_ns {
-            Some(delay_ns) => format!(" ({})", Approx(delay_ns)),
-            None => String::new(),
+        let delay = match (self.what, self.delay_ns) {
+            (_, None) => String::new(),
+            (HostEventKind::Timeout, Some(late_ns)) => {
+                format!(" ({} past its deadline)", Approx(late_ns))
+            }
+            (_, Some(delay_ns)) => format!(" ({})", Approx(delay_ns)),
         };
         writeln!(
             out,

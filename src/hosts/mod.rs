@@ -134,6 +134,11 @@ pub const RPC_METRICS: &[Metric] = &[
         "max_timeout_lateness_ns",
         "the latest a deadline resolved its call, after the deadline in physical time",
     ),
+    Metric::time(
+        "worst_timeout_at",
+        "worst_timeout_at_ns",
+        "when the latest of those deadlines resolved its call",
+    ),
     Metric::count("peak_live_timers", "most timer slots in use at once"),
 ];
 
@@ -169,6 +174,7 @@ pub const METRICS: &[Metric] = &[
     RPC_METRICS[7],
     RPC_METRICS[8],
     RPC_METRICS[9],
+    RPC_METRICS[10],
 ];
 
 /// A moment that never came, as summaries report it.

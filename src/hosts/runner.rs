@@ -219,7 +219,7 @@ pub(crate) fn run(
                 }
             }
             Step::HostEdge { host, edge, effect } => {
-                edge_lines.host(&cluster, (host, &edge, &effect), out.sink)?;
+                edge_lines.host(&cluster, host, &edge, &effect, out.sink)?;
                 if let Some(lease) = &mut workloads.lease {
                     lease.on_host_edge(host, effect, &mut cluster, &mut out);
                 }
@@ -232,7 +232,7 @@ pub(crate) fn run(
                 is_partition,
                 index,
             } => {
-                edge_lines.network(&cluster, (begins, is_partition, index), out.sink)?;
+                edge_lines.network(&cluster, begins, is_partition, index, out.sink)?;
             }
         }
         if let Some(error) = out.error.take() {

@@ -73,6 +73,8 @@ pub(crate) struct Rpc {
     late_replies: u64,
     twice: u64,
     max_lateness_ns: u64,
+    /// When the latest deadline fired; the first of equals.
+    worst_at_ns: Option<u64>,
     peak_live: u64,
 }
 
@@ -108,6 +110,7 @@ impl Rpc {
             late_replies: 0,
             twice: 0,
             max_lateness_ns: 0,
+            worst_at_ns: None,
             peak_live: 0,
         }
     }
@@ -288,7 +291,10 @@ impl Rpc {
             }
             _ => {
                 self.timeouts += 1;
-                self.max_lateness_ns = self.max_lateness_ns.max(lateness_ns);
+                if self.worst_at_ns.is_none() || lateness_ns > self.max_lateness_ns {
+                    self.max_lateness_ns = lateness_ns;
+                    self.worst_at_ns = Some(cluster.now_ns());
+                }
                 (how, Some(lateness_ns))
             }
         };
@@ -368,6 +374,7 @@ impl Rpc {
             lost,
             self.twice,
             self.max_lateness_ns,
+            self.worst_at_ns.unwrap_or(super::NOT_YET),
             self.peak_live,
         ]
     }
