@@ -525,7 +525,7 @@ mod tests {
             .collect();
         assert_eq!(finished, expected);
         let busy = cores.busy_times();
-        assert_eq!(busy[4].busy_per_second_ns, [500 * MS]);
+        assert_eq!(busy[4].bins.busiest_second_ns, [500 * MS]);
         assert_eq!(busy[4].worst_second_busy_ns, 500 * MS);
     }
 

@@ -2,8 +2,9 @@
 //!
 //! A thread runs one stretch of work at a time. Work that is cut by a freeze (system or process
 //! suspend) pauses and finishes after the thaw, so CPU time is only ever charged while the process
-//! can run. Busy time is also binned per physical second, to find the worst second of a run.
+//! can run. Busy time is also binned over physical time, to find the worst second of a run.
 
+use crate::bins::BusyBins;
 use crate::meter::BusyMeter;
 
 /// Index of a simulated thread in its world.
@@ -30,8 +31,8 @@ pub struct ThreadCpu {
     /// The most busy time in any one second of physical time, and where that second starts.
     pub worst_second_busy_ns: u64,
     pub worst_second_start_ns: u64,
-    /// Busy time in each whole second of physical time, from 0: what plots draw as utilisation.
-    pub busy_per_second_ns: Vec<u64>,
+    /// The busiest second of each span of the run: what plots draw as utilisation.
+    pub bins: BusyBins,
 }
 
 impl SimThread {
@@ -98,7 +99,7 @@ impl SimThread {
             busy_ns: busy.busy_ns,
             worst_second_busy_ns: busy.worst_second_busy_ns,
             worst_second_start_ns: busy.worst_second_start_ns,
-            busy_per_second_ns: busy.busy_per_second_ns,
+            bins: busy.bins,
         }
     }
 
@@ -121,7 +122,7 @@ mod tests {
         assert_eq!(thread.run(200 * MS, MS), 201 * MS);
         let cpu = thread.finish(1_000 * MS);
         assert_eq!(cpu.busy_ns, 5 * MS);
-        assert_eq!(cpu.busy_per_second_ns, [5 * MS]);
+        assert_eq!(cpu.bins.busiest_second_ns, [5 * MS]);
     }
 
     #[test]
@@ -130,7 +131,7 @@ mod tests {
         thread.run(999 * MS, 3 * MS);
         thread.run(2_500 * MS, MS);
         let cpu = thread.finish(4_000 * MS);
-        assert_eq!(cpu.busy_per_second_ns, [MS, 2 * MS, MS]);
+        assert_eq!(cpu.bins.busiest_second_ns, [MS, 2 * MS, MS]);
     }
 
     #[test]

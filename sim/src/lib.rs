@@ -35,6 +35,7 @@
 //! Everything is deterministic: the same configuration and the same sequence of requests give the
 //! same steps, byte for byte. Randomness comes from [`SimRng`], seeded and split by purpose.
 
+mod bins;
 mod clock;
 mod cores;
 mod cpu;
@@ -49,6 +50,7 @@ mod rng;
 mod time;
 mod world;
 
+pub use bins::{BusyBins, MAX_BINS};
 pub use clock::{ClockId, Clocks};
 pub use cores::{
     CoreTime, Cores, CpuKind, DEFAULT_SLICE_NS, SliceEnd, SliceTicket, default_slice_ns,

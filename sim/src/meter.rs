@@ -1,8 +1,9 @@
-//! Busy time of one thread, as the summaries and plots report it: binned per physical second,
-//! and the busiest one-second window of the run.
+//! Busy time of one thread, as the summaries and plots report it: the total, the busiest
+//! one-second window of the run, and the busiest second of each span of it ([`BusyBins`]).
 
 use std::collections::VecDeque;
 
+use crate::bins::{BinMeter, BusyBins};
 use crate::time::NS_PER_SEC;
 
 /// A thread's busy time: the total, per physical second, and the busiest window.
@@ -10,7 +11,7 @@ use crate::time::NS_PER_SEC;
 pub(crate) struct BusyMeter {
     busy_ns: u64,
     per_window: WindowMeter,
-    busy_per_second_ns: Vec<u64>,
+    per_bin: BinMeter,
 }
 
 /// A thread's busy time at the end of a run.
@@ -20,8 +21,8 @@ pub struct BusyTime {
     /// The most busy time in any one second of physical time, and where that second starts.
     pub worst_second_busy_ns: u64,
     pub worst_second_start_ns: u64,
-    /// Busy time in each whole second of physical time, from 0: what plots draw as utilisation.
-    pub busy_per_second_ns: Vec<u64>,
+    /// The busiest second of each span of the run: what plots draw as utilisation.
+    pub bins: BusyBins,
 }
 
 impl BusyMeter {
@@ -30,7 +31,7 @@ impl BusyMeter {
         if end_ns > start_ns {
             self.busy_ns += end_ns - start_ns;
             self.per_window.add(start_ns, end_ns);
-            self.bin_per_second(start_ns, end_ns);
+            self.per_bin.add(start_ns, end_ns);
         }
     }
 
@@ -40,22 +41,7 @@ impl BusyMeter {
             busy_ns: self.busy_ns,
             worst_second_busy_ns: self.per_window.worst_ns,
             worst_second_start_ns: self.per_window.worst_start_ns,
-            busy_per_second_ns: self.busy_per_second_ns.clone(),
-        }
-    }
-
-    /// Adds `[start_ns, end_ns)` to the seconds it overlaps.
-    fn bin_per_second(&mut self, start_ns: u64, end_ns: u64) {
-        let last_second = ((end_ns - 1) / NS_PER_SEC) as usize;
-        if self.busy_per_second_ns.len() <= last_second {
-            self.busy_per_second_ns.resize(last_second + 1, 0);
-        }
-        let mut from_ns = start_ns;
-        while from_ns < end_ns {
-            let second = (from_ns / NS_PER_SEC) as usize;
-            let until_ns = end_ns.min((second as u64 + 1) * NS_PER_SEC);
-            self.busy_per_second_ns[second] += until_ns - from_ns;
-            from_ns = until_ns;
+            bins: self.per_bin.finish(),
         }
     }
 }

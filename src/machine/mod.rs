@@ -288,7 +288,7 @@ impl<W: Copy> Machine<W> {
                 busy_ns: busy.busy_ns,
                 worst_second_busy_ns: busy.worst_second_busy_ns,
                 worst_second_start_ns: busy.worst_second_start_ns,
-                busy_per_second_ns: busy.busy_per_second_ns,
+                bins: busy.bins,
             })
             .collect();
         let model_threads = (0..self.owners.len() as u32)

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use super::PlotError;
 use super::collect::{ClockPoint, Collected};
 use super::style::{self, Area, Unit, draw_extremes, legend, series_color, time_panel, y_range_to};
-use ticklab_sim::Approx;
+use ticklab_sim::{Approx, BusyBins};
 
 /// At most this many threads' CPU lines; the busiest are kept.
 const MAX_CPU_LINES: usize = 8;
@@ -127,19 +127,24 @@ fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let run_for_ns = collected.run_for_ns();
     let lines: Vec<Vec<(f64, f64)>> = threads
         .iter()
-        .map(|thread| per_second_percent(&thread.busy_per_second_ns, run_for_ns))
+        .map(|thread| busy_percent(&thread.bins, run_for_ns))
         .collect();
     let highest = lines
         .iter()
         .flatten()
         .map(|&(_, percent)| percent)
         .fold(0.0, f64::max);
-    let caption = if threads.is_empty() {
-        "CPU utilisation per second: no thread used any".to_string()
-    } else {
-        format!(
+    // Every thread of a run is binned alike: a long run draws the busiest second of each span.
+    let bin_secs = threads.iter().map(|thread| thread.bins.bin_secs).max();
+    let caption = match bin_secs {
+        None => "CPU utilisation per second: no thread used any".to_string(),
+        Some(1) => format!(
             "CPU utilisation per second from 0 s, per thread (busiest such second {highest:.1}%)"
-        )
+        ),
+        Some(bin_secs) => format!(
+            "CPU utilisation: the busiest second of every {} from 0 s, per thread (busiest {highest:.1}%)",
+            Approx(bin_secs * NS_PER_SEC)
+        ),
     };
     let mut chart = time_panel(
         area,
@@ -162,18 +167,20 @@ fn cpu(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     Ok(())
 }
 
-/// A thread's busy time per second as a step line in percent of that second, over the whole
-/// run: seconds after its last busy one read 0, and a last, partial second is measured against
-/// its own length.
-fn per_second_percent(busy_per_second_ns: &[u64], run_for_ns: u64) -> Vec<(f64, f64)> {
-    const NS_PER_SEC: u64 = 1_000_000_000;
-    let seconds = run_for_ns.div_ceil(NS_PER_SEC) as usize;
-    (0..seconds.max(busy_per_second_ns.len()))
-        .flat_map(|second| {
-            let from_ns = second as u64 * NS_PER_SEC;
-            let length_ns = run_for_ns.saturating_sub(from_ns).clamp(1, NS_PER_SEC);
-            let busy_ns = busy_per_second_ns.get(second).copied().unwrap_or(0);
-            let percent = busy_ns as f64 * 100.0 / length_ns as f64;
+const NS_PER_SEC: u64 = 1_000_000_000;
+
+/// A thread's busy time as a step line in percent of a second, over the whole run: each bin at
+/// the height of its busiest second, spans after the last busy one at 0, and a last, partial
+/// second measured against its own length.
+fn busy_percent(bins: &BusyBins, run_for_ns: u64) -> Vec<(f64, f64)> {
+    let bin_ns = bins.bin_secs * NS_PER_SEC;
+    let spans = run_for_ns.div_ceil(bin_ns) as usize;
+    (0..spans.max(bins.busiest_second_ns.len()))
+        .flat_map(|bin| {
+            let from_ns = bin as u64 * bin_ns;
+            let length_ns = run_for_ns.saturating_sub(from_ns).clamp(1, bin_ns);
+            let busy_ns = bins.busiest_second_ns.get(bin).copied().unwrap_or(0);
+            let percent = busy_ns as f64 * 100.0 / length_ns.min(NS_PER_SEC) as f64;
             let (from_s, to_s) = (from_ns as f64 / 1e9, (from_ns + length_ns) as f64 / 1e9);
             [(from_s, percent), (to_s, percent)]
         })
@@ -287,7 +294,11 @@ mod tests {
 
     #[test]
     fn cpu_is_a_share_of_each_second_through_the_end_of_the_run() {
-        let line = per_second_percent(&[S / 2, 0, S / 4], 5 * S / 2);
+        let bins = BusyBins {
+            bin_secs: 1,
+            busiest_second_ns: vec![S / 2, 0, S / 4],
+        };
+        let line = busy_percent(&bins, 5 * S / 2);
         assert_eq!(
             line,
             [
@@ -301,9 +312,29 @@ mod tests {
             "the last half second was half busy"
         );
         assert_eq!(
-            per_second_percent(&[], 2 * S).len(),
+            busy_percent(&BusyBins::default(), 2 * S).len(),
             4,
             "idle seconds read 0"
+        );
+    }
+
+    #[test]
+    fn a_long_run_draws_the_busiest_second_of_each_span_at_full_height() {
+        let bins = BusyBins {
+            bin_secs: 4,
+            busiest_second_ns: vec![0, 9 * S / 10],
+        };
+        let line = busy_percent(&bins, 10 * S);
+        assert_eq!(
+            line,
+            [
+                (0.0, 0.0),
+                (4.0, 0.0),
+                (4.0, 90.0),
+                (8.0, 90.0),
+                (8.0, 0.0),
+                (10.0, 0.0)
+            ]
         );
     }
 
