@@ -49,6 +49,7 @@ mod invariant;
 mod latencies;
 pub mod lock;
 pub mod machine;
+pub mod memory;
 pub mod model;
 pub mod output;
 pub mod plot;

@@ -54,6 +54,8 @@ pub struct TimerDesignEntry {
     pub keys: &'static [DesignKey],
     /// Listed in hints and errors; planted bugs are not.
     pub listed: bool,
+    /// What one timer it holds costs in memory at most.
+    pub bytes_per_timer: u64,
     build: fn(&TimerParams) -> Box<dyn SimTimers>,
     /// The design's battery, so that a test can run it on every registered design.
     #[cfg(feature = "battery")]
@@ -69,6 +71,7 @@ impl TimerDesignEntry {
             about: B::ABOUT,
             keys: B::KEYS,
             listed: true,
+            bytes_per_timer: B::BYTES_PER_TIMER,
             build: build::<B>,
             #[cfg(feature = "battery")]
             loom_setup: crate::battery::loom_setup::<B>,

@@ -6,6 +6,7 @@ use std::io;
 use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
 
 use crate::expect::Outcome;
+use crate::memory::{DEFAULT_MAX_MEMORY_BYTES, Footprint, Size};
 use crate::scenario::Scenario;
 use crate::trace::{Event, FaultEvent, ResumeEvent, StartEvent, Summary, TraceSink, Wall};
 
@@ -19,6 +20,9 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Refuse runs whose work could exceed this many events.
     pub max_events: u64,
+    /// Refuse, or stop, runs whose live state could pass this many bytes; a scenario's own
+    /// `max_memory` may raise it for that scenario.
+    pub max_memory_bytes: u64,
 }
 
 impl Default for RunOptions {
@@ -26,7 +30,16 @@ impl Default for RunOptions {
         RunOptions {
             seed: None,
             max_events: DEFAULT_MAX_EVENTS,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
         }
+    }
+}
+
+impl RunOptions {
+    /// The memory bound for `scenario`: the larger of the options' and the file's own.
+    pub fn max_memory_for(&self, scenario: &Scenario) -> u64 {
+        self.max_memory_bytes
+            .max(scenario.max_memory_bytes.unwrap_or(0))
     }
 }
 
@@ -54,6 +67,31 @@ pub enum RunError {
         design: String,
         at_ns: u64,
         steps: u64,
+    },
+    /// The run could hold more live state than allowed: refused before starting.
+    TooMuchMemory {
+        bytes_bound: u128,
+        max_bytes: u64,
+        /// What would fill it, largest first.
+        footprint: String,
+        fewer_by: &'static str,
+    },
+    /// The run held more live state than allowed while it ran, though its estimate did not:
+    /// stopped there, as a design that never frees what it holds is.
+    OutOfMemory {
+        design: String,
+        at_ns: u64,
+        bytes: u128,
+        max_bytes: u64,
+        footprint: String,
+    },
+    /// More wakes could wait at once than the event queue holds: refused before starting
+    /// (`at_ns` is `None`), or stopped when it happened.
+    TooManyWakes {
+        design: String,
+        at_ns: Option<u64>,
+        /// How many could wait, as estimated; 0 once stopped.
+        wakes: u128,
     },
     /// Writing the trace failed.
     Io(io::Error),
@@ -97,6 +135,62 @@ impl fmt::Display for RunError {
                  or move its deadline past now, before it waits again",
                 ticklab_sim::Secs(*at_ns)
             ),
+            RunError::TooMuchMemory {
+                bytes_bound,
+                max_bytes,
+                footprint,
+                fewer_by,
+            } => write!(
+                f,
+                "this run could hold up to {} of live state ({footprint}), more than the memory \
+                 limit of {}\n  hint: {fewer_by}, or raise the limit with --max-memory, or with \
+                 `max_memory = \"{}\"` at the top of the scenario file",
+                Size(*bytes_bound),
+                Size(u128::from(*max_bytes)),
+                round_up_gib(*bytes_bound)
+            ),
+            RunError::OutOfMemory {
+                design,
+                at_ns,
+                bytes,
+                max_bytes,
+                footprint,
+            } => write!(
+                f,
+                "the {design} held {} of live state at {} ({footprint}), more than the memory \
+                 limit of {}, so the run was stopped\n  hint: a design that keeps what it no \
+                 longer needs grows without end; if this run really needs it, raise the limit \
+                 with --max-memory or `max_memory` in the scenario file",
+                Size(*bytes),
+                ticklab_sim::Secs(*at_ns),
+                Size(u128::from(*max_bytes))
+            ),
+            RunError::TooManyWakes {
+                design,
+                at_ns,
+                wakes,
+            } => {
+                let max = ticklab_sim::MAX_PENDING_WAKES;
+                match at_ns {
+                    None => write!(
+                        f,
+                        "the {design} could have up to {wakes} wakes waiting at once (one for \
+                         each call, task or message in flight, and each thread), more than the \
+                         {max} the event queue holds"
+                    )?,
+                    Some(at_ns) => write!(
+                        f,
+                        "the {design} had more than {max} wakes waiting at once at {}, more \
+                         than the event queue holds, so the run was stopped",
+                        ticklab_sim::Secs(*at_ns)
+                    )?,
+                }
+                write!(
+                    f,
+                    "\n  hint: fewer calls, tasks or messages in flight at once: shorten \
+                     latencies and timeouts, or lower the rate"
+                )
+            }
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
             RunError::Simulator(why) => write!(f, "{why}"),
         }
@@ -169,6 +263,9 @@ pub fn replay_command(
     if options.max_events != DEFAULT_MAX_EVENTS {
         command.push_str(&format!(" --max-events {}", options.max_events));
     }
+    if options.max_memory_bytes != DEFAULT_MAX_MEMORY_BYTES {
+        command.push_str(&format!(" --max-memory {}B", options.max_memory_bytes));
+    }
     if let Some(profile) = profile {
         command.push_str(&format!(
             " --profile {}",
@@ -221,6 +318,7 @@ pub struct Watchdog {
     mark_ns: u64,
     mark_steps: u64,
     design: String,
+    max_memory_bytes: u64,
 }
 
 /// How far past its estimated bound a run may go before it counts as running away: estimates are
@@ -232,8 +330,9 @@ const RUNAWAY_SLACK: u128 = 1_000_000;
 const CHECK_EVERY: u64 = 1 << 12;
 
 impl Watchdog {
-    /// A watchdog for a run estimated at `bound` events of `design`.
-    pub fn new(bound: u128, design: impl Into<String>) -> Self {
+    /// A watchdog for a run estimated at `bound` events of `design`, holding at most
+    /// `max_memory_bytes` of live state.
+    pub fn new(bound: u128, design: impl Into<String>, max_memory_bytes: u64) -> Self {
         let limit = bound
             .saturating_mul(RUNAWAY_FACTOR)
             .saturating_add(RUNAWAY_SLACK);
@@ -245,7 +344,42 @@ impl Watchdog {
             mark_ns: 0,
             mark_steps: 0,
             design: design.into(),
+            max_memory_bytes,
         }
+    }
+
+    /// Whether the latest step was one at which the run's memory is measured.
+    #[inline]
+    pub fn at_checkpoint(&self) -> bool {
+        self.steps.is_multiple_of(CHECK_EVERY)
+    }
+
+    /// Stops a run whose live state passed its bound, or whose event queue overflowed.
+    #[cold]
+    pub fn check_memory(
+        &self,
+        now_ns: u64,
+        live: &Footprint,
+        queue_overflowed: bool,
+    ) -> Result<(), RunError> {
+        if queue_overflowed {
+            return Err(RunError::TooManyWakes {
+                design: self.design.clone(),
+                at_ns: Some(now_ns),
+                wakes: 0,
+            });
+        }
+        let bytes = live.bytes();
+        if bytes > u128::from(self.max_memory_bytes) {
+            return Err(RunError::OutOfMemory {
+                design: self.design.clone(),
+                at_ns: now_ns,
+                bytes,
+                max_bytes: self.max_memory_bytes,
+                footprint: live.to_string(),
+            });
+        }
+        Ok(())
     }
 
     #[inline]
@@ -278,6 +412,42 @@ impl Watchdog {
         }
         Ok(())
     }
+}
+
+/// What a footprint calls the wakes waiting in the event queue.
+pub const WAKES: &str = "wakes waiting";
+
+/// Refuses a run whose largest possible footprint could pass `max_bytes`, or that could have
+/// more wakes waiting at once than the event queue holds.
+pub(crate) fn check_memory(
+    peak: &Footprint,
+    max_bytes: u64,
+    design: &str,
+    fewer_by: &'static str,
+) -> Result<(), RunError> {
+    let wakes = peak.count_of(WAKES);
+    if wakes > ticklab_sim::MAX_PENDING_WAKES as u128 {
+        return Err(RunError::TooManyWakes {
+            design: design.to_string(),
+            at_ns: None,
+            wakes,
+        });
+    }
+    let bytes_bound = peak.bytes();
+    if bytes_bound > u128::from(max_bytes) {
+        return Err(RunError::TooMuchMemory {
+            bytes_bound,
+            max_bytes,
+            footprint: peak.to_string(),
+            fewer_by,
+        });
+    }
+    Ok(())
+}
+
+/// A `max_memory` value that covers `bytes`: whole GiB, rounded up.
+fn round_up_gib(bytes: u128) -> String {
+    format!("{}GiB", bytes.div_ceil(1 << 30).max(1))
 }
 
 /// Traces a fault edge, and the resume it may have caused.
@@ -369,7 +539,7 @@ mod tests {
     #[test]
     fn a_run_that_keeps_waking_at_one_instant_is_stuck_there() {
         let bound = 2_000_000;
-        let mut watchdog = Watchdog::new(bound, "planted timer");
+        let mut watchdog = Watchdog::new(bound, "planted timer", u64::MAX);
         match steps_until_stopped(&mut watchdog, |step| 5_000 + step.min(3)) {
             RunError::Stuck {
                 design,
@@ -388,7 +558,7 @@ mod tests {
 
     #[test]
     fn a_run_that_moves_on_but_never_ends_runs_away_after_its_bound() {
-        let mut watchdog = Watchdog::new(10, "planted interval");
+        let mut watchdog = Watchdog::new(10, "planted interval", u64::MAX);
         match steps_until_stopped(&mut watchdog, |step| step / 2) {
             RunError::Runaway { design, steps, .. } => {
                 assert_eq!(design, "planted interval");
@@ -401,7 +571,7 @@ mod tests {
 
     #[test]
     fn many_steps_at_one_instant_within_the_bound_are_allowed() {
-        let mut watchdog = Watchdog::new(2_000_000, "burst");
+        let mut watchdog = Watchdog::new(2_000_000, "burst", u64::MAX);
         for _ in 0..2_000_000 {
             watchdog
                 .step(7)

@@ -278,6 +278,127 @@ fn max_events_sets_the_limit_both_ways() {
         .success();
 }
 
+/// An RPC load whose calls stay in flight for `latency`: 100 clients calling every millisecond.
+fn rpc_in_flight(latency: &str, run_for: &str, extra: &str) -> String {
+    format!(
+        r#"
+about = "100 clients calling every millisecond, answered in {latency}"
+platform = "linux"
+run_for = "{run_for}"
+{extra}
+[model]
+kind = "timer"
+design = "global-heap"
+clock = "monotonic"
+clients = 100
+call_interval = "1ms"
+timeout = "300s"
+latency = "{latency}"
+"#
+    )
+}
+
+#[test]
+fn a_run_that_could_pass_the_memory_bound_is_refused_before_it_starts() {
+    // 15 M calls in flight at once, with their timers and wakes: 3.4 GiB.
+    let (_folder, path) = temp_scenario(&rpc_in_flight("150s", "400s", ""));
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "this run could hold up to 3.4 GiB of live state (15000209 wakes waiting",
+        ))
+        .stderr(predicate::str::contains(
+            "15000100 calls in flight of 72 B each",
+        ))
+        .stderr(predicate::str::contains(
+            "more than the memory limit of 1.0 GiB",
+        ))
+        .stderr(predicate::str::contains(
+            "hint: shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`, \
+             or raise the limit with --max-memory, or with `max_memory = \"4GiB\"`",
+        ));
+}
+
+#[test]
+fn more_wakes_than_the_event_queue_holds_are_refused_not_a_panic() {
+    // Every one of 40 M calls is still in flight when the run ends.
+    let (_folder, path) = temp_scenario(&rpc_in_flight("3601s", "400s", ""));
+    ticklab()
+        .args(["run", path.to_str().unwrap(), "--max-memory", "64GiB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "could have up to 40000209 wakes waiting at once",
+        ))
+        .stderr(predicate::str::contains(
+            "more than the 16777216 the event queue holds",
+        ));
+}
+
+#[test]
+fn max_memory_sets_the_bound_and_a_scenario_may_raise_it_for_itself() {
+    // 10,000 calls in flight: a few MiB.
+    let (_folder, path) = temp_scenario(&rpc_in_flight("100ms", "2s", ""));
+    let path = path.to_str().unwrap();
+    ticklab()
+        .args(["run", path, "--summary-only", "--max-memory", "1MiB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more than the memory limit of 1.0 MiB",
+        ));
+    ticklab()
+        .args(["run", path, "--summary-only"])
+        .assert()
+        .success();
+    let (_folder, raised) = temp_scenario(&rpc_in_flight("100ms", "2s", "max_memory = \"2GiB\""));
+    ticklab()
+        .args([
+            "run",
+            raised.to_str().unwrap(),
+            "--summary-only",
+            "--max-memory",
+            "1MiB",
+        ])
+        .assert()
+        .success();
+    ticklab()
+        .args(["run", path, "--max-memory", "lots"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "\"lots\" is not an amount of memory",
+        ));
+}
+
+#[test]
+fn a_design_that_keeps_cancelled_timers_is_stopped_when_it_passes_the_bound() {
+    // Every call is answered in a millisecond, but the bucketed design keeps each cancelled
+    // timer until its deadline, 300 s away: 100,000 more a second, which no estimate made
+    // before the run can know.
+    let text = rpc_in_flight("1ms", "60s", "").replace("global-heap", "bucketed");
+    let (_folder, path) = temp_scenario(&text);
+    ticklab()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--summary-only",
+            "--max-memory",
+            "32MiB",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("summary").not())
+        .stderr(predicate::str::contains("the bucketed timer held 32.0 MiB"))
+        .stderr(predicate::str::contains(
+            "timers the design holds of 64 B each",
+        ))
+        .stderr(predicate::str::contains("so the run was stopped"));
+}
+
 #[test]
 fn out_is_written_whole_and_never_over_an_existing_file_without_force() {
     let folder = tempfile::tempdir().unwrap();

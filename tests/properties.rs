@@ -190,6 +190,7 @@ fn interval_scenario(
             driver_resolution_ns: NS_PER_MS,
         }),
         expectations: Vec::new(),
+        max_memory_bytes: None,
     }
 }
 

@@ -61,7 +61,7 @@ pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, Machine};
 pub use meter::BusyTime;
 pub use platform::Platform;
-pub use queue::Deadline;
+pub use queue::{Deadline, MAX_PENDING as MAX_PENDING_WAKES};
 pub use radix::RadixQueue;
 pub use rng::SimRng;
 pub use time::{Approx, Compact, NS_PER_MS, NS_PER_SEC, NS_PER_US, Secs};

@@ -61,6 +61,15 @@ pub(crate) struct EventQueue<P> {
     keys: RadixQueue<Filed<P>>,
     /// Entries waiting on each clock, so a change to a clock nobody waits on costs nothing.
     waiting_on: [usize; 3],
+    /// A wake was asked for while [`MAX_PENDING`] were already waiting, and dropped: the run
+    /// can no longer be trusted, and its driver stops it with an error.
+    overflowed: bool,
+}
+
+/// What one waiting wake costs in memory, at most: its node (key and payload) and its link,
+/// twice over since the queue's storage grows by doubling.
+pub(crate) const fn bytes_per_entry<P>() -> u64 {
+    2 * (std::mem::size_of::<(u128, Filed<P>)>() + std::mem::size_of::<u32>()) as u64
 }
 
 #[inline]
@@ -84,6 +93,7 @@ impl<P: Copy> EventQueue<P> {
         EventQueue {
             keys: RadixQueue::new(),
             waiting_on: [0; 3],
+            overflowed: false,
         }
     }
 
@@ -94,11 +104,11 @@ impl<P: Copy> EventQueue<P> {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, at_ns: u64, seq: u64, deadline: Deadline, payload: P) {
+        if self.keys.len() >= MAX_PENDING {
+            self.overflowed = true;
+            return;
+        }
         self.waiting_on[deadline.clock as usize] += 1;
-        assert!(
-            self.keys.len() < MAX_PENDING,
-            "more than {MAX_PENDING} wakes pending at once"
-        );
         let filed = Filed {
             at_ns: deadline.at_ns,
             clock: deadline.clock,
@@ -116,6 +126,11 @@ impl<P: Copy> EventQueue<P> {
 
     pub(crate) fn len(&self) -> usize {
         self.keys.len()
+    }
+
+    /// Whether a wake was dropped because [`MAX_PENDING`] were already waiting.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// Whether any entry waits on `clock`.
@@ -201,6 +216,18 @@ mod tests {
         assert!(!queue.waits_on(ClockId::Wall));
         assert_eq!(queue.len(), 1);
         assert_eq!(queue.peek_ns(), Some(10));
+    }
+
+    #[test]
+    fn a_full_queue_drops_the_wake_and_says_so_instead_of_panicking() {
+        let mut queue = EventQueue::new();
+        for seq in 0..MAX_PENDING as u64 {
+            queue.push(seq, seq, deadline(), ());
+        }
+        assert!(!queue.overflowed());
+        queue.push(0, MAX_PENDING as u64, deadline(), ());
+        assert!(queue.overflowed());
+        assert_eq!(queue.len(), MAX_PENDING);
     }
 
     #[test]

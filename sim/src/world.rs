@@ -109,6 +109,16 @@ impl<P: Copy> World<P> {
         self.queue.len() + self.parked.len()
     }
 
+    /// What one waiting wake costs in memory at most, for a run's memory bound.
+    pub const BYTES_PER_WAKE: u64 = crate::queue::bytes_per_entry::<P>();
+
+    /// Whether a wake was dropped because [`MAX_PENDING_WAKES`](crate::MAX_PENDING_WAKES)
+    /// were already waiting: the run is no longer what its model asked for, and must stop with
+    /// an error.
+    pub fn overflowed(&self) -> bool {
+        self.queue.overflowed()
+    }
+
     /// Asks for a [`Step::Wake`] carrying `payload` once `deadline`'s clock reaches it and the
     /// process can run. A deadline already passed wakes at the current time, after anything
     /// already due then.

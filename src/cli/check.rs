@@ -54,10 +54,7 @@ impl Row {
 
 pub(super) fn check(registry: &Registry, args: &CheckArgs) -> Result<(), Failure> {
     let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
-    let options = RunOptions {
-        seed: None,
-        max_events: args.limits.max_events,
-    };
+    let options = args.limits.options(None);
     let rows: Vec<Row> = scenarios
         .into_par_iter()
         .map(|loaded| check_one(loaded, &options))

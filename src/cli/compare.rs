@@ -54,10 +54,7 @@ pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Fai
     let cells: Vec<(usize, usize)> = (0..workloads.len())
         .flat_map(|workload| (0..designs.len()).map(move |design| (workload, design)))
         .collect();
-    let options = RunOptions {
-        seed: None,
-        max_events: args.limits.max_events,
-    };
+    let options = args.limits.options(None);
     let summaries: Vec<Summary> = cells
         .par_iter()
         .map(|&(workload, design)| {

@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::registry::Registry;
-use crate::run::DEFAULT_MAX_EVENTS;
+use crate::run::{DEFAULT_MAX_EVENTS, RunOptions};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -75,6 +75,32 @@ struct Limits {
     /// Refuse runs that could handle more than this many events.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EVENTS)]
     max_events: u64,
+    /// Refuse, or stop, runs whose live state could pass this much memory, such as 4GiB; a
+    /// scenario's own `max_memory` raises it for that scenario.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size)]
+    max_memory: u64,
+}
+
+impl Limits {
+    /// Run options with these limits and `seed`.
+    fn options(&self, seed: Option<u64>) -> RunOptions {
+        RunOptions {
+            seed,
+            max_events: self.max_events,
+            max_memory_bytes: self.max_memory,
+        }
+    }
+}
+
+/// A memory size with its unit, as `--max-memory` takes it.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let digits_first = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
+    match text.parse::<bytesize::ByteSize>() {
+        Ok(size) if digits_first && size.as_u64() > 0 => Ok(size.as_u64()),
+        _ => Err(format!(
+            "\"{text}\" is not an amount of memory: write a size with its unit, such as 512MiB or 4GiB"
+        )),
+    }
 }
 
 /// How a command ended, mapped to the exit code.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use super::{Failure, Limits};
 use crate::output::AtomicFile;
 use crate::registry::Registry;
-use crate::run::{RunOptions, replay_command};
+use crate::run::replay_command;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct PlotArgs {
@@ -43,10 +43,7 @@ pub(super) fn plot_command(registry: &Registry, args: &PlotArgs) -> Result<(), F
         .map(|out| AtomicFile::create(out, args.force))
         .transpose()
         .map_err(|error| Failure::Invalid(error.to_string()))?;
-    let options = RunOptions {
-        seed: args.seed,
-        max_events: args.limits.max_events,
-    };
+    let options = args.limits.options(args.seed);
     let plot = crate::plot::plot(&scenarios, &options)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     match (file, &args.out) {

@@ -40,10 +40,7 @@ pub(super) fn report_command(registry: &Registry, args: &ReportArgs) -> Result<(
     let mut file = AtomicFile::create(&args.out, args.force)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
-    let options = RunOptions {
-        seed: None,
-        max_events: args.limits.max_events,
-    };
+    let options = args.limits.options(None);
     let drawn: Vec<(Row, Option<String>)> = scenarios
         .into_par_iter()
         .map(|loaded| draw_one(loaded, &options))

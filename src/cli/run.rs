@@ -45,10 +45,7 @@ pub(super) fn run(registry: &Registry, args: &RunArgs) -> Result<(), Failure> {
         ));
     }
     let scenario = super::load_scenario(registry, &args.file, args.profile.as_deref())?;
-    let options = RunOptions {
-        seed: args.seed,
-        max_events: args.limits.max_events,
-    };
+    let options = args.limits.options(args.seed);
     let report = match &args.out {
         Some(path) => {
             let mut file = AtomicFile::create(path, args.force)

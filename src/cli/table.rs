@@ -68,8 +68,8 @@ impl Matrix {
 /// Each matrix scenario's ticks after resume, by cell.
 fn run_cells(scenarios: &[Scenario], max_events: u64) -> Result<BTreeMap<Cell, u64>, Failure> {
     let options = RunOptions {
-        seed: None,
         max_events,
+        ..RunOptions::default()
     };
     let cells: Vec<(Cell, u64)> = scenarios
         .par_iter()

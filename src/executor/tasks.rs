@@ -124,4 +124,8 @@ impl Tasks {
     pub fn iter(&self) -> impl Iterator<Item = &Task> {
         self.tasks.iter()
     }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
 }

@@ -1,6 +1,9 @@
 //! How much work an executor scenario asks for, bounded before the run starts.
 
 use super::spec::{Arrival, ExecutorConfig, GroupConfig, Step};
+use super::tasks::{Request, Task};
+use crate::machine::Machine;
+use crate::memory::{Footprint, grown};
 use crate::run::{RunError, RunOptions, retiming_edges};
 use crate::scenario::Scenario;
 
@@ -104,4 +107,50 @@ pub(crate) fn check_work(
         });
     }
     Ok(bound)
+}
+
+/// What a footprint calls the run's tasks and io requests.
+pub(crate) const TASKS: &str = "tasks";
+pub(crate) const REQUESTS: &str = "io requests";
+
+/// What one task costs: its entry in the task table, which keeps finished tasks for the
+/// summary, its places in the run queues, and a wake.
+pub(crate) const BYTES_PER_TASK: u64 = grown::<Task>() + 2 * grown::<u32>();
+pub(crate) const BYTES_PER_REQUEST: u64 = grown::<Request>();
+
+/// The most the run can hold: every task it will ever have, since the task table keeps them
+/// all, and every io request. A task that waits (a sleep, a tick, an io reply, a blocking call)
+/// may have a wake waiting meanwhile; one that only computes, yields and spawns has none of its
+/// own.
+pub(crate) fn peak_footprint<W: Copy>(scenario: &Scenario, config: &ExecutorConfig) -> Footprint {
+    let instances = instances(config, scenario.run_for_ns);
+    let tasks: u128 = instances.iter().sum();
+    let mut requests = 0u128;
+    let mut waiting = 0u128;
+    for (group, count) in config.groups.iter().zip(&instances) {
+        let io_steps = group
+            .steps
+            .iter()
+            .filter(|step| matches!(step, Step::Io { .. }))
+            .count() as u128;
+        requests =
+            requests.saturating_add(count.saturating_mul(io_steps * u128::from(group.repeat)));
+        let waits = group.steps.iter().any(|step| {
+            matches!(
+                step,
+                Step::Sleep { .. }
+                    | Step::Tick { .. }
+                    | Step::Block { .. }
+                    | Step::Io { .. }
+                    | Step::SpawnBlocking { .. }
+            )
+        });
+        if waits {
+            waiting = waiting.saturating_add(*count);
+        }
+    }
+    Footprint::new()
+        .with(TASKS, tasks, BYTES_PER_TASK)
+        .with(REQUESTS, requests, BYTES_PER_REQUEST)
+        .with(crate::run::WAKES, waiting, Machine::<W>::BYTES_PER_WAKE)
 }

@@ -115,7 +115,7 @@ pub(crate) fn run(
         refuse_endless_datagrams(config, tick_ns)?;
         refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
-    let mut watchdog = Watchdog::new(bound, "hosts");
+    let mut watchdog = Watchdog::new(bound, "hosts", options.max_memory_for(scenario));
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let platforms: Vec<Platform> = config.hosts.iter().map(|host| host.platform).collect();
     let names: Vec<String> = config.hosts.iter().map(|host| host.name.clone()).collect();

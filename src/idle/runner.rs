@@ -14,8 +14,11 @@ use super::spec::IdleConfig;
 use super::{METRICS, STRATEGY_METRICS};
 use crate::latencies::Latencies;
 use crate::machine::{Binding, Machine, MachineReport, drive};
+use crate::memory::{Footprint, grown};
 use crate::profile::Costs;
-use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
+use crate::run::{
+    RunError, RunOptions, Watchdog, check_memory, retiming_edges, start_event, world_config,
+};
 use crate::scenario::Scenario;
 use crate::trace::{Event, Section, Summary, TraceSink};
 
@@ -141,11 +144,29 @@ pub(crate) fn run(
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let bound = check_work(scenario, config, options)?;
+    let max_memory_bytes = options.max_memory_for(scenario);
+    let events = config
+        .arrival
+        .map_or(0, |arrival| arrivals_bound(arrival, scenario.run_for_ns));
+    check_memory(
+        &Footprint::new().with(EVENTS, events, BYTES_PER_EVENT),
+        max_memory_bytes,
+        "idle loop",
+        "lengthen `every` or lower `burst`",
+    )?;
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     let run = IdleRun::new(scenario, config, seed, &mut machine, sink);
-    drive(machine, run, &mut Watchdog::new(bound, "idle loop"))
+    drive(
+        machine,
+        run,
+        &mut Watchdog::new(bound, "idle loop", max_memory_bytes),
+    )
 }
+
+/// Every event's arrival time is drawn before the run, so that all loops see the same ones.
+const EVENTS: &str = "event arrivals";
+const BYTES_PER_EVENT: u64 = grown::<u64>();
 
 /// Every strategy's loop, all seeing the same events.
 struct IdleRun<'a> {
@@ -269,6 +290,10 @@ impl Binding for IdleRun<'_> {
             }
         }
         Ok(())
+    }
+
+    fn footprint(&self) -> Footprint {
+        Footprint::new().with(EVENTS, self.arrivals.len() as u128, BYTES_PER_EVENT)
     }
 
     fn sink(&mut self) -> &mut dyn TraceSink {

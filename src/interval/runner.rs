@@ -11,9 +11,10 @@ use super::invariants::IntervalInvariants;
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
 use crate::machine::{Binding, Machine, MachineReport, drive};
+use crate::memory::{Footprint, grown};
 use crate::run::{
-    RunError, RunOptions, Watchdog, clock_advance_bound_ns, retiming_edges, start_event,
-    world_config,
+    RunError, RunOptions, Watchdog, check_memory, clock_advance_bound_ns, retiming_edges,
+    start_event, world_config,
 };
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TraceSink, Wall};
@@ -116,11 +117,36 @@ pub(crate) fn run(
 ) -> Result<Summary, RunError> {
     let plans = plan_intervals(config, seed);
     let bound = check_work(scenario, &plans, options)?;
+    let max_memory_bytes = options.max_memory_for(scenario);
+    let design = format!("{} interval", config.missed_tick.name());
+    check_memory(
+        &intervals_footprint(plans.len()),
+        max_memory_bytes,
+        &design,
+        "lower `count`",
+    )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let run = IntervalRun::new(scenario, config, &plans, &mut machine, sink);
-    let design = format!("{} interval", config.missed_tick.name());
-    drive(machine, run, &mut Watchdog::new(bound, design))
+    drive(
+        machine,
+        run,
+        &mut Watchdog::new(bound, design, max_memory_bytes),
+    )
+}
+
+/// What `count` intervals hold: each its core, its plan, its place in the ready queue and its
+/// tick count, and a wake.
+fn intervals_footprint(count: usize) -> Footprint {
+    let bytes_each =
+        grown::<IntervalCore>() + grown::<IntervalPlan>() + grown::<u32>() + grown::<u64>();
+    Footprint::new()
+        .with("intervals", count as u128, bytes_each)
+        .with(
+            crate::run::WAKES,
+            count as u128 + 1,
+            Machine::<u32>::BYTES_PER_WAKE,
+        )
 }
 
 /// One interval run in progress: the intervals on a single runtime thread, like tokio's
@@ -159,6 +185,14 @@ impl Binding for IntervalRun<'_> {
     ) -> Result<(), RunError> {
         self.stats.on_fault(machine.now_ns(), effect);
         Ok(())
+    }
+
+    fn footprint(&self) -> Footprint {
+        intervals_footprint(self.cores.len()).with(
+            "ticks ready",
+            self.ready.len() as u128,
+            grown::<u32>(),
+        )
     }
 
     fn sink(&mut self) -> &mut dyn TraceSink {

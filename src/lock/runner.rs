@@ -112,7 +112,11 @@ pub(crate) fn run(
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let run = LockRun::new(scenario, config, seed, &mut machine, sink);
     let design = format!("{} lock", config.spawn.name());
-    drive(machine, run, &mut Watchdog::new(bound, design))
+    drive(
+        machine,
+        run,
+        &mut Watchdog::new(bound, design, options.max_memory_for(scenario)),
+    )
 }
 
 struct LockRun<'a> {

@@ -4,6 +4,7 @@
 use ticklab_sim::{EdgeEffect, FaultEdge, Step, ThreadId};
 
 use super::{Machine, MachineReport, Owner, Wake, load};
+use crate::memory::Footprint;
 use crate::run::{RunError, Watchdog, record_fault};
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -36,6 +37,12 @@ pub trait Binding {
         _machine: &mut Machine<Self::Wake>,
     ) -> Result<(), RunError> {
         Ok(())
+    }
+
+    /// What the model holds now, besides the machine's own wakes and threads: measured against
+    /// the run's memory bound every few thousand steps.
+    fn footprint(&self) -> Footprint {
+        Footprint::new()
     }
 
     /// Where the model's trace goes; the drive loop traces the faults and the summary there too.
@@ -86,9 +93,15 @@ pub fn drive<B: Binding>(
                 machine.file_slice_ends();
                 binding.on_fault(&edge, &effect, &mut machine)?;
             }
-            Step::End => break,
+            Step::End => {
+                check_memory(&machine, &binding, limit)?;
+                break;
+            }
         }
         limit.step(machine.now_ns())?;
+        if limit.at_checkpoint() {
+            check_memory(&machine, &binding, limit)?;
+        }
     }
     let report = machine.finish();
     let summary = binding.finish(&mut machine, &report)?;
@@ -96,4 +109,18 @@ pub fn drive<B: Binding>(
     sink.record(&Event::Summary(&summary))?;
     sink.finish()?;
     Ok(summary)
+}
+
+/// Stops the run if what the machine and the model hold passed the memory bound.
+#[cold]
+fn check_memory<B: Binding>(
+    machine: &Machine<B::Wake>,
+    binding: &B,
+    limit: &Watchdog,
+) -> Result<(), RunError> {
+    let mut live = machine.footprint();
+    for holding in binding.footprint().holdings() {
+        live.add(holding.what, holding.count, holding.bytes_each);
+    }
+    limit.check_memory(machine.now_ns(), &live, machine.queue_overflowed())
 }

@@ -18,6 +18,8 @@ use ticklab_sim::{
 };
 
 pub use drive::{Binding, drive};
+
+use crate::memory::Footprint;
 pub use load::{Bursts, Load, OutsideLoad};
 pub use spec::{MachineSpec, ModelMachineKeys};
 pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
@@ -274,6 +276,25 @@ impl<W: Copy> Machine<W> {
         finished
     }
 
+    /// What one waiting wake of this machine costs in memory.
+    pub const BYTES_PER_WAKE: u64 = World::<Wake<W>>::BYTES_PER_WAKE;
+
+    /// What the machine itself holds now: the wakes waiting and its threads' accounting.
+    pub fn footprint(&self) -> Footprint {
+        Footprint::new()
+            .with(
+                crate::run::WAKES,
+                self.world.pending() as u128,
+                Self::BYTES_PER_WAKE,
+            )
+            .with(THREADS, self.names.len() as u128, BYTES_PER_THREAD)
+    }
+
+    /// Whether the event queue had to drop a wake because it was full.
+    pub(crate) fn queue_overflowed(&self) -> bool {
+        self.world.overflowed()
+    }
+
     /// Charges everything up to the end of the run and reports every thread.
     pub(crate) fn finish(&mut self) -> MachineReport {
         let end_ns = self.end_ns();
@@ -303,6 +324,13 @@ impl<W: Copy> Machine<W> {
         }
     }
 }
+
+/// What a footprint calls the machine's simulated threads.
+pub const THREADS: &str = "simulated threads";
+
+/// What one simulated thread's accounting costs at most: its busy-time bins, grown, and room
+/// for its name, its core's bookkeeping and its busiest-window spans.
+pub const BYTES_PER_THREAD: u64 = 2 * 8 * ticklab_sim::MAX_BINS as u64 + 512;
 
 /// A moment in physical time, as a deadline: boottime reads physical time since the start.
 #[inline]

@@ -50,6 +50,8 @@ pub struct Scenario {
     pub machine: MachineConfig,
     pub model: ModelSetup,
     pub expectations: Vec<Expectation>,
+    /// The file's own memory bound, for runs that really need more than the default.
+    pub max_memory_bytes: Option<u64>,
 }
 
 impl Scenario {
@@ -262,7 +264,35 @@ fn finish<M>(
         machine,
         model,
         expectations,
+        max_memory_bytes: max_memory(file, &raw)?,
     })
+}
+
+/// The file's `max_memory`, which may only raise the bound: a run refused under the default is
+/// what it is for.
+fn max_memory<M>(
+    file: &Located<'_>,
+    raw: &schema::ScenarioFile<M>,
+) -> Result<Option<u64>, ScenarioError> {
+    let Some(max_memory) = &raw.max_memory else {
+        return Ok(None);
+    };
+    let bytes = max_memory.get_ref().0;
+    if bytes <= crate::memory::DEFAULT_MAX_MEMORY_BYTES {
+        return Err(file
+            .error(
+                max_memory.span(),
+                format!(
+                    "`max_memory` must be more than the default of {}",
+                    crate::memory::Size(crate::memory::DEFAULT_MAX_MEMORY_BYTES.into())
+                ),
+            )
+            .with_hint(
+                "`max_memory` raises the memory bound for a run that needs more; leave it out \
+                 for the default, or give --max-memory to lower it for one command",
+            ));
+    }
+    Ok(Some(bytes))
 }
 
 /// Validates the keys of a scenario's head.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use ticklab_sim::{ClockId, FaultKind, Platform};
 use toml::Spanned;
 
-use super::values::{DurationNs, Name, SignedDurationNs};
+use super::values::{Bytes, DurationNs, Name, SignedDurationNs};
 
 /// Top-level keys every scenario has; `M` is the model's own `[model]` table.
 #[derive(Debug, Deserialize)]
@@ -19,6 +19,7 @@ pub(crate) struct ScenarioFile<M> {
     pub seed: Option<Spanned<i64>>,
     pub run_for: Spanned<DurationNs>,
     pub wall_start: Option<Spanned<String>>,
+    pub max_memory: Option<Spanned<Bytes>>,
     pub machine: Option<crate::machine::MachineSpec>,
     pub model: M,
     #[serde(default, rename = "fault")]

@@ -14,7 +14,10 @@ use super::spec::TimerConfig;
 use super::stats::{Memory, TimerStats};
 use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
-use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
+use crate::memory::{Footprint, grown};
+use crate::run::{
+    RunError, RunOptions, Watchdog, check_memory, retiming_edges, start_event, world_config,
+};
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -119,6 +122,39 @@ fn check_work(
     Ok(bound)
 }
 
+/// What a footprint calls the calls in flight and the design's timers.
+const CALLS: &str = "calls in flight";
+const TIMERS: &str = "timers the design holds";
+
+/// What one call in flight costs: its slot, and its place on the free list once it ends.
+const BYTES_PER_CALL: u64 = grown::<Option<Call>>() + grown::<u32>();
+
+/// What a run is sure to hold at its peak, as it is refused by before it starts. A call is in
+/// flight until its response, at most the slowest latency, with its timer, which stays in the
+/// design at least until the call ends or the timer fires; its response's wake waits meanwhile,
+/// and every client and timer thread has a wake of its own. What depends on the design is left
+/// to the check while the run goes: a cancelled timer that lingers until its deadline, as in
+/// brpc's design before its fix, and a timer thread's old wake left behind when it is woken early.
+fn peak_footprint(scenario: &Scenario, config: &TimerConfig) -> Footprint {
+    let calls = u128::from(config.clients)
+        * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
+    let latest_response_ns = config.latency_ns.1.max(if config.slow_responses_ppm > 0 {
+        config.slow_latency_ns
+    } else {
+        0
+    });
+    let in_flight = calls.min(
+        u128::from(config.clients)
+            * (u128::from(latest_response_ns.div_ceil(config.call_interval_ns)) + 1),
+    );
+    let threads = config.timer_threads.max(config.gomaxprocs.unwrap_or(1)) as u128;
+    let wakes = in_flight + u128::from(config.clients) + 2 * threads + 1;
+    Footprint::new()
+        .with(CALLS, in_flight, BYTES_PER_CALL)
+        .with(TIMERS, in_flight, config.design.bytes_per_timer)
+        .with(crate::run::WAKES, wakes, Machine::<Wake>::BYTES_PER_WAKE)
+}
+
 pub(crate) fn run(
     scenario: &Scenario,
     config: &TimerConfig,
@@ -127,11 +163,22 @@ pub(crate) fn run(
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let bound = check_work(scenario, config, options)?;
+    let max_memory_bytes = options.max_memory_for(scenario);
+    let design = format!("{} timer", config.design.name);
+    check_memory(
+        &peak_footprint(scenario, config),
+        max_memory_bytes,
+        &design,
+        "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
+    )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let run = TimerRun::new(config, seed, scenario.run_for_ns, &mut machine, sink);
-    let design = format!("{} timer", config.design.name);
-    drive(machine, run, &mut Watchdog::new(bound, design))
+    drive(
+        machine,
+        run,
+        &mut Watchdog::new(bound, design, max_memory_bytes),
+    )
 }
 
 impl Binding for TimerRun<'_> {
@@ -157,6 +204,16 @@ impl Binding for TimerRun<'_> {
             Some(generation) => self.timer_thread(m, thread, generation),
             None => Ok(()),
         }
+    }
+
+    fn footprint(&self) -> Footprint {
+        Footprint::new()
+            .with(CALLS, self.calls.slots.len() as u128, BYTES_PER_CALL)
+            .with(
+                TIMERS,
+                self.timers.slots_in_use() as u128,
+                self.config.design.bytes_per_timer,
+            )
     }
 
     fn sink(&mut self) -> &mut dyn TraceSink {

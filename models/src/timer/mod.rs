@@ -273,6 +273,11 @@ pub trait BuildTimerDesign: 'static {
     /// interleavings per preemption; it may lower this so that CI's run stays short, and be
     /// checked deeper on demand.
     const LOOM_PREEMPTION_BOUND: usize = 2;
+    /// What one timer the design holds costs in memory at most, its share of the design's
+    /// growing storage included: a run's memory bound counts [`TimerDesign::slots_in_use`] at
+    /// this much each. The built-in designs stay within the default (ticklab's
+    /// `tests/memory.rs` measures them); a design that keeps more per timer should say so.
+    const BYTES_PER_TIMER: u64 = 64;
     /// The design on primitives `S`, carrying payloads `P`.
     type Design<S: crate::sync::Primitives, P: Send + 'static>: TimerDesign<P>;
 

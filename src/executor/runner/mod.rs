@@ -32,13 +32,14 @@ use super::pool::{Checkout, ConnectionId, Pools};
 use super::spec::{ExecutorConfig, RuntimeConfig, Step};
 use super::stats::ExecutorStats;
 use super::tasks::{ConnectionState, Queued, Request, TaskKind, Tasks};
-use super::work::check_work;
+use super::work::{BYTES_PER_REQUEST, BYTES_PER_TASK, REQUESTS, TASKS, check_work, peak_footprint};
 use super::{
     BlockingEvent, DriverPollEvent, IoEvent, IoTimeoutEvent, ParkEvent, PollEvent, SpawnEvent,
     StarvationEvent, TaskDoneEvent, TimerEvent,
 };
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
-use crate::run::{RunError, RunOptions, Watchdog, start_event, world_config};
+use crate::memory::Footprint;
+use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -211,10 +212,21 @@ pub(crate) fn run(
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let bound = check_work(scenario, config, options)?;
+    let max_memory_bytes = options.max_memory_for(scenario);
+    check_memory(
+        &peak_footprint::<Wake>(scenario, config),
+        max_memory_bytes,
+        "executor",
+        "lower the task groups' `count` or `repeat`",
+    )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     sink.record(&Event::Start(&start_event(scenario, seed)))?;
     let run = ExecutorRun::new(config, seed, &mut machine, sink);
-    drive(machine, run, &mut Watchdog::new(bound, "executor"))
+    drive(
+        machine,
+        run,
+        &mut Watchdog::new(bound, "executor", max_memory_bytes),
+    )
 }
 
 impl Binding for ExecutorRun<'_> {
@@ -226,6 +238,12 @@ impl Binding for ExecutorRun<'_> {
 
     fn on_cpu_done(&mut self, thread: ThreadId, m: &mut Machine<Wake>) -> Result<(), RunError> {
         Ok(self.thread_finished(m, thread)?)
+    }
+
+    fn footprint(&self) -> Footprint {
+        Footprint::new()
+            .with(TASKS, self.tasks.len() as u128, BYTES_PER_TASK)
+            .with(REQUESTS, self.requests.len() as u128, BYTES_PER_REQUEST)
     }
 
     fn sink(&mut self) -> &mut dyn TraceSink {

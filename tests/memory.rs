@@ -1,0 +1,207 @@
+//! The memory bound counts what a run holds, at sizes each model states. This checks those sizes
+//! against an allocator that counts every byte: for runs that hold a lot of each kind of thing,
+//! the footprint a run is refused by must cover what it really allocates, and not be far above
+//! it, or a run that fits would be refused.
+//!
+//! One test in its own binary: the allocator counts every thread of the process.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ticklab::run::{RunError, RunOptions, run_scenario};
+use ticklab::trace::NoTrace;
+
+/// The system allocator, counting the bytes live now and the most live since the last reset.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let now = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call hands its arguments on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let block = unsafe { System.alloc(layout) };
+        if !block.is_null() {
+            grew(layout.size());
+        }
+        block
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(block, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { System.realloc(block, layout, new_size) };
+        if !moved.is_null() {
+            if new_size > layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        moved
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// What every run allocates whatever it holds: histograms, names, the trace's header.
+const BASELINE_BYTES: u64 = 16 << 20;
+
+fn options(max_memory_bytes: u64) -> RunOptions {
+    RunOptions {
+        max_memory_bytes,
+        ..RunOptions::default()
+    }
+}
+
+/// The most the run really allocates at once, with no memory bound.
+fn measure(scenario: &ticklab::scenario::Scenario) -> u64 {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    run_scenario(scenario, &options(u64::MAX), &mut NoTrace)
+        .unwrap_or_else(|error| panic!("{}: {error}", scenario.source));
+    (PEAK.load(Ordering::Relaxed) - before) as u64
+}
+
+/// How a run ends under a memory bound of `max_bytes`.
+fn under(scenario: &ticklab::scenario::Scenario, max_bytes: u64) -> &'static str {
+    match run_scenario(scenario, &options(max_bytes), &mut NoTrace) {
+        Ok(_) => "ran",
+        Err(RunError::TooMuchMemory { .. }) => "refused",
+        Err(RunError::OutOfMemory { .. }) => "stopped",
+        Err(other) => panic!("{}: {other}", scenario.source),
+    }
+}
+
+fn timer(design: &str, latency: &str, timeout: &str) -> String {
+    format!(
+        r#"
+        about = "100k calls a second on {design}, responses in {latency}, timeouts of {timeout}"
+        platform = "linux"
+        run_for = "20s"
+        [model]
+        kind = "timer"
+        design = "{design}"
+        clock = "monotonic"
+        clients = 100
+        call_interval = "1ms"
+        timeout = "{timeout}"
+        latency = "{latency}"
+        "#
+    )
+}
+
+const EXECUTOR: &str = r#"
+    about = "a million tasks, each doing one io request on a pooled connection"
+    platform = "linux"
+    run_for = "10s"
+    [model]
+    kind = "executor"
+    [[model.runtime]]
+    name = "rt"
+    workers = 2
+    [[model.pool]]
+    name = "http"
+    idle = 64
+    connect = "1ms"
+    [[model.task]]
+    name = "request"
+    runtime = "rt"
+    count = 1000000
+    every = "10us"
+    steps = [{ io = "http", latency = "1ms" }]
+"#;
+
+const IDLE: &str = r#"
+    about = "five million events for an idle loop"
+    platform = "linux"
+    run_for = "50s"
+    [model]
+    kind = "idle"
+    profile = "profiles/reference.toml"
+    strategies = ["epoll"]
+    arrival = "periodic"
+    every = "10us"
+    handle = "1us"
+    timeout = "10ms"
+"#;
+
+const INTERVAL: &str = r#"
+    about = "a million intervals side by side"
+    platform = "linux"
+    run_for = "3s"
+    [model]
+    kind = "interval"
+    missed_tick = "skip"
+    period = "1s"
+    count = 1000000
+"#;
+
+/// Each run is bounded just under what it really allocated: it must be refused or stopped, so
+/// the footprint counts at least what the run holds. Bounded at four times that, it must run,
+/// so the footprint is not far above. Where the run is refused before it starts, its estimate
+/// alone covers the run.
+#[test]
+fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
+    let mut files = vec![
+        ("executor", EXECUTOR.to_string(), "refused"),
+        ("idle", IDLE.to_string(), "refused"),
+        ("interval", INTERVAL.to_string(), "refused"),
+        // Cancelled timers linger until their deadline: only the run itself can see them.
+        (
+            "bucketed, lingering",
+            timer("bucketed", "1ms", "300s"),
+            "stopped",
+        ),
+    ];
+    for design in [
+        "global-heap",
+        "bucketed",
+        "bucketed-reclaim",
+        "hashed",
+        "tokio-wheel",
+        "go-timers",
+    ] {
+        files.push((design, timer(design, "5s", "300s"), "either"));
+    }
+    let mut report = String::new();
+    for (name, text, just_under) in &files {
+        let scenario =
+            ticklab::scenario::parse(name, text).unwrap_or_else(|error| panic!("{name}: {error}"));
+        let measured = measure(&scenario);
+        assert!(
+            measured > 2 * BASELINE_BYTES,
+            "{name} holds too little to measure"
+        );
+        let (under_it, well_above) = (
+            under(&scenario, measured - BASELINE_BYTES),
+            under(&scenario, 4 * measured),
+        );
+        report.push_str(&format!(
+            "{name}: allocated {measured} B; just under it {under_it}, at four times it {well_above}\n"
+        ));
+        let covered = match *just_under {
+            "either" => under_it != "ran",
+            expected => under_it == expected,
+        };
+        assert!(
+            covered,
+            "{name} was not caught just under what it allocates:\n{report}"
+        );
+        assert_eq!(
+            well_above, "ran",
+            "{name} was caught far above what it allocates:\n{report}"
+        );
+    }
+    println!("{report}");
+}
