@@ -449,6 +449,19 @@ fn table_shows_the_burst_where_instant_counts_the_stop() {
 }
 
 #[test]
+fn readme_shows_the_table_as_ticklab_table_prints_it() {
+    let output = ticklab().arg("table").output().unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```text\n{table}```\n")),
+        "README.md's table is not what `cargo run --release -- table` prints now:\n{table}"
+    );
+}
+
+#[test]
 fn help_is_available_everywhere() {
     for args in [
         &["--help"][..],
