@@ -511,14 +511,15 @@ fn check_outside_a_project_uses_the_built_in_scenarios() {
         ));
 }
 
-/// The numbers in one row of `ticklab table`, by platform and suspend kind.
-fn table_row(table: &str, platform: &str, suspend: &str) -> Vec<u64> {
+/// One row of `ticklab table`, by platform and suspend kind: its `Instant` clock and numbers.
+fn table_row(table: &str, platform: &str, suspend: &str) -> (String, Vec<u64>) {
     let row = table
         .lines()
         .map(|line| line.split('|').map(str::trim).collect::<Vec<_>>())
         .find(|cells| cells.get(1) == Some(&platform) && cells.get(3) == Some(&suspend))
         .unwrap_or_else(|| panic!("no row for {platform} {suspend} in\n{table}"));
-    row[4..9].iter().map(|cell| cell.parse().unwrap()).collect()
+    let ticks = row[4..9].iter().map(|cell| cell.parse().unwrap()).collect();
+    (row[2].to_string(), ticks)
 }
 
 #[test]
@@ -528,25 +529,57 @@ fn table_shows_the_burst_where_instant_counts_the_stop() {
     let table = String::from_utf8(output.stdout).unwrap();
     assert!(
         table.contains(
-            "| platform | Instant   | suspend         | naive | burst | delay | skip | fixed |"
+            "| platform     | Instant   | suspend         | naive | burst | delay | skip | fixed |"
         ),
         "{table}"
     );
-    // Columns: naive, burst, delay, skip, fixed.
+    // Columns: naive, burst, delay, skip, fixed. An Android app built with upstream Rust reads
+    // CLOCK_MONOTONIC, as on Linux; only AOSP's toolchain patches it to CLOCK_BOOTTIME.
     let expected = [
-        ("windows", "system-suspend", [392, 392, 1, 1, 1]),
-        ("android", "system-suspend", [392, 392, 1, 1, 1]),
-        ("linux", "system-suspend", [1, 1, 1, 1, 1]),
-        ("macos", "system-suspend", [1, 1, 1, 1, 1]),
-        ("ios", "process-suspend", [392, 392, 1, 1, 1]),
+        ("windows", "system-suspend", "boottime", [392, 392, 1, 1, 1]),
+        ("android", "system-suspend", "monotonic", [1, 1, 1, 1, 1]),
+        (
+            "android",
+            "process-suspend",
+            "monotonic",
+            [392, 392, 1, 1, 1],
+        ),
+        (
+            "android-aosp",
+            "system-suspend",
+            "boottime",
+            [392, 392, 1, 1, 1],
+        ),
+        (
+            "android-aosp",
+            "process-suspend",
+            "boottime",
+            [392, 392, 1, 1, 1],
+        ),
+        ("linux", "system-suspend", "monotonic", [1, 1, 1, 1, 1]),
+        ("macos", "system-suspend", "monotonic", [1, 1, 1, 1, 1]),
+        ("ios", "process-suspend", "monotonic", [392, 392, 1, 1, 1]),
     ];
-    for (platform, suspend, ticks) in expected {
+    for (platform, suspend, instant, ticks) in expected {
         assert_eq!(
             table_row(&table, platform, suspend),
-            ticks,
+            (instant.to_string(), ticks.to_vec()),
             "{platform} {suspend}"
         );
     }
+}
+
+#[test]
+fn readme_shows_the_table_as_ticklab_table_prints_it() {
+    let output = ticklab().arg("table").output().unwrap();
+    assert!(output.status.success());
+    let table = String::from_utf8(output.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("```text\n{table}```\n")),
+        "README.md's table is not what `cargo run --release -- table` prints now:\n{table}"
+    );
 }
 
 #[test]

@@ -284,3 +284,22 @@ fn every_kind_ships_scenarios_and_every_scenario_its_snapshot() {
         );
     }
 }
+
+/// Outside its folder, a new kind needs a line in `SECTIONS` here (or the tests above fail for
+/// it), and a new timer design its module line in `models/src/timer/mod.rs` (or it is never
+/// compiled): the guides to adding one must say so.
+#[test]
+fn the_guides_to_adding_a_kind_or_a_timer_design_name_every_line_outside_its_folder() {
+    let doc = contributing();
+    let model = section(&doc, "Adding a model");
+    assert!(
+        model.contains("`SECTIONS`") && model.contains(file!()),
+        "\"Adding a model\" does not say to list the kind in `SECTIONS` of {}",
+        file!()
+    );
+    let design = section(&doc, "Adding a timer design");
+    assert!(
+        design.contains("`pub mod <design>;`") && design.contains("`models/src/timer/mod.rs`"),
+        "\"Adding a timer design\" does not say to declare it in models/src/timer/mod.rs"
+    );
+}

@@ -149,7 +149,7 @@ fn the_report_renders_one_figure_per_scenario_and_loads_nothing() {
             "{scenario}"
         );
     }
-    // Results, plus the matrix of `ticklab table`: 10 platform and suspend rows.
+    // Results, plus the matrix of `ticklab table`: 12 platform and suspend rows.
     assert!(dom.contains("<table id=\"results\">") && dom.contains("<table id=\"matrix\">"));
     // Self-contained, so nothing can fail to load: no scripts, stylesheets, images, frames or
     // fonts fetched by URL, and links only lead within the page.

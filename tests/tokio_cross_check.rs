@@ -127,6 +127,6 @@ fn every_tokio_shaped_interval_scenario_ticks_the_same_in_the_simulator_and_in_t
         compared.len(),
         compared.join(", ")
     );
-    // Both tokio #3184 files and the fifteen platform × suspend × behaviour files, at least.
-    assert!(compared.len() >= 32, "compared only {compared:?}");
+    // Both tokio #3184 files and the 36 platform × suspend × burst/delay/skip files, at least.
+    assert!(compared.len() >= 38, "compared only {compared:?}");
 }

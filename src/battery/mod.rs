@@ -88,7 +88,8 @@ pub fn shuttle<B: BuildTimerDesign>() {
     }
 }
 
-/// The names of the battery's setups, in the order [`loom`] and [`shuttle`] run them.
+/// The names of the battery's setups, in the order [`loom`](fn@loom) and
+/// [`shuttle`](fn@shuttle) run them.
 pub fn setup_names() -> impl Iterator<Item = &'static str> {
     setups::SETUPS.iter().map(|setup| setup.name)
 }

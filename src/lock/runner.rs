@@ -1,13 +1,13 @@
 //! Binds the process-wide lock into the world.
 //!
-//! Every thread is a thread on the machine's [`Cores`]. A spawner wants to start a command every
-//! `spawn_every`: on average, at random (exponential gaps, as independent requests arrive), or
-//! exactly with `arrival = "periodic"`; it
-//! queues for the lock for writing, and once it holds it runs the spawn's system call on a core
-//! for as long as the cost profile says: `fork` pays a base plus a cost per GiB of memory mapped
-//! at that moment. It releases the lock when the call is done. Readers take the lock for reading
-//! around a short call; busy threads compute for the whole run and compete for the same cores,
-//! so a lock holder may wait for a core while everyone else waits for it.
+//! Every thread is a thread on the machine's [`Cores`](ticklab_sim::Cores). A spawner wants to
+//! start a command every `spawn_every`: on average, at random (exponential gaps, as independent
+//! requests arrive), or exactly with `arrival = "periodic"`; it queues for the lock for writing,
+//! and once it holds it runs the spawn's system call on a core for as long as the cost profile
+//! says: `fork` pays a base plus a cost per GiB of memory mapped at that moment. It releases the
+//! lock when the call is done. Readers take the lock for reading around a short call; busy threads
+//! compute for the whole run and compete for the same cores, so a lock holder may wait for a core
+//! while everyone else waits for it.
 
 use std::io;
 use std::sync::Arc;

@@ -1,5 +1,7 @@
-//! The one drive loop: it owns the machine, steps the world, and calls the model through its
-//! [`Binding`]. Every model runs through it, so the machine's parts work the same for all.
+//! The drive loop of one machine: it owns the machine, steps the world, and calls the model
+//! through its [`Binding`]. Every single-machine kind runs through it, so the machine's parts work
+//! the same for all; hosts, many machines on one timeline, run their own loop over their cluster
+//! (`hosts/runner.rs`).
 
 use ticklab_sim::{EdgeEffect, FaultEdge, Step, ThreadId};
 

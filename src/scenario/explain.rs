@@ -164,7 +164,10 @@ fn missing_key_hint(key: &str, table: &str) -> String {
         }
         ("kind", _) => "`kind = \"interval\"`: the model this scenario runs",
         ("about", _) => "`about = \"...\"`: one line saying what the scenario shows",
-        ("platform", _) => "`platform = \"linux\"`: one of windows, macos, ios, linux, android",
+        ("platform", _) => {
+            let names = ticklab_sim::Platform::NAMES.join(", ");
+            return format!("add `platform = \"linux\"`: one of {names}");
+        }
         ("run_for", _) => "`run_for = \"8m\"`: the physical length of the run",
         ("model", _) => "a [model] table with its kind, such as kind = \"interval\"",
         ("missed_tick", _) => "`missed_tick = \"skip\"`: one of naive, burst, delay, skip, fixed",

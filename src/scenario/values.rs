@@ -29,7 +29,7 @@ impl Problem {
 }
 
 /// Serde carries only a message, so the hint rides along after a separator that
-/// [`explain`](super::explain::explain) splits off again.
+/// `scenario::explain` splits off again.
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

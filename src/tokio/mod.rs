@@ -4,8 +4,10 @@
 //! code. [`Harness::run`] runs your async code on a paused current-thread tokio runtime whose
 //! clock ticklab moves as that platform's `Instant` would:
 //!
-//! - a system suspend jumps tokio's clock only where `Instant` counts it (Windows, Android);
-//!   elsewhere tokio's clock stands still while physical and wall time move on;
+//! - a system suspend jumps tokio's clock only where `Instant` counts it: on Windows, and on
+//!   `android-aosp` (code built with AOSP's toolchain, whose `Instant` reads `CLOCK_BOOTTIME`).
+//!   Elsewhere, `android` included (an app built with upstream Rust reads `CLOCK_MONOTONIC`),
+//!   tokio's clock stands still while physical and wall time move on;
 //! - a process freeze always jumps it;
 //! - no task runs during a jump, so every timer that fell due completes at once.
 //!

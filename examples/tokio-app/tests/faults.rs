@@ -27,10 +27,14 @@ fn laptop_sleep(platform: Platform) -> Harness {
         .unwrap()
 }
 
-/// An Android app stopped at a breakpoint for 264 s, 10.5 s in.
-fn breakpoint_freeze() -> Harness {
-    Harness::on(Platform::Android)
-        .about("a 264 s freeze at a breakpoint on android")
+/// An Android app stopped at a breakpoint for 264 s, 10.5 s in: `Platform::Android` for an app
+/// built with upstream Rust, `Platform::AndroidAosp` for code built with AOSP's toolchain.
+fn breakpoint_freeze(platform: Platform) -> Harness {
+    Harness::on(platform)
+        .about(format!(
+            "a 264 s freeze at a breakpoint on {}",
+            platform.name()
+        ))
         .run_for(secs(600))
         .process_suspend(ms(10_500), secs(264))
         .build()
@@ -68,15 +72,31 @@ fn burst_replays_a_windows_sleep_at_once_and_skip_does_not() {
 }
 
 #[test]
-fn a_breakpoint_freeze_bursts_on_android() {
-    let freeze = breakpoint_freeze();
-    let burst = freeze.run(|| beats(MissedTickBehavior::Burst));
-    let at_resume = burst
-        .notes_of("beat")
-        .filter(|beat| beat.t_ns == 274_500_000_000)
-        .count();
-    assert_eq!(at_resume, 264);
-    assert_eq!(most_beats_in_a_second(&freeze, MissedTickBehavior::Skip), 2);
+fn a_breakpoint_freeze_bursts_on_android_whichever_toolchain_built_it() {
+    // A freeze stops no clock, so CLOCK_MONOTONIC and CLOCK_BOOTTIME alike count it.
+    for platform in [Platform::Android, Platform::AndroidAosp] {
+        let freeze = breakpoint_freeze(platform);
+        let burst = freeze.run(|| beats(MissedTickBehavior::Burst));
+        let at_resume = burst
+            .notes_of("beat")
+            .filter(|beat| beat.t_ns == 274_500_000_000)
+            .count();
+        assert_eq!(at_resume, 264, "{}", platform.name());
+        assert_eq!(most_beats_in_a_second(&freeze, MissedTickBehavior::Skip), 2);
+    }
+}
+
+#[test]
+fn an_android_sleep_is_replayed_only_in_code_built_with_aosps_toolchain() {
+    // rustup's Android targets and cargo-ndk build std's `Instant` on CLOCK_MONOTONIC, which
+    // stops in suspend; AOSP's toolchain patches it to CLOCK_BOOTTIME, which does not.
+    let app = laptop_sleep(Platform::Android);
+    assert_eq!(most_beats_in_a_second(&app, MissedTickBehavior::Burst), 1);
+    let aosp = laptop_sleep(Platform::AndroidAosp);
+    assert_eq!(
+        most_beats_in_a_second(&aosp, MissedTickBehavior::Burst),
+        393
+    );
 }
 
 /// One session with a 60 s ttl, opened at the start: when physical time says it expired.
@@ -117,7 +137,7 @@ fn a_sixty_second_expiry_takes_seventy_five_seconds_through_a_fifteen_second_lin
     );
     // Past the expiry when the app is let go: it expires that instant.
     assert_eq!(
-        expiry(&session_expires_at(&breakpoint_freeze())),
+        expiry(&session_expires_at(&breakpoint_freeze(Platform::Android))),
         ms(274_500)
     );
 }

@@ -1,9 +1,10 @@
 //! Binds the executor model into the world.
 //!
-//! Every worker and blocking thread is a thread on the machine's [`Cores`]: a `cpu` step asks its
-//! thread for CPU time, and the step goes on when the cores have given it all. Everything else a
-//! task does (queueing, waking, polling the driver) takes no time. The scheduling decisions are
-//! the [`Scheduler`]'s, made on the same concurrent queues the shuttle and loom checks exercise.
+//! Every worker and blocking thread is a thread on the machine's [`Cores`](ticklab_sim::Cores): a
+//! `cpu` step asks its thread for CPU time, and the step goes on when the cores have given it all.
+//! Everything else a task does (queueing, waking, polling the driver) takes no time. The
+//! scheduling decisions are the [`Scheduler`]'s, made on the same concurrent queues the shuttle
+//! and loom checks exercise.
 //!
 //! An `io` step hands its request to the connection's own task, which runs on the runtime that
 //! opened the connection. That task sends the request when polled; the reply reaches the owning

@@ -11,7 +11,7 @@
 //!   tokio wakes its wakers, and sleeps for the ticks left until the next expiration, counted from
 //!   the current tick rounded down, as tokio's `park_timeout` does.
 //!
-//! [`wheel`] holds the wheel itself: six levels of 64 slots, cascading.
+//! The `wheel` module holds the wheel itself: six levels of 64 slots, cascading.
 
 pub(crate) mod wheel;
 
