@@ -483,7 +483,7 @@ fn rejected_cases_are_counted_by_kind_with_the_first_reason() {
         rejected,
         format!(
             "{count} rejected: {count} invalid (first, case 0: `tick_cost` is longer than the \
-             whole run)"
+             whole run: `tick_cost = \"29.43s\"`)"
         )
     );
     // Work past the event limit is a kind of its own, with the bound it would pass.

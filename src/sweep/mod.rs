@@ -92,7 +92,7 @@ pub(crate) fn case_rng(seed: u64, case: u64) -> TestRng {
 pub fn check(registry: &Registry, source: &str, text: &str) -> Verdict {
     let scenario = match registry.parse(source, text) {
         Ok(scenario) => scenario,
-        Err(error) => return Verdict::Rejected(Rejection::invalid(source, &error.headline())),
+        Err(error) => return Verdict::Rejected(Rejection::invalid(source, &error.to_string())),
     };
     let options = RunOptions::default();
     let trace_hash = || -> Result<(u64, crate::run::RunReport, Option<String>), RunError> {

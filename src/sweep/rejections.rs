@@ -29,16 +29,30 @@ pub struct Rejection {
 }
 
 impl Rejection {
-    /// A case the scenario format refuses, from its error's headline: the position, which is in
-    /// the generated case rather than in `source`, is left out.
-    pub(crate) fn invalid(source: &str, headline: &str) -> Rejection {
+    /// A case the scenario format refuses, from its rendered error: the message, and the line of
+    /// the case it points at. The position is left out, as it is in the generated case rather
+    /// than in `source`.
+    pub(crate) fn invalid(source: &str, error: &str) -> Rejection {
+        let mut lines = error.lines();
+        let headline = lines.next().unwrap_or_default();
         let message = headline.strip_prefix(source).map_or(headline, |rest| {
             let rest = rest.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
             rest.trim_start()
         });
+        // An excerpt's line reads ` 17 | at = "5s"`.
+        let pointed = lines.find_map(|line| {
+            let (number, text) = line.split_once(" | ")?;
+            let number = number.trim();
+            (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+                .then_some(text.trim())
+        });
+        let why = match pointed {
+            Some(text) if !text.is_empty() => format!("{message}: `{text}`"),
+            _ => message.to_string(),
+        };
         Rejection {
             kind: RejectionKind::Invalid,
-            why: message.to_string(),
+            why,
         }
     }
 }
@@ -110,7 +124,11 @@ mod tests {
         let mut rejections = Rejections::default();
         rejections.record(
             5,
-            Rejection::invalid("base.toml", "base.toml:17:5: `at` is past the end"),
+            Rejection::invalid(
+                "base.toml",
+                "base.toml:17:5: this starts after the run has ended\n   |\n17 | at = \"5s\"\n   \
+                 |      ^^^^\n  hint: network faults must start before `run_for`",
+            ),
         );
         for case in [3, 8] {
             rejections.record(
@@ -124,7 +142,7 @@ mod tests {
         assert_eq!(
             rejections.to_string(),
             "2 over the event limit (first, case 3: up to 3 events); \
-             1 invalid (case 5: `at` is past the end)"
+             1 invalid (case 5: this starts after the run has ended: `at = \"5s\"`)"
         );
     }
 }
