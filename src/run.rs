@@ -246,9 +246,12 @@ pub fn run_scenario<S: TraceSink>(
     })
 }
 
-/// The one command that reproduces a run, byte for byte; `profile` is a cost profile given on
-/// the command line in place of the scenario's.
+/// The one command that reproduces a run, byte for byte. `program` is the command that runs the
+/// command line holding the scenario's designs, as a shell would take it: `ticklab`, or for a
+/// user's own binary what [`crate::cli::invoked_as`] gives (`cargo run -p my-timers --`).
+/// `profile` is a cost profile given on the command line in place of the scenario's.
 pub fn replay_command(
+    program: &str,
     source: &str,
     seed: u64,
     options: &RunOptions,
@@ -259,7 +262,7 @@ pub fn replay_command(
             .unwrap_or_else(|_| text.into())
             .into_owned()
     };
-    let mut command = format!("ticklab run {} --seed {seed}", quote(source));
+    let mut command = format!("{program} run {} --seed {seed}", quote(source));
     if options.max_events != DEFAULT_MAX_EVENTS {
         command.push_str(&format!(" --max-events {}", options.max_events));
     }

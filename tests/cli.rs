@@ -959,11 +959,11 @@ fn compare_runs_every_workload_on_every_design() {
         table.starts_with("7 workloads on 6 timer designs"),
         "{table}"
     );
-    let wakeups = |workload: &str, design: &str| -> u64 {
+    let wakeups = |workload: &str, design: &str| -> f64 {
         compare_row(&table, workload, design)[2].parse().unwrap()
     };
     // brpc's fix sweeps the cancelled timers whose deadlines woke the thread.
-    assert!(wakeups("rpc-100k", "bucketed-reclaim") * 5 < wakeups("rpc-100k", "bucketed"));
+    assert!(wakeups("rpc-100k", "bucketed-reclaim") * 5.0 < wakeups("rpc-100k", "bucketed"));
     // A wheel whose clock went back fires every new timer at once: its ticks never go back.
     let early: u64 = compare_row(&table, "wall-step-back", "tokio-wheel")[7]
         .parse()
@@ -973,6 +973,30 @@ fn compare_runs_every_workload_on_every_design() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         assert_eq!(cells[10], "0", "a timer fired twice: {line}");
     }
+}
+
+#[test]
+fn compare_shows_a_wake_up_a_minute_as_a_fraction_of_one_a_second() {
+    let folder = tempfile::tempdir().unwrap();
+    let workload = folder.path().join("minute.toml");
+    std::fs::write(
+        &workload,
+        "about = \"One call a minute with a 60 s timeout, never answered in time\"\n\
+         platform = \"linux\"\nrun_for = \"1h\"\n\
+         [model]\nkind = \"timer\"\ndesign = \"global-heap\"\nclock = \"monotonic\"\n\
+         clients = 1\ncall_interval = \"60s\"\ntimeout = \"60s\"\nlatency = \"2m\"\n",
+    )
+    .unwrap();
+    let output = ticklab()
+        .arg("compare")
+        .arg(&workload)
+        .args(["--designs", "global-heap"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    // 61 rounds in an hour: three significant digits, not a whole 0.
+    assert_eq!(compare_row(&table, "minute", "global-heap")[2], "0.0169");
 }
 
 #[test]

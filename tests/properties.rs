@@ -513,7 +513,7 @@ proptest! {
                 return Ok(());
             }
         };
-        let options = RunOptions { seed: None, max_events: 200_000 };
+        let options = RunOptions { max_events: 200_000, ..RunOptions::default() };
         let outcome = within(std::time::Duration::from_secs(30), move || {
             match run_scenario(&scenario, &options, &mut ticklab::trace::NoTrace) {
                 Ok(_) | Err(ticklab::run::RunError::TooMuchWork { .. }) => Ok(()),

@@ -1,6 +1,8 @@
 //! `ticklab sweep`: random fault schedules pass on sound designs, find and shrink a real flaw in
 //! a wall-clock timer design and a planted bug in an interval to one fault, write each as a
-//! scenario that reproduces it, and split deterministically into shards.
+//! scenario that reproduces it under a name of its own, and split deterministically into shards.
+//! In a hosts scenario they add partitions, latency spikes and drift; what a shrunk file holds,
+//! what a case changed and why cases were rejected are all said.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -50,7 +52,9 @@ fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
     };
     sweep()
         .code(1)
-        .stderr(predicate::str::contains("shrunk to 1 fault(s)"))
+        .stderr(predicate::str::contains(
+            "shrunk to 1 fault (a wall-step of +",
+        ))
         .stderr(predicate::str::contains(format!(
             "created the folder {}",
             regressions.display()
@@ -86,6 +90,57 @@ fn a_wall_clock_timer_firing_early_is_found_shrunk_to_one_step_and_replays() {
     assert_eq!(std::fs::read_to_string(&written).unwrap(), text);
 }
 
+#[test]
+fn a_failure_whose_name_holds_another_file_goes_under_a_free_name_and_replays_from_there() {
+    let folder = tempfile::tempdir().unwrap();
+    let sweep = || {
+        ticklab()
+            .args(["sweep", WALL_CLOCK_TIMERS, "--cases", "50", "--regressions"])
+            .arg(folder.path())
+            .output()
+            .unwrap()
+    };
+    assert_eq!(sweep().status.code(), Some(1));
+    let (named, _) = the_one_regression(folder.path());
+    // The user edits the file the sweep wrote: it is theirs now, and not the failure.
+    let edited = "# my own notes\nabout = \"kept\"\n";
+    std::fs::write(&named, edited).unwrap();
+    let output = sweep();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let free = named.with_file_name(format!(
+        "{}-2.toml",
+        named.file_stem().unwrap().to_string_lossy()
+    ));
+    assert!(
+        stderr.contains(&format!(
+            "{} holds another file, left as it is",
+            named.display()
+        )) && stderr.contains(&format!("written to {}", free.display()))
+            && stderr.contains(&format!("replay: ticklab run {}", free.display()))
+            && !stderr.contains("recorded before"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&named).unwrap(), edited);
+    let text = std::fs::read_to_string(&free).unwrap();
+    assert!(
+        text.contains(&format!("# Replay: ticklab run {}", free.display())),
+        "{text}"
+    );
+    ticklab()
+        .arg("run")
+        .arg(&free)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BROKEN    timer of call #"));
+    // The same failure again is the file under the free name, byte for byte.
+    let again = String::from_utf8(sweep().stderr).unwrap();
+    assert!(
+        again.contains(&format!("recorded before in {}", free.display())),
+        "{again}"
+    );
+}
+
 /// The only file a sweep wrote into `folder`, and its text.
 fn the_one_regression(folder: &std::path::Path) -> (std::path::PathBuf, String) {
     let written: Vec<_> = std::fs::read_dir(folder)
@@ -110,22 +165,20 @@ fn a_planted_replaying_fixed_interval_is_found_shrunk_and_replays() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("case 0 failed"))
-        .stderr(predicate::str::contains("shrunk to 1 fault(s)"));
+        .stderr(predicate::str::contains(
+            "shrunk to 1 fault (a process-suspend for 1.001s",
+        ));
     let (written, text) = the_one_regression(folder.path());
     // The smallest schedule that shows the bug: one gap of just over a period in which Linux's
     // `Instant` keeps counting, so a missed tick is due on waking.
     assert_eq!(text.matches("[[fault]]").count(), 1, "{text}");
     assert!(text.contains("kind = \"process-suspend\""), "{text}");
-    let suspend_ms: u64 = text
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("duration = \"")?
-                .strip_suffix("ms\"")?
-                .parse()
-                .ok()
-        })
-        .unwrap_or_else(|| panic!("no duration in ms: {text}"));
-    assert_eq!(suspend_ms, 1_001, "{text}");
+    // Written as a person writes it, and read back as the same nanoseconds.
+    assert!(text.contains("duration = \"1.001s\""), "{text}");
+    assert_eq!(
+        ticklab::scenario::values::parse_duration_ns("1.001s"),
+        Ok(1_001_000_000)
+    );
     ticklab()
         .arg("run")
         .arg(&written)
@@ -238,4 +291,219 @@ fn a_bad_shard_or_case_count_is_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--cases must be at least 1"));
+}
+
+/// Sweeps `text`, written to `name` in a folder of its own, with `args`; the output, and the
+/// regression folder.
+fn sweep_text(name: &str, text: &str, args: &[&str]) -> (std::process::Output, tempfile::TempDir) {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    let output = ticklab()
+        .arg("sweep")
+        .arg(&file)
+        .args(args)
+        .arg("--regressions")
+        .arg(folder.path().join("regressions"))
+        .output()
+        .unwrap();
+    (output, folder)
+}
+
+/// How many faults of every kind a scenario file holds: the machine's, the hosts', partitions and
+/// spikes.
+fn faults_in(text: &str) -> usize {
+    [
+        "[[fault]]",
+        "[[model.host.fault]]",
+        "[[model.partition]]",
+        "[[model.spike]]",
+    ]
+    .iter()
+    .map(|table| text.matches(table).count())
+    .sum()
+}
+
+#[test]
+fn a_shrunk_file_is_told_by_every_fault_it_holds_the_bases_own_included() {
+    let folder = tempfile::tempdir().unwrap();
+    let output = ticklab()
+        .args([
+            "sweep",
+            "scenarios/hosts/lease-drift-within-bound.toml",
+            "--cases",
+            "100",
+            "--regressions",
+        ])
+        .arg(folder.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let (_, text) = the_one_regression(folder.path());
+    let told: usize = stderr
+        .split_once("shrunk to ")
+        .and_then(|(_, rest)| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no count: {stderr}"));
+    assert_eq!(told, faults_in(&text), "{stderr}\n{text}");
+    // Host faults and the base's partition, each by kind and where it is.
+    assert!(
+        stderr.contains(&format!("shrunk to {told} faults: "))
+            && stderr.contains(" host faults (a ")
+            && stderr.contains("on node-")
+            && stderr.contains("1 partition (between node-a and lock for 1m at 30s)")
+            && stderr.contains("1 of them the base's own"),
+        "{stderr}"
+    );
+    assert!(
+        text.contains(&format!("# Shrunk to {told} faults: ")),
+        "{text}"
+    );
+}
+
+/// A holder 2000 ppm slow, beyond the 200 ppm its lease allows for: safe while it reaches the lock
+/// service, and two leaders once it is cut off for a whole lease.
+const SLOW_HOLDER: &str = r#"
+about = "A holder 2000 ppm slow on boottime, no faults"
+platform = "linux"
+run_for = "2m"
+seed = 1
+
+[model]
+kind = "hosts"
+network = "events"
+latency = ["2ms", "5ms"]
+
+[[model.host]]
+name = "lock"
+
+[[model.host]]
+name = "node-a"
+drift_ppm = -2000
+
+[[model.host]]
+name = "node-b"
+
+[model.lease]
+length = "30s"
+renew_every = "3s"
+clock = "boottime"
+drift_bound_ppm = 200
+coordinator = "lock"
+
+[expect]
+invariants = true
+"#;
+
+#[test]
+fn a_hosts_sweep_cuts_the_holder_off_with_a_partition_and_keeps_it_in_the_shrunk_file() {
+    let (output, folder) = sweep_text(
+        "slow-holder.toml",
+        SLOW_HOLDER,
+        &["--cases", "200", "--seed", "2"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("hosts hold the lease at once")
+            && stderr.contains("shrunk to 1 partition (between node-a and lock for "),
+        "{stderr}"
+    );
+    let (written, text) = the_one_regression(&folder.path().join("regressions"));
+    assert_eq!(text.matches("[[model.partition]]").count(), 1, "{text}");
+    assert_eq!(faults_in(&text), 1, "{text}");
+    assert!(
+        text.contains("after a partition between node-a and lock"),
+        "{text}"
+    );
+    ticklab()
+        .arg("run")
+        .arg(&written)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("partition between"));
+    // The partition is what breaks it: the same file without it holds.
+    let table: toml::Table = text.parse().unwrap();
+    let mut uncut = table.clone();
+    uncut["model"].as_table_mut().unwrap().remove("partition");
+    let uncut_file = folder.path().join("uncut.toml");
+    std::fs::write(&uncut_file, toml::to_string(&uncut).unwrap()).unwrap();
+    ticklab().arg("run").arg(&uncut_file).assert().success();
+}
+
+#[test]
+fn a_changed_parameter_is_written_as_people_write_durations_and_named_in_the_about() {
+    // A partition too late in the run for the 30 s lease to lapse; seed 5 shortens the lease.
+    let late_cut = SLOW_HOLDER.replace(
+        "[[model.host]]\nname = \"lock\"",
+        "[[model.partition]]\nbetween = [\"node-a\", \"lock\"]\nat = \"100s\"\nduration = \"20s\"\n\n\
+         [[model.host]]\nname = \"lock\"",
+    );
+    assert_ne!(late_cut, SLOW_HOLDER);
+    let (output, folder) = sweep_text(
+        "late-cut.toml",
+        &late_cut,
+        &["--cases", "200", "--seed", "5"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let change = "`lease.length` from 30s to 7.5s";
+    assert!(
+        stderr.contains(&format!(
+            "shrunk to 1 partition (between node-a and lock for 20s at 100s), the base's own; \
+             1 change: {change}"
+        )),
+        "{stderr}"
+    );
+    let (_, text) = the_one_regression(&folder.path().join("regressions"));
+    assert!(text.contains("length = \"7.5s\""), "{text}");
+    let about = text
+        .lines()
+        .find_map(|line| line.strip_prefix("about = "))
+        .unwrap();
+    assert!(about.contains(&format!("changed: {change}")), "{about}");
+}
+
+#[test]
+fn rejected_cases_are_counted_by_kind_with_the_first_reason() {
+    // A tick that takes most of the run: scaled up past the run, it is refused.
+    let costly = "about = \"x\"\nplatform = \"linux\"\nrun_for = \"10s\"\n\
+                  [model]\nkind = \"interval\"\nmissed_tick = \"skip\"\nperiod = \"1s\"\n\
+                  tick_cost = \"9s\"\n[expect]\ninvariants = true\n";
+    let (output, _folder) = sweep_text("costly.toml", costly, &["--cases", "40"]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let rejected = stdout
+        .split_once(" passed, ")
+        .map(|(_, rejected)| rejected.trim_end())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let count: u64 = rejected.split(' ').next().unwrap().parse().unwrap();
+    assert!(count > 0, "{stdout}");
+    assert_eq!(
+        rejected,
+        format!(
+            "{count} rejected: {count} invalid (first, case 0: `tick_cost` is longer than the \
+             whole run: `tick_cost = \"29.43s\"`)"
+        )
+    );
+    // Work past the event limit is a kind of its own, with the bound it would pass.
+    let huge = costly
+        .replace("\"10s\"", "\"100d\"")
+        .replace("\"1s\"", "\"1ms\"")
+        .replace("tick_cost = \"9s\"\n", "");
+    let registry = ticklab::Registry::builtin();
+    match ticklab::sweep::check(&registry, "huge.toml", &huge) {
+        ticklab::sweep::Verdict::Rejected(rejection) => {
+            assert_eq!(rejection.kind, ticklab::sweep::RejectionKind::TooMuchWork);
+            assert!(
+                rejection
+                    .why
+                    .starts_with("could handle up to 8640000001 events (")
+                    && rejection.why.ends_with("more than the limit of 250000000"),
+                "{}",
+                rejection.why
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -52,7 +52,7 @@ impl Row {
     }
 }
 
-pub(super) fn check(registry: &Registry, args: &CheckArgs) -> Result<(), Failure> {
+pub(super) fn check(registry: &Registry, program: &str, args: &CheckArgs) -> Result<(), Failure> {
     let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
     let options = args.limits.options(None);
     let rows: Vec<Row> = scenarios
@@ -60,13 +60,14 @@ pub(super) fn check(registry: &Registry, args: &CheckArgs) -> Result<(), Failure
         .map(|loaded| check_one(loaded, &options))
         .collect();
     super::print(results_table(&rows))?;
-    verdict(&rows, &options, args.profile.as_deref())
+    verdict(&rows, program, &options, args.profile.as_deref())
 }
 
 /// Prints each invalid and failed scenario, with the command that replays a failure, and a
 /// count; exits 2 if any was invalid, else 1 if any failed.
 pub(super) fn verdict(
     rows: &[Row],
+    program: &str,
     options: &RunOptions,
     profile: Option<&Path>,
 ) -> Result<(), Failure> {
@@ -80,7 +81,7 @@ pub(super) fn verdict(
             }
             Verdict::Checked(report) if !report.passed() => {
                 failed += 1;
-                let replay = replay_command(&row.source, report.seed, options, profile);
+                let replay = replay_command(program, &row.source, report.seed, options, profile);
                 note!("{}: failed; replay: {replay}", row.source);
             }
             Verdict::Checked(_) => {}

@@ -55,7 +55,7 @@ pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Fai
         .flat_map(|workload| (0..designs.len()).map(move |design| (workload, design)))
         .collect();
     let options = args.limits.options(None);
-    let summaries: Vec<Summary> = cells
+    let summaries: Vec<(Summary, u64)> = cells
         .par_iter()
         .map(|&(workload, design)| {
             run_cell(registry, &workloads[workload], designs[design], &options)
@@ -66,8 +66,13 @@ pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Fai
         .load_style(ASCII_MARKDOWN)
         .force_no_tty()
         .set_header(HEADER.to_vec());
-    for (&(workload, design), summary) in cells.iter().zip(&summaries) {
-        table.add_row(row(&workloads[workload], designs[design], summary));
+    for (&(workload, design), (summary, run_for_ns)) in cells.iter().zip(&summaries) {
+        table.add_row(row(
+            &workloads[workload],
+            designs[design],
+            summary,
+            *run_for_ns,
+        ));
     }
     let plural = |count: usize, noun: &str| match count {
         1 => format!("1 {noun}"),
@@ -95,13 +100,13 @@ const HEADER: [&str; 11] = [
     "peak live slots",
 ];
 
-fn row(workload: &Workload, design: &str, summary: &Summary) -> Vec<String> {
+fn row(workload: &Workload, design: &str, summary: &Summary, run_for_ns: u64) -> Vec<String> {
     let get = |key: &str| summary.get(key).unwrap_or(0);
     let calls = get("calls").max(1);
     vec![
         workload_name(workload),
         design.to_string(),
-        get("wakeups_per_second").to_string(),
+        per_second(get("wakeups"), run_for_ns),
         format!("{:.2}", get("global_lock_schedules") as f64 / calls as f64),
         get("timeouts").to_string(),
         Approx(get("p99_lateness")).to_string(),
@@ -115,6 +120,21 @@ fn row(workload: &Workload, design: &str, summary: &Summary) -> Vec<String> {
             crate::timer::Bytes(get("peak_live_bytes"))
         ),
     ]
+}
+
+/// `count` over `run_for_ns` as a rate a second: whole from 100 up, else to three significant
+/// digits (trailing zeros dropped), so that one wake-up a minute reads `0.0167` rather than `0`.
+fn per_second(count: u64, run_for_ns: u64) -> String {
+    let rate = count as f64 * 1e9 / run_for_ns.max(1) as f64;
+    if rate == 0.0 || rate >= 100.0 {
+        return format!("{rate:.0}");
+    }
+    let decimals = (2 - rate.log10().floor() as i32).max(0) as usize;
+    let text = format!("{rate:.decimals$}");
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
+    }
 }
 
 /// A workload's file name without its folder or extension.
@@ -132,7 +152,7 @@ fn run_cell(
     workload: &Workload,
     design: &str,
     options: &RunOptions,
-) -> Result<Summary, Failure> {
+) -> Result<(Summary, u64), Failure> {
     let invalid = |message: String| Failure::Invalid(format!("{}: {message}", workload.source));
     let mut table: toml::Table = workload
         .text
@@ -159,7 +179,7 @@ fn run_cell(
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     debug_assert!(scenario.model.config::<TimerConfig>().is_some());
     run_scenario(&scenario, options, &mut NoTrace)
-        .map(|report| report.summary)
+        .map(|report| (report.summary, scenario.run_for_ns))
         .map_err(|error| invalid(error.to_string()))
 }
 
@@ -225,4 +245,21 @@ fn designs<'r>(registry: &'r Registry, names: &[String]) -> Result<Vec<&'r str>,
                 })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_second;
+
+    #[test]
+    fn a_rate_below_one_a_second_keeps_three_significant_digits() {
+        const MINUTE_NS: u64 = 60_000_000_000;
+        // One wake-up a minute for an hour: a 60 s timeout's timer thread.
+        assert_eq!(per_second(60, 60 * MINUTE_NS), "0.0167");
+        assert_eq!(per_second(1, 1_000_000_000), "1");
+        assert_eq!(per_second(5, 2_000_000_000), "2.5");
+        assert_eq!(per_second(1234, 100_000_000_000), "12.3");
+        assert_eq!(per_second(10_428_000, 1_000_000_000_000), "10428");
+        assert_eq!(per_second(0, MINUTE_NS), "0");
+    }
 }

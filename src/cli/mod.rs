@@ -15,6 +15,7 @@ mod calibrate;
 mod check;
 mod compare;
 mod plot;
+mod program;
 mod report;
 mod run;
 mod sweep;
@@ -27,6 +28,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::registry::Registry;
 use crate::run::{DEFAULT_MAX_EVENTS, RunOptions};
+
+pub use program::invoked_as;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -112,9 +115,9 @@ pub enum Failure {
     Invalid(String),
 }
 
-/// The `ticklab` command line over the built-in designs.
+/// The `ticklab` command line over the built-in designs; its replay lines say `ticklab run …`.
 pub fn main() -> ExitCode {
-    main_with(Registry::builtin())
+    run_cli(&Registry::builtin(), "ticklab")
 }
 
 /// The `ticklab` command line over `registry`'s designs: the entry point of a program that tests
@@ -126,18 +129,25 @@ pub fn main() -> ExitCode {
 ///     ticklab::cli::main_with(ticklab::Registry::builtin().with_timer_design::<MyDesign>())
 /// }
 /// ```
+///
+/// Its replay lines name the command that ran it ([`invoked_as`]): `cargo run -p <package> --`
+/// under `cargo run`, else the binary as it was started, so that a pasted line finds the design.
 pub fn main_with(registry: Registry) -> ExitCode {
+    run_cli(&registry, &invoked_as())
+}
+
+/// The command line over `registry`'s designs; `program` starts its replay lines.
+fn run_cli(registry: &Registry, program: &str) -> ExitCode {
     let cli = Cli::parse();
-    let registry = &registry;
     let result = match cli.command {
-        Command::Run(args) => run::run(registry, &args),
-        Command::Check(args) => check::check(registry, &args),
+        Command::Run(args) => run::run(registry, program, &args),
+        Command::Check(args) => check::check(registry, program, &args),
         Command::Table(args) => table::table(&args),
         Command::Compare(args) => compare::compare(registry, &args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
-        Command::Sweep(args) => sweep::sweep_command(registry, &args),
-        Command::Plot(args) => plot::plot_command(registry, &args),
-        Command::Report(args) => report::report_command(registry, &args),
+        Command::Sweep(args) => sweep::sweep_command(registry, program, &args),
+        Command::Plot(args) => plot::plot_command(registry, program, &args),
+        Command::Report(args) => report::report_command(registry, program, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

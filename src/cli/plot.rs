@@ -30,7 +30,11 @@ pub(super) struct PlotArgs {
 
 /// Draws the run whatever its expectations say, as a plot is most wanted of a failing run, then
 /// exits as `run` would: 1 if an expectation failed.
-pub(super) fn plot_command(registry: &Registry, args: &PlotArgs) -> Result<(), Failure> {
+pub(super) fn plot_command(
+    registry: &Registry,
+    program: &str,
+    args: &PlotArgs,
+) -> Result<(), Failure> {
     let scenarios = args
         .files
         .iter()
@@ -78,6 +82,7 @@ pub(super) fn plot_command(registry: &Registry, args: &PlotArgs) -> Result<(), F
         if !report.passed() {
             failed = true;
             let replay = replay_command(
+                program,
                 &file.display().to_string(),
                 report.seed,
                 &options,

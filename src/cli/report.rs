@@ -35,7 +35,11 @@ pub(super) struct ReportArgs {
 
 /// Writes the page, then ends as `ticklab check` would on the same scenarios: 1 if one failed,
 /// 2 if one was invalid.
-pub(super) fn report_command(registry: &Registry, args: &ReportArgs) -> Result<(), Failure> {
+pub(super) fn report_command(
+    registry: &Registry,
+    program: &str,
+    args: &ReportArgs,
+) -> Result<(), Failure> {
     // Opened first, so a long run is not wasted on a file that cannot be written.
     let mut file = AtomicFile::create(&args.out, args.force)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
@@ -82,7 +86,7 @@ pub(super) fn report_command(registry: &Registry, args: &ReportArgs) -> Result<(
         page.len()
     );
     let rows: Vec<Row> = drawn.into_iter().map(|(row, _)| row).collect();
-    verdict(&rows, &options, args.profile.as_deref())
+    verdict(&rows, program, &options, args.profile.as_deref())
 }
 
 fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {

@@ -38,7 +38,7 @@ pub(super) struct RunArgs {
     limits: Limits,
 }
 
-pub(super) fn run(registry: &Registry, args: &RunArgs) -> Result<(), Failure> {
+pub(super) fn run(registry: &Registry, program: &str, args: &RunArgs) -> Result<(), Failure> {
     if args.elide.is_some() && args.format != Format::Text {
         return Err(Failure::Invalid(
             "--elide applies to the text format only".to_string(),
@@ -59,7 +59,11 @@ pub(super) fn run(registry: &Registry, args: &RunArgs) -> Result<(), Failure> {
             trace_into(&scenario, &options, args, io::BufWriter::new(stdout))?
         }
     };
-    report_expectations(&args.file, &options, args.profile.as_deref(), &report)
+    let replay = |seed| {
+        let source = args.file.display().to_string();
+        replay_command(program, &source, seed, &options, args.profile.as_deref())
+    };
+    report_expectations(&report, replay)
 }
 
 fn trace_into<W: Write>(
@@ -94,11 +98,10 @@ fn trace_into<W: Write>(
     }
 }
 
+/// Prints each expectation's outcome and, if one failed, the command that replays the run.
 fn report_expectations(
-    file: &std::path::Path,
-    options: &RunOptions,
-    profile: Option<&std::path::Path>,
     report: &RunReport,
+    replay: impl FnOnce(u64) -> String,
 ) -> Result<(), Failure> {
     for outcome in &report.outcomes {
         note!("expect {outcome}");
@@ -106,9 +109,6 @@ fn report_expectations(
     if report.passed() {
         return Ok(());
     }
-    note!(
-        "replay: {}",
-        replay_command(&file.display().to_string(), report.seed, options, profile)
-    );
+    note!("replay: {}", replay(report.seed));
     Err(Failure::Expectation)
 }

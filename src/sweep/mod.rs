@@ -2,7 +2,12 @@
 //! for the model's invariants and for byte-identical traces. A failing case is shrunk by
 //! proptest to a minimal schedule and written as a scenario file a person can read and commit.
 
+mod clock_fault;
+mod cluster;
 pub(crate) mod faults;
+mod held;
+mod rejections;
+mod tweak;
 
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
@@ -13,7 +18,11 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand::RngCore;
 use ticklab_sim::SimRng;
 
+pub use cluster::ClusterFault;
 pub use faults::{Case, FaultSpec};
+pub use held::HeldFaults;
+pub use rejections::{RejectedGroup, Rejection, RejectionKind, Rejections};
+pub use tweak::Tweak;
 
 use crate::registry::Registry;
 use crate::run::{RunError, RunOptions, run_scenario};
@@ -27,7 +36,7 @@ const MAX_SHRINK_STEPS: u32 = 2_000;
 pub enum Verdict {
     Passed,
     /// Not a valid or tractable scenario (a wall clock pushed out of range, too much work).
-    Rejected(String),
+    Rejected(Rejection),
     Failed(String),
 }
 
@@ -52,8 +61,12 @@ pub struct Failure {
     pub case: u64,
     pub reason: String,
     pub minimal: Case,
-    /// Faults the base scenario had of its own, before the case added its.
-    pub base_faults: usize,
+    /// Every fault the regression file holds: the base's own and those the case added.
+    pub held: HeldFaults,
+    /// How many of `held` the case added.
+    pub added_faults: usize,
+    /// What the case changed in the base's parameters and hosts' clocks, one line each.
+    pub changes: Vec<String>,
     /// The minimal case as a scenario file's text, its `about` saying what broke.
     pub text: String,
 }
@@ -63,6 +76,8 @@ pub struct Outcome {
     pub run: u64,
     pub passed: u64,
     pub rejected: u64,
+    /// Why cases were rejected, by kind.
+    pub rejections: Rejections,
     pub failure: Option<Failure>,
 }
 
@@ -77,7 +92,7 @@ pub(crate) fn case_rng(seed: u64, case: u64) -> TestRng {
 pub fn check(registry: &Registry, source: &str, text: &str) -> Verdict {
     let scenario = match registry.parse(source, text) {
         Ok(scenario) => scenario,
-        Err(error) => return Verdict::Rejected(error.headline()),
+        Err(error) => return Verdict::Rejected(Rejection::invalid(source, &error.to_string())),
     };
     let options = RunOptions::default();
     let trace_hash = || -> Result<(u64, crate::run::RunReport, Option<String>), RunError> {
@@ -90,7 +105,31 @@ pub fn check(registry: &Registry, source: &str, text: &str) -> Verdict {
     };
     let (first, report, first_broken) = match trace_hash() {
         Ok(result) => result,
-        Err(RunError::TooMuchWork { why, .. }) => return Verdict::Rejected(why),
+        Err(RunError::TooMuchWork {
+            events_bound,
+            max_events,
+            why,
+            ..
+        }) => {
+            return Verdict::Rejected(Rejection {
+                kind: RejectionKind::TooMuchWork,
+                why: format!(
+                    "could handle up to {events_bound} events ({why}), more than the limit of \
+                     {max_events}"
+                ),
+            });
+        }
+        Err(
+            error @ (RunError::TooMuchMemory { .. } | RunError::TooManyWakes { at_ns: None, .. }),
+        ) => {
+            // The first line says what would have filled it; the hint is for the command line.
+            let why = error.to_string();
+            let why = why.lines().next().unwrap_or_default();
+            return Verdict::Rejected(Rejection {
+                kind: RejectionKind::TooMuchMemory,
+                why: why.trim_start_matches("this run ").to_string(),
+            });
+        }
         Err(error) => return Verdict::Failed(error.to_string()),
     };
     if let Some(broken) = report.outcomes.iter().find(|outcome| !outcome.passed) {
@@ -123,8 +162,8 @@ pub fn sweep(
     let base_scenario = registry
         .parse(source, base)
         .map_err(|error| error.to_string())?;
-    let base_faults = base_scenario.faults.len();
-    let strategy = faults::cases(base_scenario.run_for_ns / 1_000_000);
+    let hosts = base_scenario.model.kind() == "hosts";
+    let strategy = faults::cases_for(base_scenario.run_for_ns / 1_000_000, hosts);
     let mut outcome = Outcome::default();
     for case in (0..cases).filter(|&case| shard.owns(case)) {
         let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(seed, case));
@@ -137,19 +176,13 @@ pub fn sweep(
         outcome.run += 1;
         match verdict {
             Verdict::Passed => outcome.passed += 1,
-            Verdict::Rejected(_) => outcome.rejected += 1,
+            Verdict::Rejected(rejection) => {
+                outcome.rejected += 1;
+                outcome.rejections.record(case, rejection);
+            }
             Verdict::Failed(reason) => {
                 let (minimal, reason) = shrink(registry, source, base, &mut tree, reason);
-                let about = faults::regression_about(source, base, &reason, &minimal);
-                let text =
-                    faults::regression(base, &minimal, &about).expect("the base parsed before");
-                outcome.failure = Some(Failure {
-                    case,
-                    reason,
-                    minimal,
-                    base_faults,
-                    text,
-                });
+                outcome.failure = Some(failure(source, base, case, minimal, reason));
                 break;
             }
         }
@@ -157,10 +190,26 @@ pub fn sweep(
     Ok(outcome)
 }
 
+/// The shrunk `minimal` case as a regression file, and what that file holds.
+fn failure(source: &str, base: &str, case: u64, minimal: Case, reason: String) -> Failure {
+    let about = faults::regression_about(source, base, &reason, &minimal);
+    let text = faults::regression(base, &minimal, &about).expect("the base parsed before");
+    let (added, changes) = faults::case_parts(base, &minimal);
+    Failure {
+        case,
+        reason,
+        held: HeldFaults::of(&text),
+        added_faults: added.len(),
+        changes,
+        minimal,
+        text,
+    }
+}
+
 fn run_case(registry: &Registry, source: &str, base: &str, case: &Case) -> Verdict {
     match faults::apply(base, case) {
         Ok(text) => check(registry, source, &text),
-        Err(error) => Verdict::Rejected(error.to_string()),
+        Err(error) => Verdict::Rejected(Rejection::invalid(source, &error.to_string())),
     }
 }
 
@@ -246,5 +295,40 @@ impl Write for HashWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_that_could_pass_the_memory_bound_is_rejected_as_such_not_failed() {
+        let text = r#"
+            about = "15 M calls in flight at once"
+            platform = "linux"
+            run_for = "400s"
+            [model]
+            kind = "timer"
+            design = "global-heap"
+            clock = "monotonic"
+            clients = 100
+            call_interval = "1ms"
+            timeout = "300s"
+            latency = "150s"
+        "#;
+        match check(&Registry::builtin(), "big.toml", text) {
+            Verdict::Rejected(rejection) => {
+                assert_eq!(rejection.kind, RejectionKind::TooMuchMemory);
+                assert!(
+                    rejection
+                        .why
+                        .starts_with("could hold up to 3.4 GiB of live state"),
+                    "{}",
+                    rejection.why
+                );
+            }
+            other => panic!("expected a rejection, got {other:?}"),
+        }
     }
 }

@@ -105,3 +105,150 @@ fn a_design_that_wakes_forever_at_one_instant_is_stopped_and_named() {
         "{error}"
     );
 }
+
+/// The scenario with an expectation it cannot meet, in a folder of its own.
+fn failing_scenario() -> (tempfile::TempDir, std::path::PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("too-many-timeouts.toml");
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIO))
+            .unwrap()
+            .replace("min_timeouts = 1000", "min_timeouts = 1000000");
+    std::fs::write(&file, text).unwrap();
+    (folder, file)
+}
+
+/// The command after `replay: ` in `stderr`.
+fn replay_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay line in {stderr}"))
+}
+
+/// This crate's binary as a user runs it outside cargo: none of what `cargo run` sets.
+fn binary_outside_cargo() -> Command {
+    let mut command = binary();
+    for key in ["CARGO", "CARGO_PKG_NAME", "CARGO_MANIFEST_DIR"] {
+        command.env_remove(key);
+    }
+    command
+}
+
+/// Runs a pasted `line` in a shell, from where the binary ran.
+#[cfg(unix)]
+fn paste(line: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", line])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CARGO")
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_replay_line_names_this_binary_and_pasted_it_fails_the_same_way() {
+    let (_folder, file) = failing_scenario();
+    let output = binary_outside_cargo()
+        .arg("run")
+        .arg(&file)
+        .arg("--summary-only")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let line = replay_line(&stderr);
+    let binary = assert_cmd::cargo::cargo_bin("sorted-vec-timer");
+    assert_eq!(
+        line,
+        format!("{} run {} --seed 1", binary.display(), file.display())
+    );
+    let pasted = paste(&format!("{line} --summary-only"));
+    assert_eq!(pasted.status.code(), Some(1), "{pasted:?}");
+    let again = String::from_utf8(pasted.stderr).unwrap();
+    assert!(
+        again.contains("expect FAILED: timeouts >= 1000000"),
+        "{again}"
+    );
+}
+
+#[test]
+fn under_cargo_the_replay_line_is_cargo_run_of_this_package() {
+    let (_folder, file) = failing_scenario();
+    // As `cargo run -p sorted-vec-timer -- run …` (and this test) start it.
+    let output = binary()
+        .env("CARGO", env!("CARGO"))
+        .env("CARGO_PKG_NAME", "sorted-vec-timer")
+        .env("CARGO_MANIFEST_DIR", env!("CARGO_MANIFEST_DIR"))
+        .arg("run")
+        .arg(&file)
+        .arg("--summary-only")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let line = replay_line(&stderr);
+    let args = line
+        .strip_prefix("cargo run -p sorted-vec-timer -- ")
+        .unwrap_or_else(|| panic!("{line}"));
+    // What cargo would pass on makes this binary fail the same way.
+    let replayed = binary()
+        .args(args.split_whitespace())
+        .arg("--summary-only")
+        .output()
+        .unwrap();
+    assert_eq!(replayed.status.code(), Some(1), "{replayed:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_sweep_names_this_binary_in_its_replay_and_the_regression_replays() {
+    let folder = tempfile::tempdir().unwrap();
+    let base = folder.path().join("sorted-vec-wall-clock.toml");
+    std::fs::write(
+        &base,
+        "about = \"sorted-vec on wall-clock deadlines: a forward step fires them early\"\n\
+         platform = \"linux\"\nrun_for = \"20s\"\n\
+         [model]\nkind = \"timer\"\ndesign = \"sorted-vec\"\nclock = \"wall\"\nclients = 5\n\
+         call_interval = \"50ms\"\ntimeout = \"100ms\"\nlatency = [\"1ms\", \"150ms\"]\n\
+         [expect]\ninvariants = true\n",
+    )
+    .unwrap();
+    let regressions = folder.path().join("regressions");
+    let output = binary_outside_cargo()
+        .arg("sweep")
+        .arg(&base)
+        .args(["--cases", "50", "--regressions"])
+        .arg(&regressions)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let line = replay_line(&stderr);
+    let binary = assert_cmd::cargo::cargo_bin("sorted-vec-timer");
+    assert!(
+        line.starts_with(&format!(
+            "{} run {}",
+            binary.display(),
+            regressions.display()
+        )),
+        "{line}"
+    );
+    let written = std::fs::read_dir(&regressions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains(&format!("# Replay: {line}\n")), "{text}");
+    let pasted = paste(line);
+    assert_eq!(pasted.status.code(), Some(1), "{pasted:?}");
+    assert!(
+        String::from_utf8(pasted.stdout)
+            .unwrap()
+            .contains("BROKEN    timer of call #"),
+        "the regression breaks the same invariant"
+    );
+}
