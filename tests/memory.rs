@@ -204,4 +204,27 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
         );
     }
     println!("{report}");
+    // CPU is kept per span of the run in bounded bins, not per second: a century of callbacks
+    // holds what a minute does.
+    let century = ticklab::scenario::parse("century", CENTURY).unwrap();
+    let measured = measure(&century);
+    assert!(
+        measured < 100 << 20,
+        "a century with callback costs allocated {measured} B"
+    );
 }
+
+const CENTURY: &str = r#"
+    about = "one client calling every six months for a century, each call timing out"
+    platform = "linux"
+    run_for = "36500d"
+    [model]
+    kind = "timer"
+    design = "global-heap"
+    clock = "monotonic"
+    clients = 1
+    call_interval = "182d"
+    timeout = "1s"
+    latency = "2s"
+    callback_cost = "1ms"
+"#;
