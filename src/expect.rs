@@ -415,10 +415,15 @@ fn parse_one(
     };
     let example = match metric.unit {
         Unit::Count => format!("for example {written} = 3"),
-        Unit::Duration | Unit::Time => format!("for example {written} = \"500ms\""),
+        Unit::Duration => format!("for example {written} = \"500ms\""),
+        Unit::Time => format!(
+            "for example {written} = \"500ms\", or \"never\" for a moment that must not come"
+        ),
     };
     let parsed = match (metric.unit, value) {
         (Unit::Count, toml::Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
+        // What the summary prints for a moment that never came, and what bounds it.
+        (Unit::Time, toml::Value::String(text)) if text == "never" => Ok(NEVER),
         (Unit::Count, _) => Err((
             format!("`{written}` takes a whole number of zero or more"),
             example,
@@ -473,6 +478,27 @@ mod tests {
             headline(&outcomes),
             "ticks_after_resume 392 (want 390..=393); lateness 391s (want <= 1ms) FAILED"
         );
+    }
+
+    #[test]
+    fn a_moment_takes_never_where_a_duration_does_not() {
+        let scenario = |expect: &str| {
+            crate::scenario::parse(
+                "a.toml",
+                &format!(
+                    "about = \"a\"\nplatform = \"linux\"\nrun_for = \"10s\"\n[model]\nkind = \
+                     \"interval\"\nmissed_tick = \"burst\"\nperiod = \"1s\"\n[expect]\n{expect}\n"
+                ),
+            )
+        };
+        let never = scenario("first_tick_at = \"never\"\nmax_last_tick_at = \"never\"").unwrap();
+        let values: Vec<u64> = never.expectations.iter().map(|e| e.value).collect();
+        assert_eq!(values, [NEVER, NEVER]);
+        assert_eq!(never.expectations[0].to_string(), "first_tick_at == never");
+        let error = scenario("max_lateness = \"never\"")
+            .unwrap_err()
+            .to_string();
+        assert!(!error.contains("\"never\" for a moment"), "{error}");
     }
 
     #[test]

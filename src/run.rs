@@ -302,6 +302,7 @@ pub(crate) fn start_event(scenario: &Scenario, seed: u64) -> StartEvent {
         run_for_ns: scenario.run_for_ns,
         wall: Wall(scenario.wall_start_ns),
         profile: scenario.profile().map(|profile| profile.source.clone()),
+        notes: Vec::new(),
     }
 }
 

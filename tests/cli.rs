@@ -225,6 +225,52 @@ latency = "1ms"
         ));
 }
 
+/// `hosts` hosts on the events network, each sending heartbeats to `peers` others every
+/// second for `run_for`.
+fn heartbeat_cluster(hosts: u32, peers: u32, run_for: &str) -> String {
+    format!(
+        r#"
+about = "{hosts} hosts heartbeating to {peers} peers each"
+platform = "linux"
+run_for = "{run_for}"
+[model]
+kind = "hosts"
+network = "events"
+[[model.host]]
+name = "node"
+count = {hosts}
+[model.heartbeat]
+every = "1s"
+suspect_after = "5s"
+peers = {peers}
+"#
+    )
+}
+
+#[test]
+fn a_hosts_cluster_whose_steps_cost_too_much_is_refused_with_the_keys_to_change() {
+    // 233,530,000 steps, under the default limit counted one event each; a step with millions
+    // of wakes and messages queued costs what some 70 timer events do: minutes of CPU.
+    let (_folder, path) = temp_scenario(&heartbeat_cluster(10_000, 64, "2m"));
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "77440000 heartbeats; 233530000 steps",
+        ))
+        .stderr(predicate::str::contains("more than the limit of 250000000"))
+        .stderr(predicate::str::contains("lower `peers` or `suspect_after`"));
+    // A small cluster still runs: 100 hosts send to 8 peers each at 0 s, 1 s, ... 9 s.
+    let (_folder, path) = temp_scenario(&heartbeat_cluster(100, 8, "10s"));
+    ticklab()
+        .args(["run", "--summary-only", path.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("heartbeats_sent             8000"));
+}
+
 #[test]
 fn an_executor_load_too_large_to_simulate_is_refused_with_the_keys_to_change() {
     let (_folder, path) = temp_scenario(

@@ -258,3 +258,28 @@ fn an_existing_page_is_kept_unless_forced() {
         .stderr(predicate::str::contains("--force"));
     assert_eq!(std::fs::read_to_string(&page).unwrap(), "my notes");
 }
+
+#[test]
+fn the_platform_matrix_comes_only_with_interval_scenarios() {
+    let folder = tempfile::tempdir().unwrap();
+    let page = folder.path().join("report.html");
+    let hosts = "scenarios/hosts/zombie-leader.toml";
+    ticklab()
+        .args(["report", hosts, "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<figure").count(), 1);
+    assert!(
+        !html.contains("<table id=\"matrix\""),
+        "the matrix of interval behaviours says nothing about hosts"
+    );
+    ticklab()
+        .args(["report", hosts, SCENARIOS[0], "--force", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<table id=\"matrix\""));
+}

@@ -6,6 +6,8 @@ use rayon::prelude::*;
 use super::check::{Loaded, Row, Verdict, gather, verdict};
 use super::table::Matrix;
 use super::{Failure, Limits};
+use crate::interval::IntervalModel;
+use crate::model::Model;
 use crate::output::AtomicFile;
 use crate::plot::PlotError;
 use crate::registry::Registry;
@@ -26,7 +28,8 @@ pub(super) struct ReportArgs {
     /// Run lock and idle scenarios with this cost profile instead of the ones they name.
     #[arg(long, value_name = "PATH")]
     profile: Option<PathBuf>,
-    /// Leave out the matrix of `ticklab table`.
+    /// Leave out the matrix of `ticklab table`, which is left out anyway unless an interval
+    /// scenario is among those reported.
     #[arg(long)]
     no_matrix: bool,
     #[command(flatten)]
@@ -44,12 +47,18 @@ pub(super) fn report_command(
     let mut file = AtomicFile::create(&args.out, args.force)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
+    // The matrix is of interval behaviours across platforms: it says nothing about other kinds.
+    let has_intervals = scenarios.iter().any(|loaded| {
+        loaded
+            .as_ref()
+            .is_ok_and(|scenario| scenario.model.kind() == IntervalModel::KIND)
+    });
     let options = args.limits.options(None);
     let drawn: Vec<(Row, Option<String>)> = scenarios
         .into_par_iter()
         .map(|loaded| draw_one(loaded, &options))
         .collect();
-    let matrix = if args.no_matrix {
+    let matrix = if args.no_matrix || !has_intervals {
         None
     } else {
         let matrix = Matrix::run(args.limits.max_events)?;

@@ -5,38 +5,145 @@ use super::spec::HostsConfig;
 use super::turmoil_net::step_cost;
 use crate::run::RunError;
 
-/// An upper bound on the run's steps: every message, wake and fault edge it could take.
-pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> (u128, String) {
+/// What a hosts run may cost, worked out before it starts.
+#[derive(Debug)]
+pub(crate) struct HostsWork {
+    /// Items the cluster may take off its queue: every message, wake and fault edge. The
+    /// watchdog holds the run to these.
+    pub(crate) steps: u128,
+    /// Those steps weighed by what each costs, in events of the timer model: what
+    /// `--max-events` limits (see [`work_bound`]).
+    pub(crate) cost: u128,
+    pub(crate) why: String,
+}
+
+/// An upper bound on the run's steps, and on their cost in events of `--max-events`.
+///
+/// `--max-events` is meant to buy about the same CPU time on every kind, and a timer run's event
+/// costs about 0.022 µs (`brpc-3383-after-fix` at full scale: 200,000,600 events bounded, 4.4 s
+/// of user time). A hosts step costs more, and more the more the cluster keeps in its queue,
+/// since every step files or takes a wake or a message there: a heartbeat renews a check that
+/// waits `suspect_after` in the queue, so the queue holds every beat of the last
+/// `suspect_after`. Measured with `/usr/bin/time -f %U` on release builds of `ticklab run
+/// --summary-only`, the best of two runs, on a shared 2-core machine (so approximate: a third
+/// either way), heartbeats every second on the events network with `suspect_after = "5s"`:
+///
+/// | hosts × peers, run | queue (estimated) | µs per step | in timer events | weighed as |
+/// |---|---|---|---|---|
+/// | 10 × 4 every 1 ms (`suspect_after` 5 ms), 100 s | 520 | 0.057 | 2.6 | 3 |
+/// | 1,000 × 4, 200 s | 32,000 | 0.134 | 6.1 | 7 |
+/// | 100 × 64, 200 s | 45,200 | 0.160 | 7.3 | 11 |
+/// | 250 × 64, 100 s | 113,000 | 0.277 | 12.6 | 23 |
+/// | 1,000 × 16, 60 s | 116,000 | 0.311 | 14.1 | 23 |
+/// | 4,000 × 4, 60 s | 128,000 | 0.413 | 18.8 | 25 |
+/// | 10,000 × 4, 20 s | 320,000 | 0.608 | 27.6 | 36 |
+/// | 1,000 × 64, 20 s | 452,000 | 0.664 | 30.2 | 41 |
+/// | 2,000 × 64, 20 s | 904,000 | 0.983 | 44.7 | 50 |
+/// | 10,000 × 64, 2 min | 4,520,000 | 1.5 | 68 | 71 |
+///
+/// and per step of the other workloads: a lease with asks every 3 ms and writes every 1 ms for
+/// 1,000 s, 0.018 µs (0.8 timer events); 10 clients calling every 1 ms for 300 s, 0.057 µs to
+/// 0.100 µs by timer design (2.6 to 4.5); 100 clients calling every 1 ms for 20 s, 0.081 µs
+/// (3.7). So a step counts as `9 × log2(queue / 20,000)` timer events, and never less than its
+/// workload's own: 1 for a lease, 3 for a heartbeat, 5 for a call. The 10,000 × 64 cluster,
+/// bounded at 233,530,000 steps, costs 16.6 G events, which the default limit of 250 M refuses:
+/// it took 354 s of CPU, where 250 M timer events take about 6 s. The estimate errs high where
+/// checks never come due (`suspect_after` 30 s in a 20 s run: weighed 56, measured 17).
+pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
     let periods = |every_ns: u64| u128::from(run_for_ns / every_ns + 1);
     let faults: u128 = config
         .hosts
         .iter()
         .map(|host| 2 * host.faults.len() as u128)
         .sum();
-    let mut bound =
+    let queue = queue_bound(config, run_for_ns);
+    let size_weight = size_weight(queue);
+    let weigh = |base: u128| base.max(size_weight);
+    let mut heaviest = weigh(1);
+    let edges =
         faults + 2 * (config.network.partitions.len() + config.network.spikes.len()) as u128;
+    // Faults re-file a host's wakes; a host holds a handful per workload and peer.
+    let mut steps = edges + faults * 64;
+    let mut cost = steps * weigh(1);
     let mut why = Vec::new();
     if let Some(lease) = &config.lease {
         let asks = periods(lease.renew_every_ns) * lease.candidates.len() as u128;
         let writes = lease
             .write_every_ns
             .map_or(0, |every_ns| periods(every_ns) * 3);
-        bound += asks * 4 + writes * 3;
+        let lease_steps = asks * 4 + writes * 3;
+        steps += lease_steps;
+        cost += lease_steps * weigh(LEASE_STEP_COST);
+        heaviest = heaviest.max(weigh(LEASE_STEP_COST));
         why.push(format!("{asks} lease asks"));
     }
     if let Some(heartbeat) = &config.heartbeat {
         let beats = periods(heartbeat.every_ns) * (heartbeat.hosts.len() * heartbeat.peers) as u128;
-        bound += beats * 3 + periods(heartbeat.every_ns) * heartbeat.hosts.len() as u128;
+        let beat_steps = beats * 3 + periods(heartbeat.every_ns) * heartbeat.hosts.len() as u128;
+        steps += beat_steps;
+        cost += beat_steps * weigh(HEARTBEAT_STEP_COST);
+        heaviest = heaviest.max(weigh(HEARTBEAT_STEP_COST));
         why.push(format!("{beats} heartbeats"));
     }
     if let Some(rpc) = &config.rpc {
         let calls = periods(rpc.call_every_ns) * rpc.clients.len() as u128;
-        bound += calls * 8;
+        steps += calls * 8;
+        cost += calls * 8 * weigh(CALL_STEP_COST);
+        heaviest = heaviest.max(weigh(CALL_STEP_COST));
         why.push(format!("{calls} calls"));
     }
-    // Faults re-file a host's wakes; a host holds a handful per workload and peer.
-    bound += faults * 64;
-    (bound, why.join(", "))
+    let why = format!(
+        "{}; {steps} steps, each weighed as up to {heaviest} timer events for a queue of up to \
+         {queue} wakes and messages",
+        why.join(", ")
+    );
+    HostsWork { steps, cost, why }
+}
+
+/// What a step of each workload costs at the least, in timer events (measured: [`work_bound`]).
+const LEASE_STEP_COST: u128 = 1;
+const HEARTBEAT_STEP_COST: u128 = 3;
+const CALL_STEP_COST: u128 = 5;
+
+/// What a step costs, in timer events, with `queue` items in the cluster's queue: 9 for every
+/// doubling past 20,000 (measured: [`work_bound`]).
+fn size_weight(queue: u128) -> u128 {
+    let doublings = (queue.max(1) as f64 / 20_000.0).log2();
+    (9.0 * doublings).ceil().max(1.0) as u128
+}
+
+/// The most items the cluster's queue may hold at once: messages in flight over the longest
+/// latency, each watch's pending check and every beat's renewed check until it is due, calls'
+/// messages, and a few wakes per host; none stays longer than the run.
+fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
+    let network = &config.network;
+    let longest_ns = network
+        .links
+        .iter()
+        .map(|(_, range)| range.1)
+        .chain(network.spikes.iter().map(|spike| spike.latency_ns.1))
+        .fold(network.latency_ns.1, u64::max);
+    // Items sent every `every_ns` by `senders`, each queued for `lasts_ns`.
+    let queued = |senders: u128, every_ns: u64, lasts_ns: u64| {
+        senders * u128::from(lasts_ns.min(run_for_ns) / every_ns + 1)
+    };
+    let mut queue = 4 * config.hosts.len() as u128;
+    if let Some(lease) = &config.lease {
+        queue += 8 * lease.candidates.len() as u128;
+    }
+    if let Some(heartbeat) = &config.heartbeat {
+        let watches = (heartbeat.hosts.len() * heartbeat.peers) as u128;
+        queue += watches
+            + queued(
+                watches,
+                heartbeat.every_ns,
+                heartbeat.suspect_after_ns.saturating_add(longest_ns),
+            );
+    }
+    if let Some(rpc) = &config.rpc {
+        queue += queued(2 * rpc.clients.len() as u128, rpc.call_every_ns, longest_ns);
+    }
+    queue
 }
 
 /// Most turmoil steps one datagram may keep the run stepping for.
@@ -108,4 +215,40 @@ pub(crate) fn refuse_turmoil_too_big(
          limit of {max_events}\n  hint: use network = \"events\", which costs nothing per host \
          or link, shorten `run_for`, or raise the limit with --max-events"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heartbeats(hosts: u32, peers: u32, run_for: &str) -> (HostsConfig, u64) {
+        let text = format!(
+            "about = \"a\"\nplatform = \"linux\"\nrun_for = \"{run_for}\"\n[model]\nkind = \
+             \"hosts\"\nnetwork = \"events\"\n[[model.host]]\nname = \"node\"\ncount = \
+             {hosts}\n[model.heartbeat]\nevery = \"1s\"\nsuspect_after = \"5s\"\npeers = {peers}\n"
+        );
+        let scenario = crate::scenario::parse("a.toml", &text).unwrap();
+        let config = scenario.model.config::<HostsConfig>().unwrap().clone();
+        (config, scenario.run_for_ns)
+    }
+
+    #[test]
+    fn a_big_heartbeat_cluster_costs_what_its_queue_makes_each_step_cost() {
+        let default_limit = crate::run::RunOptions::default().max_events;
+        // Minutes of CPU: under the limit counted a step an event, far over it weighed.
+        let (config, run_for_ns) = heartbeats(10_000, 64, "2m");
+        let work = work_bound(&config, run_for_ns);
+        assert_eq!(work.steps, 233_530_000);
+        assert!(work.steps < u128::from(default_limit));
+        assert!(work.cost > 60 * work.steps, "{work:?}");
+        // A couple of seconds of CPU, within it.
+        let (config, run_for_ns) = heartbeats(1_000, 64, "20s");
+        let work = work_bound(&config, run_for_ns);
+        assert!(work.cost < u128::from(default_limit), "{work:?}");
+        assert!(work.cost > 30 * work.steps, "{work:?}");
+        // A small one counts its workload's own cost per step.
+        let (config, run_for_ns) = heartbeats(10, 3, "1m");
+        let work = work_bound(&config, run_for_ns);
+        assert_eq!(work.cost, work.steps * HEARTBEAT_STEP_COST);
+    }
 }

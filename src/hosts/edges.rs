@@ -6,6 +6,7 @@ use std::io;
 use ticklab_sim::{ClockId, Edge, EdgeEffect, FaultEdge};
 
 use super::cluster::{Cluster, HostId, Msg};
+use super::network::Window;
 use crate::trace::{Event, FaultEvent, ResumeEvent, TraceSink, Wall};
 
 pub(crate) fn message_name(msg: Msg) -> &'static str {
@@ -139,7 +140,7 @@ impl EdgeLines<'_> {
         };
         let what = match (is_partition, begins) {
             (true, true) => format!("partition between {between}{lasts}"),
-            (true, false) => format!("partition between {between} repaired"),
+            (true, false) => self.partition_end(cluster, &between, window),
             (false, true) => format!(
                 "latency between {between} rises to {}{lasts}",
                 range_text(window.latency_ns)
@@ -177,6 +178,53 @@ impl EdgeLines<'_> {
         } else {
             sink.record(&Event::FaultEnd(&fault))
         }
+    }
+}
+
+impl EdgeLines<'_> {
+    /// What a partition's end leaves: the link repaired, or still cut by another partition of
+    /// the same hosts that began before this one ended.
+    fn partition_end(&self, cluster: &Cluster, between: &str, window: &Window) -> String {
+        let now_ns = cluster.now_ns();
+        let pairs = window.pair.pairs(self.names.len());
+        let mut cut = 0;
+        let mut by: Vec<(usize, u64)> = Vec::new();
+        for &(a, b) in &pairs {
+            if let Some(cover) = cluster.network.cut_by(a, b, now_ns) {
+                cut += 1;
+                if !by.contains(&cover) {
+                    by.push(cover);
+                }
+            }
+        }
+        if cut == 0 {
+            return format!("partition between {between} repaired");
+        }
+        by.sort_unstable();
+        let by: Vec<String> = by
+            .iter()
+            .map(|&(index, end_ns)| {
+                let until = if end_ns >= self.run_for_ns {
+                    "the end".to_string()
+                } else {
+                    ticklab_sim::Compact(end_ns as i64).to_string()
+                };
+                format!(
+                    "partition {} until {until}",
+                    self.numbers.of_window(true, index)
+                )
+            })
+            .collect();
+        let which = match (pairs.len(), cut) {
+            (1, _) => "the link is".to_string(),
+            (all, cut) if all == cut => "its links are".to_string(),
+            (all, 1) => format!("1 of its {all} links is"),
+            (all, cut) => format!("{cut} of its {all} links are"),
+        };
+        format!(
+            "partition between {between} ends, but {which} still cut by {}",
+            by.join(" and ")
+        )
     }
 }
 

@@ -27,8 +27,10 @@ pub enum HostEventKind {
     StaleWrite,
     /// Storage refused a stale write by its fencing token.
     Fenced,
-    /// A host began to suspect a peer.
+    /// A host began to suspect a peer that had stopped.
     Suspects,
+    /// A host began to suspect a peer that was running: a false suspicion.
+    FalseSuspect,
     /// A host heard again from a peer it suspected.
     Trusts,
     /// A call resolved: by its reply, or by its deadline (`delay_ns` past it, in physical time).
@@ -55,6 +57,7 @@ impl HostEventKind {
             HostEventKind::StaleWrite => "stale-write",
             HostEventKind::Fenced => "fenced",
             HostEventKind::Suspects => "suspects",
+            HostEventKind::FalseSuspect => "false-suspect",
             HostEventKind::Trusts => "trusts",
             HostEventKind::Reply => "reply",
             HostEventKind::Timeout => "timeout",
@@ -64,21 +67,18 @@ impl HostEventKind {
         }
     }
 
-    /// Routine events come by the thousand (one host line each in a cluster of hundreds); the
-    /// rest are what a reader looks for.
+    /// Routine events come by the thousand; the rest are what a reader looks for. A host's line
+    /// as the run starts is never routine, however many hosts there are: it says whose `Instant`
+    /// stops in a suspend and whose crystal runs fast, which explains every line after it.
     fn is_routine(self) -> bool {
         matches!(
             self,
-            HostEventKind::Host
-                | HostEventKind::Reply
-                | HostEventKind::Timeout
-                | HostEventKind::Lost
+            HostEventKind::Reply | HostEventKind::Timeout | HostEventKind::Lost
         )
     }
 
     fn plural(self) -> &'static str {
         match self {
-            HostEventKind::Host => "hosts",
             HostEventKind::Reply => "replies",
             HostEventKind::Timeout => "timeouts",
             HostEventKind::Lost => "lost messages",

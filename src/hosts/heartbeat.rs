@@ -264,11 +264,14 @@ impl Heartbeat {
         self.suspicions += 1;
         let now_ns = cluster.now_ns();
         let health = &mut self.health[peer];
-        let verdict = match health.down_since_ns {
+        let (kind, verdict) = match health.down_since_ns {
             None => {
                 self.false_suspicions += 1;
                 self.first_false_ns.get_or_insert(now_ns);
-                "falsely: it is running".to_string()
+                (
+                    HostEventKind::FalseSuspect,
+                    "falsely: it is running".to_string(),
+                )
             }
             Some(since_ns) => {
                 if !health.detected {
@@ -276,16 +279,19 @@ impl Heartbeat {
                     self.detected += 1;
                     self.max_detection_ns = self.max_detection_ns.max(now_ns - since_ns);
                 }
-                format!(
-                    "rightly: it stopped {} ago",
-                    ticklab_sim::Approx(now_ns - since_ns)
+                (
+                    HostEventKind::Suspects,
+                    format!(
+                        "rightly: it stopped {} ago",
+                        ticklab_sim::Approx(now_ns - since_ns)
+                    ),
                 )
             }
         };
         out.event(
             cluster,
             host,
-            HostEventKind::Suspects,
+            kind,
             now,
             |names| {
                 format!(

@@ -2,15 +2,15 @@
 //! partitions that drop every message between two hosts until they are repaired.
 
 use serde::Deserialize;
-use ticklab_sim::SimRng;
+use ticklab_sim::{Compact, SimRng};
 use toml::Spanned;
 
-use super::spec::{HostNames, HostsSpec};
+use super::spec::{Carrier, HostNames, HostsSpec};
 use crate::scenario::ScenarioError;
 use crate::scenario::values::{DurationNs, DurationOrRange};
 
 /// One way, when the file sets none: a datacentre's few milliseconds.
-const DEFAULT_LATENCY_NS: (u64, u64) = (1_000_000, 5_000_000);
+pub(super) const DEFAULT_LATENCY_NS: (u64, u64) = (1_000_000, 5_000_000);
 /// Any one message takes at most this long; longer is a partition.
 const MAX_LATENCY_NS: u64 = 3_600 * 1_000_000_000;
 
@@ -98,20 +98,19 @@ pub(crate) fn validate_network(
     names: &HostNames<'_>,
     spec: &HostsSpec,
     run_for_ns: u64,
+    carrier: Carrier,
 ) -> Result<NetworkConfig, ScenarioError> {
+    let latency_range = |latency: &Spanned<DurationOrRange>| latency_range(names, latency, carrier);
     let latency_ns = match &spec.latency {
         None => DEFAULT_LATENCY_NS,
-        Some(latency) => latency_range(names, latency)?,
+        Some(latency) => latency_range(latency)?,
     };
     let links = spec
         .link
         .iter()
         .map(|link| {
             let link = link.get_ref();
-            Ok((
-                pair(names, &link.between)?,
-                latency_range(names, &link.latency)?,
-            ))
+            Ok((pair(names, &link.between)?, latency_range(&link.latency)?))
         })
         .collect::<Result<Vec<_>, ScenarioError>>()?;
     let mut partitions = Vec::new();
@@ -137,7 +136,7 @@ pub(crate) fn validate_network(
             pair: pair(names, &spike.between)?,
             at_ns,
             end_ns: at_ns.saturating_add(lasts(names, &spike.duration)?),
-            latency_ns: latency_range(names, &spike.latency)?,
+            latency_ns: latency_range(&spike.latency)?,
         });
     }
     Ok(NetworkConfig {
@@ -177,9 +176,12 @@ fn pair(
     })
 }
 
+/// A latency as written: one way's, or a range. On turmoil, at least a tick: turmoil moves a
+/// message once a tick, so a shorter one would take a whole tick all the same.
 fn latency_range(
     names: &HostNames<'_>,
     latency: &Spanned<DurationOrRange>,
+    carrier: Carrier,
 ) -> Result<(u64, u64), ScenarioError> {
     let (low, high) = match *latency.get_ref() {
         DurationOrRange::Fixed(ns) => (ns.0, ns.0),
@@ -194,6 +196,31 @@ fn latency_range(
             .with_hint(
                 "write one way's latency, such as \"2ms\", or a range such as [\"1ms\", \"5ms\"]",
             ));
+    }
+    if let Carrier::Turmoil { tick_ns } = carrier
+        && low < tick_ns
+    {
+        let tick = Compact(tick_ns as i64);
+        let hint = if low >= 1_000_000 {
+            format!(
+                "set `tick` to {} or less (whole milliseconds), or use network = \"events\", \
+                 which takes any latency",
+                Compact((low - low % 1_000_000) as i64)
+            )
+        } else {
+            "turmoil's shortest tick is 1ms: use network = \"events\", which takes any latency, or \
+             a latency of 1ms or more"
+                .to_string()
+        };
+        return Err(names
+            .error(
+                latency.span(),
+                format!(
+                    "a latency of {} is shorter than turmoil's tick of {tick}",
+                    Compact(low as i64)
+                ),
+            )
+            .with_hint(hint));
     }
     Ok((low, high))
 }
@@ -245,6 +272,18 @@ impl Network {
             .partitions
             .iter()
             .any(|window| window.covers(from, to, at_ns))
+    }
+
+    /// The partition that keeps `from` and `to` apart longest from `at_ns`, if one does: its
+    /// index and when it is repaired.
+    pub(crate) fn cut_by(&self, from: usize, to: usize, at_ns: u64) -> Option<(usize, u64)> {
+        self.config
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, window)| window.covers(from, to, at_ns))
+            .max_by_key(|&(index, window)| (window.end_ns, std::cmp::Reverse(index)))
+            .map(|(index, window)| (index, window.end_ns))
     }
 
     /// How long a message sent now from `from` to `to` takes; a spike under way wins over the

@@ -102,21 +102,26 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let (bound, why) = work_bound(config, scenario.run_for_ns);
-    if bound > u128::from(options.max_events) {
+    let work = work_bound(config, scenario.run_for_ns);
+    if work.cost > u128::from(options.max_events) {
         return Err(RunError::TooMuchWork {
-            events_bound: bound,
+            events_bound: work.cost,
             max_events: options.max_events,
-            why,
-            fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, or declare fewer hosts",
+            why: work.why,
+            fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, lower \
+                       `peers` or `suspect_after`, or declare fewer hosts",
         });
     }
     if let Carrier::Turmoil { tick_ns } = config.carrier {
         refuse_endless_datagrams(config, tick_ns)?;
         refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
-    let mut watchdog = Watchdog::new(bound, "hosts", options.max_memory_for(scenario));
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    let mut watchdog = Watchdog::new(work.steps, "hosts", options.max_memory_for(scenario));
+    let mut start = start_event(scenario, seed);
+    if let Carrier::Turmoil { tick_ns } = config.carrier {
+        start.notes.push(turmoil_note(tick_ns));
+    }
+    sink.record(&Event::Start(&start))?;
     let platforms: Vec<Platform> = config.hosts.iter().map(|host| host.platform).collect();
     let names: Vec<String> = config.hosts.iter().map(|host| host.name.clone()).collect();
     let edge_lines = EdgeLines {
@@ -255,6 +260,15 @@ pub(crate) fn run(
     out.sink.record(&Event::Summary(&summary))?;
     out.sink.finish()?;
     Ok(summary)
+}
+
+/// How turmoil's tick shapes every latency, for the trace's header.
+fn turmoil_note(tick_ns: u64) -> String {
+    let tick = ticklab_sim::Compact(tick_ns as i64);
+    format!(
+        "network turmoil, a step every {tick}: a message sent between two steps goes out at the \
+         next, and a latency is rounded up to whole steps of {tick}"
+    )
 }
 
 /// A host's line as the run starts: what differs between hosts, so a reader knows whose

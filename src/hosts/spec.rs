@@ -134,39 +134,8 @@ pub(crate) fn validate(
         file,
         names: hosts.iter().map(|host| host.name.clone()).collect(),
     };
-    let network = validate_network(&names, spec, head.run_for_ns)?;
-    let carrier = match (
-        spec.network.map_or(Carrier::TURMOIL, |carrier| carrier.0),
-        &spec.tick,
-    ) {
-        (Carrier::Events, Some(tick)) => {
-            return Err(file
-                .error(
-                    tick.span(),
-                    "`tick` is turmoil's step, and this network is `events`",
-                )
-                .with_hint("remove `tick`, or set network = \"turmoil\""));
-        }
-        (Carrier::Turmoil { .. }, Some(tick)) => {
-            let tick_ns = tick.get_ref().0;
-            // turmoil's hosts run on tokio, whose timers count whole milliseconds: a shorter
-            // step would move turmoil's network a millisecond while its clock moved less.
-            let whole_ms = tick_ns % 1_000_000 == 0;
-            if !whole_ms || !(1_000_000..=1_000_000_000).contains(&tick_ns) {
-                return Err(file
-                    .error(
-                        tick.span(),
-                        "`tick` must be whole milliseconds, from 1ms to 1s",
-                    )
-                    .with_hint(
-                        "turmoil's step, the resolution of every latency; its hosts run tokio, \
-                         whose timers count whole milliseconds: \"1ms\" is turmoil's own default",
-                    ));
-            }
-            Carrier::Turmoil { tick_ns }
-        }
-        (carrier, None) => carrier,
-    };
+    let carrier = validate_carrier(file, spec)?;
+    let network = validate_network(&names, spec, head.run_for_ns, carrier)?;
     let lease = spec
         .lease
         .as_ref()
@@ -206,6 +175,52 @@ pub(crate) fn validate(
         rpc,
         metrics,
     })
+}
+
+/// `network` and `tick`: what carries the messages, and turmoil's step.
+fn validate_carrier(file: &Located<'_>, spec: &HostsSpec) -> Result<Carrier, ScenarioError> {
+    match (
+        spec.network.map_or(Carrier::TURMOIL, |carrier| carrier.0),
+        &spec.tick,
+    ) {
+        (Carrier::Events, Some(tick)) => Err(file
+            .error(
+                tick.span(),
+                "`tick` is turmoil's step, and this network is `events`",
+            )
+            .with_hint("remove `tick`, or set network = \"turmoil\"")),
+        (Carrier::Turmoil { .. }, Some(tick)) => {
+            let tick_ns = tick.get_ref().0;
+            // turmoil's hosts run on tokio, whose timers count whole milliseconds: a shorter
+            // step would move turmoil's network a millisecond while its clock moved less.
+            let whole_ms = tick_ns % 1_000_000 == 0;
+            if !whole_ms || !(1_000_000..=1_000_000_000).contains(&tick_ns) {
+                return Err(file
+                    .error(
+                        tick.span(),
+                        "`tick` must be whole milliseconds, from 1ms to 1s",
+                    )
+                    .with_hint(
+                        "turmoil's step, the resolution of every latency; its hosts run tokio, \
+                         whose timers count whole milliseconds: \"1ms\" is turmoil's own default",
+                    ));
+            }
+            if spec.latency.is_none() && tick_ns > super::network::DEFAULT_LATENCY_NS.0 {
+                return Err(file
+                    .error(
+                        tick.span(),
+                        "the default latency, 1ms-5ms, is shorter than this tick",
+                    )
+                    .with_hint(format!(
+                        "turmoil moves a message a whole tick at least: set `latency` to {} or \
+                         more, or use network = \"events\", which takes any latency",
+                        ticklab_sim::Compact(tick_ns as i64)
+                    )));
+            }
+            Ok(Carrier::Turmoil { tick_ns })
+        }
+        (carrier, None) => Ok(carrier),
+    }
 }
 
 /// The scenario's `platform`, every host's unless it names its own. A host's faults go with the

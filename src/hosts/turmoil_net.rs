@@ -9,9 +9,21 @@
 //!
 //! Partitions, and hosts asleep, drop messages in ticklab's world, before and after turmoil, so
 //! that both networks agree on what is lost. A latency spike sets turmoil's own link latency.
+//!
+//! A step of turmoil's (`Sim::step`) first moves its network's clock a tick ahead, then runs each
+//! host in turn: a host sends at the start of the tick, but turmoil stamps the datagram with the
+//! network's clock, already at its end, and delivers it once that clock reaches the stamp plus
+//! the drawn latency. A message handed to turmoil at `t` goes out in the step from `t` to
+//! `t + tick` and arrives by the end of the step in which the network's clock reaches
+//! `t + tick + latency`, which is when the world takes it: a tick more than the latency. So
+//! turmoil is given every latency less a tick, and a whole-tick latency takes exactly that long.
+//! A latency of exactly one tick is then none at all for turmoil: the datagram is deliverable in
+//! the step that sends it, but turmoil hands it only to hosts that run after the sender in that
+//! step; one for a host that ran before waits for the next step, and is taken as arrived at the
+//! end of this one, when turmoil had it ready.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
@@ -28,6 +40,19 @@ const DATAGRAM_BYTES: usize = 8 + 4 + 4 + 1 + 8 + 8;
 
 /// A datagram a relay received: who it came from, and the message.
 type Arrival = (HostId, HostId, u64, Msg);
+
+/// A message handed to turmoil.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    id: u64,
+    from: HostId,
+    to: HostId,
+    msg: Msg,
+    /// The step whose relays send it: the one after it was handed over.
+    out_step: u64,
+    /// Physical time after which it counts as lost.
+    give_up_ns: u64,
+}
 
 /// Messages waiting to go out of one host, and the bell that wakes its relay.
 #[derive(Debug, Default)]
@@ -54,8 +79,11 @@ pub(crate) struct TurmoilNet {
     inbox: Rc<RefCell<Vec<Arrival>>>,
     names: Vec<String>,
     addresses: Vec<std::net::IpAddr>,
-    /// Messages handed to turmoil and not yet arrived: (id, given up after), in sending order.
-    in_flight: VecDeque<(u64, u64)>,
+    /// Messages handed to turmoil and not yet arrived, in sending order.
+    in_flight: VecDeque<InFlight>,
+    /// Messages taken as arrived while turmoil still held them for a host that had already run
+    /// in the step: their datagrams, when a relay reads them, are not new.
+    taken_early: BTreeSet<u64>,
     next_id: u64,
     longest_latency_ns: u64,
     network: NetworkConfig,
@@ -82,12 +110,12 @@ impl TurmoilNet {
         run_for_ns: u64,
         max_events: u64,
     ) -> Self {
-        let (low, high) = network.latency_ns;
+        let (low, high) = less_a_tick(network.latency_ns, tick_ns);
         let mut sim = turmoil::Builder::new()
             .rng_seed(seed)
             .tick_duration(Duration::from_nanos(tick_ns))
-            .min_message_latency(Duration::from_nanos(low))
-            .max_message_latency(Duration::from_nanos(high))
+            .min_message_latency(low)
+            .max_message_latency(high)
             // A relay drains its socket every step; room for every host's datagrams at once.
             .udp_capacity(1 << 16)
             // turmoil never runs longer than physical time; the jumps only shorten its run.
@@ -115,8 +143,9 @@ impl TurmoilNet {
             names: names.to_vec(),
             addresses,
             in_flight: VecDeque::new(),
+            taken_early: BTreeSet::new(),
             next_id: 0,
-            longest_latency_ns: high,
+            longest_latency_ns: network.latency_ns.1,
             network: network.clone(),
             steps: 0,
             max_steps: max_events / step_cost(names.len()),
@@ -156,7 +185,14 @@ impl TurmoilNet {
             .push_back((target, bytes));
         self.outboxes[from].bell.notify_one();
         let give_up_ns = self.now_ns() + self.longest_latency_ns + 3 * self.tick_ns;
-        self.in_flight.push_back((id, give_up_ns));
+        self.in_flight.push_back(InFlight {
+            id,
+            from,
+            to,
+            msg,
+            out_step: self.steps + 1,
+            give_up_ns,
+        });
     }
 
     /// One turmoil step: what arrived during it, and how many messages it will never deliver
@@ -176,16 +212,21 @@ impl TurmoilNet {
         self.sim
             .step()
             .map_err(|error| format!("turmoil stopped: {error}"))?;
-        let arrivals: Vec<Arrival> = std::mem::take(&mut *self.inbox.borrow_mut());
-        let arrived: std::collections::BTreeSet<u64> =
-            arrivals.iter().map(|(_, _, id, _)| *id).collect();
+        let mut arrivals: Vec<Arrival> = std::mem::take(&mut *self.inbox.borrow_mut());
+        arrivals.retain(|(_, _, id, _)| !self.taken_early.remove(id));
+        let mut arrived: BTreeSet<u64> = arrivals.iter().map(|(_, _, id, _)| *id).collect();
+        for early in self.ready_for_hosts_that_ran(&arrived) {
+            arrivals.push((early.from, early.to, early.id, early.msg));
+            arrived.insert(early.id);
+            self.taken_early.insert(early.id);
+        }
         let now_ns = self.now_ns();
         let mut vanished = 0;
-        self.in_flight.retain(|&(id, give_up_ns)| {
-            if arrived.contains(&id) {
+        self.in_flight.retain(|flight| {
+            if arrived.contains(&flight.id) {
                 return false;
             }
-            if give_up_ns < now_ns {
+            if flight.give_up_ns < now_ns {
                 vanished += 1;
                 return false;
             }
@@ -194,19 +235,51 @@ impl TurmoilNet {
         Ok((arrivals, vanished))
     }
 
-    /// Sets the latency range between hosts `a` and `b`, as a spike beginning or ending leaves
-    /// it.
-    pub(crate) fn relink(&mut self, a: HostId, b: HostId, (low, high): (u64, u64)) {
-        self.longest_latency_ns = self.longest_latency_ns.max(high);
-        let (a, b) = (self.names[a].clone(), self.names[b].clone());
-        self.sim
-            .set_link_latency(a.as_str(), b.as_str(), Duration::from_nanos(low));
-        self.sim
-            .set_link_max_message_latency(a.as_str(), b.as_str(), Duration::from_nanos(high));
+    /// The messages sent in the step just taken that did not arrive in it although turmoil no
+    /// longer has them on a link: deliverable at once, they wait for their host's turn in the
+    /// next step because it ran before their sender's in this one.
+    fn ready_for_hosts_that_ran(&self, arrived: &BTreeSet<u64>) -> Vec<InFlight> {
+        let candidates: Vec<InFlight> = self
+            .in_flight
+            .iter()
+            .filter(|flight| flight.out_step == self.steps && !arrived.contains(&flight.id))
+            .copied()
+            .collect();
+        if candidates.is_empty() {
+            return candidates;
+        }
+        let mut on_links = BTreeSet::new();
+        self.sim.links(|links| {
+            for link in links {
+                for sent in link {
+                    if let turmoil::Protocol::Udp(datagram) = sent.protocol()
+                        && let Some((_, _, id, _)) = decode(&datagram.0)
+                    {
+                        on_links.insert(id);
+                    }
+                }
+            }
+        });
+        candidates
+            .into_iter()
+            .filter(|flight| !on_links.contains(&flight.id))
+            .collect()
     }
 
-    fn set_latency(&mut self, pair: Pair, (low, high): (u64, u64)) {
-        self.longest_latency_ns = self.longest_latency_ns.max(high);
+    /// Sets the latency range between hosts `a` and `b`, as a spike beginning or ending leaves
+    /// it.
+    pub(crate) fn relink(&mut self, a: HostId, b: HostId, range_ns: (u64, u64)) {
+        self.longest_latency_ns = self.longest_latency_ns.max(range_ns.1);
+        let (low, high) = less_a_tick(range_ns, self.tick_ns);
+        let (a, b) = (self.names[a].clone(), self.names[b].clone());
+        self.sim.set_link_latency(a.as_str(), b.as_str(), low);
+        self.sim
+            .set_link_max_message_latency(a.as_str(), b.as_str(), high);
+    }
+
+    fn set_latency(&mut self, pair: Pair, range_ns: (u64, u64)) {
+        self.longest_latency_ns = self.longest_latency_ns.max(range_ns.1);
+        let (low, high) = less_a_tick(range_ns, self.tick_ns);
         let a = self.names[pair.a].clone();
         let others: Vec<String> = match pair.b {
             Some(b) => vec![self.names[b].clone()],
@@ -218,15 +291,20 @@ impl TurmoilNet {
                 .collect(),
         };
         for b in others {
+            self.sim.set_link_latency(a.as_str(), b.as_str(), low);
             self.sim
-                .set_link_latency(a.as_str(), b.as_str(), Duration::from_nanos(low));
-            self.sim.set_link_max_message_latency(
-                a.as_str(),
-                b.as_str(),
-                Duration::from_nanos(high),
-            );
+                .set_link_max_message_latency(a.as_str(), b.as_str(), high);
         }
     }
+}
+
+/// What turmoil is given for a latency range: each end less the tick its step adds (module
+/// docs). Validation keeps latencies on turmoil at a tick or more.
+fn less_a_tick((low_ns, high_ns): (u64, u64), tick_ns: u64) -> (Duration, Duration) {
+    (
+        Duration::from_nanos(low_ns.saturating_sub(tick_ns)),
+        Duration::from_nanos(high_ns.saturating_sub(tick_ns)),
+    )
 }
 
 /// A host's software inside turmoil: sends what the world queued, and hands on what arrives.

@@ -459,6 +459,7 @@ mod tests {
             run_for_ns: 60 * S,
             wall: Wall(0),
             profile: None,
+            notes: Vec::new(),
         };
         let mut collected = Collected::default();
         collected.record(&Event::Start(&start)).unwrap();

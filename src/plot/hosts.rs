@@ -6,7 +6,12 @@ use plotters::prelude::*;
 
 use super::PlotError;
 use super::collect::Collected;
-use super::style::{Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, fault_color, legend, time_panel_with};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::hosts_legend as legend;
+use super::style::{
+    Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, Y_LABEL_AREA_PX, YAxis, fault_color, time_panel_on,
+};
 use crate::hosts::HostEventKind;
 use crate::trace::FaultEvent;
 
@@ -19,25 +24,25 @@ const MARGINS_PX: u32 = 110;
 /// Marks kept per host and kind: enough to see every one in a scenario, bounded for big runs.
 const MAX_MARKS: usize = 5_000;
 
-const HOLD_COLOR: RGBColor = RGBColor(60, 150, 80);
-const TWO_LEADERS_COLOR: RGBColor = RGBColor(210, 30, 30);
+pub(super) const HOLD_COLOR: RGBColor = RGBColor(60, 150, 80);
+pub(super) const TWO_LEADERS_COLOR: RGBColor = RGBColor(210, 30, 30);
 
 /// What the plot keeps of a hosts run.
 #[derive(Clone, Debug, Default)]
 pub struct HostsCollected {
-    rows: Vec<HostRow>,
-    two_leaders: Vec<(u64, u64)>,
-    two_since_ns: Option<u64>,
+    pub(super) rows: Vec<HostRow>,
+    pub(super) two_leaders: Vec<(u64, u64)>,
+    pub(super) two_since_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
-struct HostRow {
+pub(super) struct HostRow {
     name: String,
-    holds: Vec<(u64, u64)>,
-    holding_since_ns: Option<u64>,
+    pub(super) holds: Vec<(u64, u64)>,
+    pub(super) holding_since_ns: Option<u64>,
     /// (time, kind), capped per kind at [`MAX_MARKS`].
     marks: Vec<(u64, HostEventKind)>,
-    counts: [usize; MARKED.len()],
+    pub(super) counts: [usize; MARKED.len()],
     /// This host's suspends, freezes and slews: (kind, from, to).
     faults: Vec<(&'static str, u64, u64)>,
     /// Those under way: (fault number, kind, from).
@@ -70,32 +75,50 @@ impl HostRow {
     }
 }
 
-/// The kinds drawn as marks, each with its color and legend text.
-const MARKED: [(HostEventKind, RGBColor, &str); 5] = [
+/// How a mark is drawn: a line across the middle of its host's row, or one with a dot on top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    Line,
+    Dotted,
+}
+
+/// The kinds drawn as marks, each with its color, legend text and shape.
+pub(super) const MARKED: [(HostEventKind, RGBColor, &str, Shape); 6] = [
     (
         HostEventKind::StaleWrite,
         RGBColor(110, 0, 0),
         "stale write accepted",
+        Shape::Line,
     ),
     (
         HostEventKind::Fenced,
         RGBColor(120, 60, 160),
         "stale write fenced",
+        Shape::Line,
+    ),
+    (
+        HostEventKind::FalseSuspect,
+        RGBColor(230, 120, 0),
+        "false suspicion",
+        Shape::Dotted,
     ),
     (
         HostEventKind::Suspects,
         RGBColor(20, 140, 150),
-        "suspects a peer",
+        "rightful suspicion",
+        Shape::Line,
     ),
     (
         HostEventKind::Timeout,
         RGBColor(40, 90, 200),
         "call timed out",
+        Shape::Line,
     ),
     (
         HostEventKind::EarlyTimeout,
         RGBColor(230, 0, 120),
         "call timed out early",
+        Shape::Line,
     ),
 ];
 
@@ -148,7 +171,7 @@ impl Collected {
                 }
             }
             _ => {
-                if let Some(index) = MARKED.iter().position(|(kind, _, _)| *kind == what) {
+                if let Some(index) = MARKED.iter().position(|(kind, ..)| *kind == what) {
                     row.counts[index] += 1;
                     if row.counts[index] <= MAX_MARKS {
                         row.marks.push((t_ns, what));
@@ -194,28 +217,12 @@ fn rows(collected: &Collected) -> usize {
     collected.hosts.rows.len().clamp(1, MAX_ROWS)
 }
 
-/// Empty rows above the hosts for the legend and the network faults' labels, so that neither
-/// covers an event.
-fn strip_rows(collected: &Collected) -> usize {
-    let hosts = &collected.hosts;
-    let entries = fault_kinds(hosts).len()
-        + usize::from(!hosts.two_leaders.is_empty() || hosts.two_since_ns.is_some())
-        + (0..MARKED.len())
-            .filter(|&index| hosts.rows.iter().any(|row| row.counts[index] > 0))
-            .count();
-    let network_labels = usize::from(!collected.bands.is_empty());
-    let legend_px = LEGEND_ENTRY_PX * entries as u32 + LEGEND_PADDING_PX;
-    (legend_px.div_ceil(ROW_HEIGHT_PX) as usize).max(network_labels)
-}
-
-/// Height of one legend entry, and the legend's padding, at its 12 px font.
-const LEGEND_ENTRY_PX: u32 = 19;
-const LEGEND_PADDING_PX: u32 = 14;
-
-/// The canvas height a hosts plot needs.
+/// The canvas height a hosts plot needs: its legend above the panel, and a row per host shown.
 pub fn height_px(collected: &Collected) -> u32 {
-    let rows = rows(collected) + strip_rows(collected);
-    TITLE_HEIGHT_PX + MARGINS_PX + ROW_HEIGHT_PX * rows as u32
+    TITLE_HEIGHT_PX
+        + legend::height_px(&legend::entries(collected))
+        + MARGINS_PX
+        + ROW_HEIGHT_PX * rows(collected) as u32
 }
 
 fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
@@ -228,10 +235,10 @@ fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
         .iter()
         .any(|row| !row.holds.is_empty() || row.holding_since_ns.is_some())
     {
-        parts.push("the lease held by each host's own clock (green)");
+        parts.push("the lease held by each host's own clock");
     }
     if !hosts.two_leaders.is_empty() || hosts.two_since_ns.is_some() {
-        parts.push("two leaders (red)");
+        parts.push("two leaders");
     }
     if hosts.rows.iter().any(|row| !row.marks.is_empty()) {
         parts.push("a mark per event");
@@ -253,18 +260,47 @@ fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
     caption
 }
 
+/// Characters of a host's name drawn beside its row; longer names end in an ellipsis.
+const NAME_CHARS_MAX: usize = 24;
+/// Width of a character of a name at its 11 px font, generously: names are drawn right-aligned
+/// against the panel, so the strip must hold the longest.
+const NAME_CHAR_PX: u32 = 6;
+
+fn shown_name(name: &str) -> String {
+    if name.chars().count() <= NAME_CHARS_MAX {
+        return name.to_string();
+    }
+    let head: String = name.chars().take(NAME_CHARS_MAX - 1).collect();
+    format!("{head}…")
+}
+
+/// The legend above the panel, then the panel: a row per host, its name left of it.
 pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let panels = super::style::layout(root, collected, 1)?;
+    let entries = legend::entries(collected);
+    let (legend_area, panel) = panels[0].split_vertically(legend::height_px(&entries));
+    legend::draw(&legend_area, &entries)?;
     let hosts = &collected.hosts;
     let end_ns = collected.run_for_ns();
     let shown = shown(hosts);
     let rows = rows(collected);
+    let names: Vec<String> = shown.iter().map(|row| shown_name(&row.name)).collect();
+    let longest = names
+        .iter()
+        .map(|name| name.chars().count())
+        .max()
+        .unwrap_or(0);
     let no_labels = |_: &f64| String::new();
-    let y_range = 0.0..(rows + strip_rows(collected)) as f64;
-    let caption = caption(hosts, &shown);
-    let mut chart = time_panel_with(
-        &panels[0], collected, &caption, y_range, "", true, &no_labels,
-    )?;
+    let y_axis = YAxis {
+        range: 0.0..rows as f64,
+        desc: "",
+        format: &no_labels,
+        label_area_px: (longest as u32 * NAME_CHAR_PX + 16).max(Y_LABEL_AREA_PX),
+        // A line between every two rows, and none across a row.
+        lines: rows + 1,
+    };
+    // Partitions and spikes are named in the legend: labels across the panel would cover rows.
+    let mut chart = time_panel_on(&panel, collected, &caption(hosts, &shown), y_axis, false)?;
     let seconds = |ns: u64| ns as f64 / 1e9;
     let open_two = hosts.two_since_ns.map(|since_ns| (since_ns, end_ns));
     chart.draw_series(
@@ -284,12 +320,25 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     for (row, host) in shown.iter().enumerate() {
         draw_row(&mut chart, host, (rows - row) as f64, end_ns)?;
     }
-    label_series(&mut chart, hosts, open_two.is_some())?;
-    legend(&mut chart)
+    // Each name right-aligned just left of the panel, in the middle of its row.
+    let (base_x, base_y) = panel.get_base_pixel();
+    let name_style = (FONT, 11)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (row, name) in names.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(0.0, (rows - row) as f64 - 0.5));
+        panel.draw(&Text::new(
+            name.clone(),
+            (x - base_x - 6, y - base_y),
+            name_style.clone(),
+        ))?;
+    }
+    Ok(())
 }
 
 /// One host's row, whose top edge is at `row_top`: its faults across the row, its lease in the
-/// middle, a mark per event, and its name.
+/// middle, and a mark per event.
 fn draw_row(
     chart: &mut super::style::TimeChart<'_, '_>,
     host: &HostRow,
@@ -322,74 +371,24 @@ fn draw_row(
             HOLD_COLOR.mix(0.8).filled(),
         )
     }))?;
-    chart.draw_series(host.marks.iter().map(|&(t_ns, kind)| {
-        let color = MARKED
-            .iter()
-            .find(|(marked, _, _)| *marked == kind)
-            .map_or(BLACK, |(_, color, _)| *color);
-        PathElement::new(
-            vec![(seconds(t_ns), bottom), (seconds(t_ns), top)],
-            color.stroke_width(2),
-        )
-    }))?;
-    chart.draw_series(std::iter::once(Text::new(
-        host.name.clone(),
-        (0.0, top),
-        (FONT, 11).into_font().color(&BLACK),
-    )))?;
-    Ok(())
-}
-
-/// Legend entries: host faults and two-leader stretches by kind, and each kind of mark, with
-/// how many of each the run had on every host, shown or not.
-fn label_series(
-    chart: &mut super::style::TimeChart<'_, '_>,
-    hosts: &HostsCollected,
-    two_still_open: bool,
-) -> Result<(), PlotError> {
-    for (kind, count) in fault_kinds(hosts) {
-        let color = if kind == "wall-step" {
-            WALL_STEP
-        } else {
-            fault_color(kind)
-        };
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label(format!("{kind} ({count})"))
-            .legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.5).filled())
-            });
-    }
-    let stretches = hosts.two_leaders.len() + usize::from(two_still_open);
-    if stretches > 0 {
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label(format!("two leaders ({stretches})"))
-            .legend(|(x, y)| {
-                Rectangle::new(
-                    [(x, y - 5), (x + 14, y + 5)],
-                    TWO_LEADERS_COLOR.mix(0.35).filled(),
-                )
-            });
-    }
-    for (index, (_, color, label)) in MARKED.iter().enumerate() {
-        let total: usize = hosts.rows.iter().map(|row| row.counts[index]).sum();
-        if total == 0 {
+    for &(t_ns, kind) in &host.marks {
+        let Some(&(_, color, _, shape)) = MARKED.iter().find(|(marked, ..)| *marked == kind) else {
             continue;
+        };
+        let x = seconds(t_ns);
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x, bottom), (x, top)],
+            color.stroke_width(2),
+        )))?;
+        if shape == Shape::Dotted {
+            chart.draw_series(std::iter::once(Circle::new((x, top), 3, color.filled())))?;
         }
-        let color = *color;
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label(format!("{label} ({total})"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], color.stroke_width(2))
-            });
     }
     Ok(())
 }
 
 /// Each kind of host fault the run had, with how many, in the order they first appear.
-fn fault_kinds(hosts: &HostsCollected) -> Vec<(&'static str, usize)> {
+pub(super) fn fault_kinds(hosts: &HostsCollected) -> Vec<(&'static str, usize)> {
     let mut kinds: Vec<(&'static str, usize)> = Vec::new();
     for row in &hosts.rows {
         let bands = row.faults.iter().map(|f| f.0);

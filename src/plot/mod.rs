@@ -8,8 +8,11 @@ pub mod collect;
 pub(crate) mod cpu_models;
 pub(crate) mod executor;
 pub(crate) mod hosts;
+mod hosts_legend;
 pub(crate) mod style;
+mod time_axis;
 pub(crate) mod timeline;
+mod title;
 
 use std::fmt;
 
@@ -78,8 +81,11 @@ pub fn plot(scenarios: &[Scenario], options: &RunOptions) -> Result<Plot, PlotEr
     Ok(Plot { svg, reports })
 }
 
+/// A model's height for its plot, which counts a title of one line, and a line more for each
+/// more its description takes.
 fn height_px(scenario: &Scenario, collected: &Collected) -> u32 {
-    scenario.model.plot_height_px(collected)
+    let more_title_px = style::title_height_px(collected) - style::TITLE_HEIGHT_PX;
+    scenario.model.plot_height_px(collected) + more_title_px
 }
 
 fn draw(

@@ -9,10 +9,12 @@ use plotters::prelude::*;
 
 use super::PlotError;
 use super::collect::{Collected, Extremes};
+pub use super::time_axis::{TimeAxis, TimeUnit};
+pub use super::title::{layout, title_height_px};
 
 pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 pub type TimeChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TimeAxis, RangedCoordf64>>;
 
 pub const WIDTH_PX: u32 = 1000;
 pub const PANEL_HEIGHT_PX: u32 = 230;
@@ -41,52 +43,13 @@ pub(crate) fn fault_color(kind: &str) -> RGBColor {
         "system-suspend" => RGBColor(70, 110, 200),
         "process-suspend" => RGBColor(230, 140, 30),
         "wall-slew" => RGBColor(60, 170, 90),
+        "partition" => RGBColor(110, 110, 110),
+        "latency-spike" => RGBColor(150, 90, 190),
         _ => RGBColor(150, 150, 150),
     }
 }
 
 pub(crate) const WALL_STEP: RGBColor = RGBColor(200, 30, 30);
-
-/// Splits the canvas into a title strip and `panels` panels of equal height, and writes the
-/// title: the scenario, its description and seed.
-pub fn layout<'a>(
-    root: &Area<'a>,
-    collected: &Collected,
-    panels: usize,
-) -> Result<Vec<Area<'a>>, PlotError> {
-    root.fill(&WHITE)?;
-    let (title, body) = root.split_vertically(TITLE_HEIGHT_PX);
-    if let Some(start) = &collected.start {
-        title.draw_text(
-            &format!(
-                "{} ({} model, seed {})",
-                start.source, start.model, start.seed
-            ),
-            &(FONT, 18).into_font().style(FontStyle::Bold).color(&BLACK),
-            (10, 6),
-        )?;
-        title.draw_text(
-            &one_title_line(&start.about),
-            &(FONT, 14).into_font().color(&BLACK),
-            (10, 30),
-        )?;
-    }
-    Ok(body.split_evenly((panels, 1)))
-}
-
-/// Characters of a description that fit across the canvas at its 14 px font.
-const ABOUT_CHARS_MAX: usize = 165;
-
-/// A description cut at a word to fit its one line, with an ellipsis: the whole of it is the
-/// trace's first line.
-fn one_title_line(about: &str) -> String {
-    if about.chars().count() <= ABOUT_CHARS_MAX {
-        return about.to_string();
-    }
-    let cut: String = about.chars().take(ABOUT_CHARS_MAX - 2).collect();
-    let at_word = cut.rfind(' ').map_or(cut.as_str(), |space| &cut[..space]);
-    format!("{} …", at_word.trim_end_matches([',', ';', ':']))
-}
 
 /// Physical time of the whole run, in seconds, as the x axis.
 pub fn run_seconds(collected: &Collected) -> f64 {
@@ -114,7 +77,7 @@ pub fn time_panel<'a, 'b>(
     )
 }
 
-fn plain(value: &f64) -> String {
+pub(super) fn plain(value: &f64) -> String {
     // Trims the float noise of tick positions (0.30000000000000004).
     let text = format!("{value:.6}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
@@ -135,25 +98,63 @@ pub fn time_panel_with<'a, 'b>(
     label_faults: bool,
     y_format: &dyn Fn(&f64) -> String,
 ) -> Result<TimeChart<'a, 'b>, PlotError> {
+    let y_axis = YAxis {
+        range: y_range,
+        desc: y_desc,
+        format: y_format,
+        label_area_px: Y_LABEL_AREA_PX,
+        lines: Y_LINES,
+    };
+    time_panel_on(area, collected, caption, y_axis, label_faults)
+}
+
+/// Width of the strip left of a time panel for its y axis's labels.
+pub const Y_LABEL_AREA_PX: u32 = 70;
+/// Most lines (and labels) across a time panel: plotters' own default.
+const Y_LINES: usize = 11;
+
+/// A time panel's y axis: its range, what it measures, how its labels read, and the width of
+/// the strip they are written in.
+pub struct YAxis<'f> {
+    pub range: Range<f64>,
+    pub desc: &'f str,
+    pub format: &'f dyn Fn(&f64) -> String,
+    pub label_area_px: u32,
+    /// Most lines across the panel, at round values: a panel of rows wants one per row.
+    pub lines: usize,
+}
+
+/// [`time_panel`], with the y axis given whole.
+pub fn time_panel_on<'a, 'b>(
+    area: &'a Area<'b>,
+    collected: &Collected,
+    caption: &str,
+    y_axis: YAxis<'_>,
+    label_faults: bool,
+) -> Result<TimeChart<'a, 'b>, PlotError> {
     let run_s = run_seconds(collected);
+    let unit = TimeUnit::for_run_ns(collected.run_for_ns());
+    let x_desc = format!("physical time ({})", unit.name);
+    let x_format = |seconds: &f64| plain(&(seconds / unit.seconds));
     let mut chart = ChartBuilder::on(area)
         .caption(caption, (FONT, 15))
         .margin(8)
         .margin_right(20)
         .x_label_area_size(32)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..run_s, y_range.clone())?;
+        .y_label_area_size(y_axis.label_area_px)
+        .build_cartesian_2d(unit.axis(run_s), y_axis.range.clone())?;
     chart
         .configure_mesh()
         .light_line_style(WHITE.mix(0.0))
-        .x_desc("physical time (s)")
-        .y_desc(y_desc)
-        .x_label_formatter(&plain)
-        .y_label_formatter(y_format)
+        .x_desc(x_desc)
+        .y_desc(y_axis.desc)
+        .y_labels(y_axis.lines)
+        .x_label_formatter(&x_format)
+        .y_label_formatter(y_axis.format)
         .label_style((FONT, 12))
         .axis_desc_style((FONT, 12))
         .draw()?;
-    draw_faults(&mut chart, collected, &y_range, label_faults)?;
+    draw_faults(&mut chart, collected, &y_axis.range, label_faults)?;
     Ok(chart)
 }
 
@@ -384,19 +385,4 @@ pub fn legend<'a, 'b: 'a>(chart: &mut TimeChart<'a, 'b>) -> Result<(), PlotError
         .border_style(BLACK.mix(0.4))
         .draw()?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_long_description_is_cut_at_a_word_with_an_ellipsis() {
-        let short = "A laptop sleeps";
-        assert_eq!(one_title_line(short), short);
-        let long = "word, ".repeat(60);
-        let line = one_title_line(&long);
-        assert!(line.ends_with("word …"), "{line}");
-        assert!(line.chars().count() <= ABOUT_CHARS_MAX, "{line}");
-    }
 }

@@ -352,6 +352,7 @@ mod tests {
             run_for_ns: 10 * S,
             wall: Wall(0),
             profile: None,
+            notes: Vec::new(),
         });
         // A system suspend began at 8 s and was still going when the run ended.
         collected.clocks = vec![ClockPoint {

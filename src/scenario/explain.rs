@@ -28,6 +28,16 @@ pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, Str
             let network_fault = matches!(*unknown, "partition" | "latency-spike" | "spike")
                 && choices.contains(&"wall-step");
             let hint = match nearest(unknown, choices) {
+                // A fault that names its host: in a hosts scenario it goes under that host.
+                _ if *unknown == "host" && table == "[[fault]]" => format!(
+                    "a fault of one host of a hosts scenario goes under that host: write it as \
+                     [[model.host.fault]] right after the host's [[model.host]], without `host`. \
+                     Valid keys here: {listed}"
+                ),
+                _ if *unknown == "host" && table == "[[model.host.fault]]" => format!(
+                    "a [[model.host.fault]] belongs to the [[model.host]] just before it: remove \
+                     `host`, and write the table after its host's. Valid keys here: {listed}"
+                ),
                 // A fault of the network, written as a host's: it belongs to a pair of hosts.
                 _ if network_fault => format!(
                     "a host's faults are {listed}; a {unknown} is between two hosts: write it as \

@@ -190,6 +190,7 @@ impl<T> Run<T> {
             run_for_ns: conditions.run_for_ns,
             wall: Wall(conditions.wall_start_ns),
             profile: None,
+            notes: Vec::new(),
         }
     }
 }

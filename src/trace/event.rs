@@ -178,6 +178,10 @@ pub struct StartEvent {
     /// The cost profile system calls are charged from, for models that use one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// What else a reader needs to read the trace right, one line each, as the model says it
+    /// (for hosts on turmoil: how its tick rounds latencies).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A model broke one of its invariants.

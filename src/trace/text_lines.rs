@@ -34,6 +34,9 @@ pub(super) fn write_start(out: &mut impl Write, start: &StartEvent) -> io::Resul
     if let Some(profile) = &start.profile {
         writeln!(out, "# system calls cost what the profile {profile} says")?;
     }
+    for note in &start.notes {
+        writeln!(out, "# {}", one_line(note))?;
+    }
     Ok(())
 }
 
