@@ -164,6 +164,10 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
             "stopped",
         ),
     ];
+    files.push(("hosts, heartbeats", heartbeats(), "refused"));
+    files.push(("hosts, calls", calls(""), "refused"));
+    // Calls to a frozen server are held for it until it runs again: only the run sees them.
+    files.push(("hosts, server frozen", calls(FROZEN_SERVER), "stopped"));
     for design in [
         "global-heap",
         "bucketed",
@@ -212,6 +216,68 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
         measured < 100 << 20,
         "a century with callback costs allocated {measured} B"
     );
+}
+
+/// 1,000 hosts, each beating to 64 peers every second: every beat renews a check that waits in
+/// the cluster's queue for `suspect_after`.
+fn heartbeats() -> String {
+    r#"
+    about = "1,000 hosts heartbeating to 64 peers each"
+    platform = "linux"
+    run_for = "8s"
+    [model]
+    kind = "hosts"
+    network = "events"
+    [[model.host]]
+    name = "node"
+    count = 1000
+    [model.heartbeat]
+    every = "1s"
+    suspect_after = "5s"
+    clock = "monotonic"
+    peers = 64
+    "#
+    .to_string()
+}
+
+const FROZEN_SERVER: &str = r#"
+        [[model.host.fault]]
+        kind = "process-suspend"
+        at = "1s"
+        duration = "8s"
+"#;
+
+/// 100 clients calling one server every millisecond, `server_faults` on the server: every
+/// call's record is kept.
+fn calls(server_faults: &str) -> String {
+    let clients: Vec<String> = (1..=100)
+        .map(|client| format!("\"client-{client}\""))
+        .collect();
+    format!(
+        r#"
+        about = "100 clients calling a server every millisecond"
+        platform = "linux"
+        run_for = "10s"
+        [model]
+        kind = "hosts"
+        network = "events"
+        [[model.host]]
+        name = "client"
+        count = 100
+        [[model.host]]
+        name = "server"
+        {server_faults}
+        [model.rpc]
+        clients = [{}]
+        server = "server"
+        design = "global-heap"
+        clock = "monotonic"
+        call_every = "1ms"
+        timeout = "100ms"
+        serve_time = "0ms"
+        "#,
+        clients.join(", "),
+    )
 }
 
 const CENTURY: &str = r#"

@@ -115,7 +115,7 @@ fn size_weight(queue: u128) -> u128 {
 /// The most items the cluster's queue may hold at once: messages in flight over the longest
 /// latency, each watch's pending check and every beat's renewed check until it is due, calls'
 /// messages, and a few wakes per host; none stays longer than the run.
-fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
+pub(crate) fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
     let network = &config.network;
     let longest_ns = network
         .links

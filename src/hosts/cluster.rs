@@ -115,6 +115,36 @@ impl Cluster {
         self.now_ns
     }
 
+    /// What one queued item costs in memory: its place in the queue, grown.
+    pub(crate) const BYTES_PER_ITEM: u64 = crate::memory::grown::<Reverse<Queued>>();
+    /// What one host costs besides its queued items: its machine and a handful of wake slots,
+    /// and its place in the workloads' per-host tables, with room for a peer list.
+    pub(crate) const BYTES_PER_HOST: u64 =
+        crate::memory::grown::<Host>() + 8 * crate::memory::grown::<Option<PendingWake>>() + 512;
+
+    /// What the cluster holds now: its queue, its hosts, the wakes they wait for and the items
+    /// held for them while they cannot run.
+    pub(crate) fn footprint(&self) -> crate::memory::Footprint {
+        let slots: usize = self.hosts.iter().map(|host| host.wakes.len()).sum();
+        let held: usize = self.hosts.iter().map(|host| host.held.len()).sum();
+        crate::memory::Footprint::new()
+            .with(
+                super::memory::QUEUED,
+                (self.queue.len() + held) as u128,
+                Self::BYTES_PER_ITEM,
+            )
+            .with(
+                super::memory::HOSTS,
+                self.hosts.len() as u128,
+                Self::BYTES_PER_HOST,
+            )
+            .with(
+                "wake slots",
+                slots as u128,
+                crate::memory::grown::<Option<PendingWake>>(),
+            )
+    }
+
     /// What `Instant::now()` reads on `host`, since the run started.
     pub(crate) fn instant_ns(&self, host: HostId) -> i64 {
         let host = &self.hosts[host];

@@ -20,6 +20,7 @@ mod edges;
 mod events;
 mod heartbeat;
 mod lease;
+mod memory;
 mod model;
 mod network;
 mod queue;

@@ -10,11 +10,12 @@ use super::edges::{EdgeLines, FaultNumbers, message_name};
 use super::events::{HostEvent, HostEventKind};
 use super::heartbeat::Heartbeat;
 use super::lease::Lease;
+use super::memory::peak_footprint;
 use super::network::Network;
 use super::rpc::Rpc;
 use super::spec::{Carrier, HostConfig, HostsConfig};
 use super::turmoil_net::TurmoilNet;
-use crate::run::{RunError, RunOptions, Watchdog, start_event};
+use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -95,6 +96,22 @@ struct Workloads {
     rpc: Option<Rpc>,
 }
 
+/// Stops the run if what the cluster and its workloads hold passed the memory bound.
+#[cold]
+fn check_live_memory(
+    cluster: &Cluster,
+    workloads: &Workloads,
+    watchdog: &Watchdog,
+) -> Result<(), RunError> {
+    let mut live = cluster.footprint();
+    if let Some(rpc) = &workloads.rpc {
+        for holding in rpc.footprint().holdings() {
+            live.add(holding.what, holding.count, holding.bytes_each);
+        }
+    }
+    watchdog.check_memory(cluster.now_ns(), &live, false)
+}
+
 pub(crate) fn run(
     scenario: &Scenario,
     config: &HostsConfig,
@@ -116,7 +133,15 @@ pub(crate) fn run(
         refuse_endless_datagrams(config, tick_ns)?;
         refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
-    let mut watchdog = Watchdog::new(work.steps, "hosts", options.max_memory_for(scenario));
+    let max_memory_bytes = options.max_memory_for(scenario);
+    check_memory(
+        &peak_footprint(config, scenario.run_for_ns),
+        max_memory_bytes,
+        "hosts",
+        "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or `call_every`, \
+         shorten `run_for`, or declare fewer hosts",
+    )?;
+    let mut watchdog = Watchdog::new(work.steps, "hosts", max_memory_bytes);
     let mut start = start_event(scenario, seed);
     if let Carrier::Turmoil { tick_ns } = config.carrier {
         start.notes.push(turmoil_note(tick_ns));
@@ -196,6 +221,9 @@ pub(crate) fn run(
     loop {
         let step = cluster.next_step().map_err(RunError::Simulator)?;
         watchdog.step(cluster.now_ns())?;
+        if watchdog.at_checkpoint() || matches!(step, Step::End) {
+            check_live_memory(&cluster, &workloads, &watchdog)?;
+        }
         match step {
             Step::End => break,
             Step::Wake { host, tag } => {

@@ -37,6 +37,9 @@ pub(crate) enum RpcWake {
     Serve { client: u32, call: u32 },
 }
 
+/// What one call's record costs: every call's is kept for the summary.
+pub(crate) const BYTES_PER_CALL: u64 = crate::memory::grown::<CallRecord>();
+
 #[derive(Clone, Copy, Debug)]
 struct CallRecord {
     client: HostId,
@@ -113,6 +116,27 @@ impl Rpc {
             worst_at_ns: None,
             peak_live: 0,
         }
+    }
+
+    /// What the workload holds now: its call records and its clients' timers.
+    pub(crate) fn footprint(&self) -> crate::memory::Footprint {
+        let timers: usize = self
+            .clients
+            .iter()
+            .flatten()
+            .map(|client| client.timers.slots_in_use())
+            .sum();
+        crate::memory::Footprint::new()
+            .with(
+                super::memory::CALLS,
+                self.calls.len() as u128,
+                BYTES_PER_CALL,
+            )
+            .with(
+                super::memory::TIMERS,
+                timers as u128,
+                self.config.design.bytes_per_timer,
+            )
     }
 
     pub(crate) fn start(&mut self, cluster: &mut Cluster) {
