@@ -140,15 +140,25 @@ impl fmt::Display for RunError {
                 max_bytes,
                 footprint,
                 fewer_by,
-            } => write!(
-                f,
-                "this run could hold up to {} of live state ({footprint}), more than the memory \
-                 limit of {}\n  hint: {fewer_by}, or raise the limit with --max-memory, or with \
-                 `max_memory = \"{}\"` at the top of the scenario file",
-                Size(*bytes_bound),
-                Size(u128::from(*max_bytes)),
-                round_up_gib(*bytes_bound)
-            ),
+            } => {
+                write!(
+                    f,
+                    "this run could hold up to {} of live state ({footprint}), more than the \
+                     memory limit of {}\n  hint: {fewer_by}, or raise the limit with --max-memory",
+                    Size(*bytes_bound),
+                    Size(u128::from(*max_bytes))
+                )?;
+                // A file may only raise the bound above the default, so suggest it only where
+                // the default itself is too little.
+                if *bytes_bound > u128::from(DEFAULT_MAX_MEMORY_BYTES) {
+                    write!(
+                        f,
+                        ", or with `max_memory = \"{}\"` at the top of the scenario file",
+                        round_up_gib(*bytes_bound)
+                    )?;
+                }
+                Ok(())
+            }
             RunError::OutOfMemory {
                 design,
                 at_ns,

@@ -100,6 +100,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
     let digits_first = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
     match text.parse::<bytesize::ByteSize>() {
         Ok(size) if digits_first && size.as_u64() > 0 => Ok(size.as_u64()),
+        Ok(_) if digits_first => Err("a run needs some memory: give more than 0".to_string()),
         _ => Err(format!(
             "\"{text}\" is not an amount of memory: write a size with its unit, such as 512MiB or 4GiB"
         )),
