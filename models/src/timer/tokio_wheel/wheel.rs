@@ -105,7 +105,7 @@ fn next_occupied_slot(occupied: u64, level: usize, now: u64) -> Option<usize> {
     if occupied == 0 {
         return None;
     }
-    let now_slot = ((now / slot_range(level)) % SLOTS_PER_LEVEL as u64) as u32 + 1;
+    let now_slot = slot_for(now, level) as u32 + 1;
     let rotated = occupied.rotate_right(now_slot);
     let zeros = rotated.trailing_zeros();
     Some(((zeros + now_slot) % SLOTS_PER_LEVEL as u32) as usize)
@@ -258,26 +258,65 @@ impl<P> Wheel<P> {
 
     /// The next timer due at tick `now` (its slot and payload), cascading upper slots as they
     /// come due; `None` once nothing more is due, the wheel then standing at `now`.
+    ///
+    /// # Panics
+    /// If it cascades more slots than its timers can need on the way to `now`
+    /// ([`Wheel::cascade_budget`]): the wheel is broken and would otherwise cascade for ever.
     pub(crate) fn poll(&mut self, now: u64) -> Option<(u32, P)> {
-        loop {
-            let pending = self.lists[PENDING as usize].head;
-            if pending != NIL {
-                self.unlink(pending);
-                self.len -= 1;
-                let payload = self.nodes[pending as usize].payload.take();
-                return Some((pending, payload.expect("a filed timer has its payload")));
+        if let Some(fired) = self.take_pending() {
+            return Some(fired);
+        }
+        self.cascade_to(now, self.cascade_budget(now))
+    }
+
+    fn take_pending(&mut self) -> Option<(u32, P)> {
+        let pending = self.lists[PENDING as usize].head;
+        if pending == NIL {
+            return None;
+        }
+        self.unlink(pending);
+        self.len = self
+            .len
+            .checked_sub(1)
+            .expect("the timing wheel gives no more timers than it holds");
+        let payload = self.nodes[pending as usize].payload.take();
+        Some((pending, payload.expect("a filed timer has its payload")))
+    }
+
+    /// The most cascades a poll from `elapsed` to `now` can need. Each cascade empties a slot
+    /// that holds at least one timer, and moves each of them down a level or to the pending
+    /// list, except a timer past the top level's reach, which goes back up to the top level
+    /// each time its slot there comes round: once per turn of the top level, or part of one.
+    /// So a timer is cascaded at most once per level below the top, plus once per such turn.
+    fn cascade_budget(&self, now: u64) -> u64 {
+        let top_turns = now.saturating_sub(self.elapsed) / level_range(LEVELS - 1) + 1;
+        (self.len as u64).saturating_mul(LEVELS as u64 - 1 + top_turns)
+    }
+
+    /// Cascades due slots, at most `budget` of them, until a timer is due or nothing more is
+    /// due at `now`.
+    fn cascade_to(&mut self, now: u64, budget: u64) -> Option<(u32, P)> {
+        let mut cascades_left = budget;
+        while let Some(expiration) = self.next_expiration() {
+            if expiration.deadline > now {
+                break;
             }
-            match self.next_expiration() {
-                Some(expiration) if expiration.deadline <= now => {
-                    self.process(expiration);
-                    self.elapsed = self.elapsed.max(expiration.deadline);
-                }
-                _ => {
-                    self.elapsed = self.elapsed.max(now);
-                    return None;
-                }
+            let Some(left) = cascades_left.checked_sub(1) else {
+                panic!(
+                    "the timing wheel makes no progress: a poll to tick {now} needs more than \
+                     {budget} cascades for its {} timers, and stands at tick {}",
+                    self.len, self.elapsed
+                );
+            };
+            cascades_left = left;
+            self.process(expiration);
+            self.elapsed = self.elapsed.max(expiration.deadline);
+            if let Some(fired) = self.take_pending() {
+                return Some(fired);
             }
         }
+        self.elapsed = self.elapsed.max(now);
+        None
     }
 
     /// Empties a due slot: timers whose tick has come go pending, the rest to the level their
@@ -343,6 +382,138 @@ mod tests {
         assert_eq!(next_occupied_slot((1 << 10) | (1 << 40), 0, 20), Some(40));
         assert_eq!(next_occupied_slot(0b11, 5, 0), Some(1));
         assert_eq!(next_occupied_slot(1 | (1 << 40), 5, 0), Some(40));
+    }
+
+    #[test]
+    fn a_poll_leaves_the_wheel_at_now_and_never_moves_it_back() {
+        let mut wheel: Wheel<u64> = Wheel::starting_at(10);
+        assert_eq!(wheel.elapsed(), 10);
+        wheel.insert(0, 500, 500);
+        assert_eq!(wheel.poll(300), None);
+        assert_eq!(wheel.elapsed(), 300);
+        assert_eq!(wheel.poll(200), None);
+        assert_eq!(wheel.elapsed(), 300, "a poll behind the wheel");
+        assert_eq!(wheel.poll(500), Some((0, 500)));
+        assert_eq!(wheel.poll(500), None);
+        assert_eq!(wheel.elapsed(), 500);
+    }
+
+    #[test]
+    fn a_timer_is_held_wherever_it_waits_until_it_fires_or_is_removed() {
+        let mut wheel: Wheel<u64> = Wheel::starting_at(100);
+        // Due already (pending), on level 0, in the top level's last slot, and past its reach.
+        let top_last_slot = 63 << (BITS_PER_LEVEL * 5);
+        let timers = [
+            (0, 90),
+            (1, 101),
+            (2, top_last_slot),
+            (3, 3 * MAX_DURATION_TICKS),
+        ];
+        for (slot, when) in timers {
+            wheel.insert(slot, when, when);
+        }
+        assert_eq!(level_for(100, top_last_slot), LEVELS - 1);
+        assert_eq!(slot_for(top_last_slot, LEVELS - 1), SLOTS_PER_LEVEL - 1);
+        for (slot, when) in timers {
+            assert!(wheel.holds(slot), "slot {slot}");
+            assert_eq!(wheel.remove(slot), Some(when), "slot {slot}");
+            assert!(!wheel.holds(slot), "slot {slot}");
+            assert_eq!(wheel.remove(slot), None, "removed twice: slot {slot}");
+        }
+        assert_eq!(wheel.len(), 0);
+        assert_eq!(wheel.poll_at(), None);
+    }
+
+    #[test]
+    fn removing_a_timer_the_wheel_does_not_hold_gives_nothing() {
+        let mut wheel: Wheel<u64> = Wheel::new();
+        wheel.insert(2, 5, 5);
+        // Slot 1 was made room for but never filed; slot 9 never made.
+        assert_eq!(wheel.remove(1), None);
+        assert_eq!(wheel.remove(9), None);
+        assert_eq!(wheel.poll(5), Some((2, 5)));
+        assert_eq!(wheel.remove(2), None, "fired already");
+        assert_eq!(wheel.len(), 0);
+    }
+
+    #[test]
+    fn draining_gives_every_held_slot_once_and_leaves_the_wheel_empty() {
+        let mut wheel: Wheel<u64> = Wheel::new();
+        for (slot, when) in [
+            (0, 3),
+            (1, 70),
+            (2, 5_000),
+            (3, 0),
+            (4, MAX_DURATION_TICKS * 2),
+        ] {
+            wheel.insert(slot, when, when);
+        }
+        wheel.remove(1);
+        assert_eq!(wheel.poll(3), Some((3, 0)));
+        let mut drained = wheel.drain_slots();
+        drained.sort_unstable();
+        assert_eq!(drained, [0, 2, 4]);
+        assert_eq!(wheel.len(), 0);
+        assert_eq!(wheel.poll_at(), None);
+        assert_eq!(wheel.poll(u64::MAX / 2), None);
+        assert!(wheel.drain_slots().is_empty());
+    }
+
+    #[test]
+    fn a_wheel_debugs_as_the_tick_it_stands_at_and_how_many_timers_it_holds() {
+        let mut wheel: Wheel<u64> = Wheel::starting_at(7);
+        wheel.insert(0, 9, 9);
+        wheel.insert(1, 90, 90);
+        assert_eq!(format!("{wheel:?}"), "Wheel { elapsed: 7, len: 2, .. }");
+    }
+
+    /// One timer two turns past the top level's reach, with a digit set on every level: a poll
+    /// up to its tick cascades its top slot once per turn, three times, then once on each level
+    /// below, five times. Returns the wheel and that tick.
+    fn a_timer_needing_every_cascade() -> (Wheel<u64>, u64) {
+        let below_top: u64 = (0..LEVELS as u32)
+            .map(|level| 1 << (BITS_PER_LEVEL * level))
+            .sum();
+        let when = 2 * MAX_DURATION_TICKS + below_top;
+        let mut wheel = Wheel::new();
+        wheel.insert(0, when, when);
+        (wheel, when)
+    }
+
+    #[test]
+    fn a_poll_may_run_every_cascade_its_budget_allows() {
+        let (mut wheel, when) = a_timer_needing_every_cascade();
+        let budget = wheel.cascade_budget(when);
+        assert_eq!(budget, 3 + 5);
+        assert_eq!(wheel.cascade_to(when, budget), Some((0, when)));
+    }
+
+    #[test]
+    #[should_panic(expected = "the timing wheel makes no progress: a poll to tick")]
+    fn a_poll_that_needs_more_cascades_than_its_budget_panics() {
+        let (mut wheel, when) = a_timer_needing_every_cascade();
+        let budget = wheel.cascade_budget(when);
+        wheel.cascade_to(when, budget - 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "the timing wheel makes no progress: a poll to tick 1000")]
+    fn a_wheel_that_counts_none_of_its_timers_panics_instead_of_cascading() {
+        let mut wheel: Wheel<u64> = Wheel::new();
+        wheel.insert(0, 1_000, 1_000);
+        // A wheel that lost count of its timers can spend no cascade on them.
+        wheel.len = 0;
+        wheel.poll(1_000);
+    }
+
+    #[test]
+    #[should_panic(expected = "the timing wheel gives no more timers than it holds")]
+    fn a_wheel_that_gives_more_timers_than_it_holds_panics() {
+        let mut wheel: Wheel<u64> = Wheel::new();
+        wheel.insert(0, 0, 0);
+        wheel.insert(1, 0, 0);
+        wheel.len = 1;
+        while wheel.poll(0).is_some() {}
     }
 
     /// Runs random inserts, removals and polls, jumping time by up to `max_jump` ticks at once,
