@@ -303,8 +303,8 @@ impl<P> Wheel<P> {
             }
             let Some(left) = cascades_left.checked_sub(1) else {
                 panic!(
-                    "the timing wheel makes no progress: a poll to tick {now} needs more than \
-                     {budget} cascades for its {} timers, and stands at tick {}",
+                    "the timing wheel makes no progress: a poll to tick {now} has run all \
+                     {budget} cascades its {} timer(s) could need, and stands at tick {}",
                     self.len, self.elapsed
                 );
             };
