@@ -47,16 +47,12 @@ impl MissedTick {
     pub const PLANTED: &'static [(MissedTick, &'static str)] = &[];
 
     pub fn name(self) -> &'static str {
-        Self::NAMES
-            .get(self as usize)
-            .copied()
-            .or_else(|| {
-                Self::PLANTED
-                    .iter()
-                    .find(|(planted, _)| *planted == self)
-                    .map(|(_, name)| *name)
-            })
-            .unwrap_or("unnamed")
+        match self {
+            #[cfg(feature = "planted-bugs")]
+            MissedTick::FixedWithoutReanchor => Self::PLANTED[0].1,
+            // The listed behaviours come first, in the order of `NAMES`.
+            listed => Self::NAMES[listed as usize],
+        }
     }
 
     /// The behaviour this one promises: itself, or for a planted bug the behaviour it imitates.

@@ -116,3 +116,29 @@ fn names_match_scenario_files() {
     let names: Vec<_> = MissedTick::ALL.iter().map(|b| b.name()).collect();
     assert_eq!(names, MissedTick::NAMES);
 }
+
+#[test]
+fn only_naive_and_burst_replay_missed_ticks_after_a_gap() {
+    for behavior in MissedTick::ALL {
+        let mut core = IntervalCore::starting_at(behavior, 0, 50 * MS);
+        ticks_at(&mut core, 0);
+        // Nine periods missed: a behaviour that replays them fires them all at once.
+        let at_once = ticks_at(&mut core, 500 * MS).len();
+        assert_eq!(
+            at_once > 1,
+            behavior.replays_missed_ticks(),
+            "{behavior:?} fired {at_once} ticks at once"
+        );
+    }
+}
+
+#[test]
+fn an_interval_keeps_its_behaviour_and_period_when_a_late_tick_moves_its_grid() {
+    let mut core = IntervalCore::created_at(MissedTick::Delay, 0, 50 * MS);
+    ticks_at(&mut core, 0);
+    ticks_at(&mut core, 120 * MS);
+    assert_eq!(core.behavior(), MissedTick::Delay);
+    assert_eq!(core.period_ns(), 50 * MS);
+    let tick = core.tick(core.deadline_ns()).expect("due at its deadline");
+    assert_eq!(tick.next_deadline_ns - tick.deadline_ns, core.period_ns());
+}

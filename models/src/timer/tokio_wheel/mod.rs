@@ -343,6 +343,26 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_driver_fires_nothing_and_frees_every_slot() {
+        let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
+        let mut thread = timers.new_thread_state(0);
+        for (deadline_ns, name) in [(0, "due"), (5 * TICK_NS, "soon"), (1 << 50, "later")] {
+            timers.schedule(deadline_ns, name, 0).unwrap();
+        }
+        let cancelled = timers.schedule(7 * TICK_NS, "cancelled", 0).unwrap();
+        assert_eq!(timers.unschedule(cancelled.id), Unscheduled::Cancelled);
+        assert_eq!(timers.slots_in_use(), 3);
+        assert!(timers.stop());
+        assert_eq!(
+            timers.schedule(TICK_NS, "late", 0),
+            Err(ScheduleError::Stopped)
+        );
+        let (fired, sleep) = round(&timers, &mut thread, 20 * TICK_NS);
+        assert!(fired.is_empty() && sleep.stopped);
+        assert_eq!(timers.slots_in_use(), 0, "every held slot is free again");
+    }
+
+    #[test]
     fn a_timer_already_due_fires_on_the_next_round() {
         let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
         let mut thread = timers.new_thread_state(0);

@@ -105,7 +105,7 @@ fn next_occupied_slot(occupied: u64, level: usize, now: u64) -> Option<usize> {
     if occupied == 0 {
         return None;
     }
-    let now_slot = ((now / slot_range(level)) % SLOTS_PER_LEVEL as u64) as u32 + 1;
+    let now_slot = slot_for(now, level) as u32 + 1;
     let rotated = occupied.rotate_right(now_slot);
     let zeros = rotated.trailing_zeros();
     Some(((zeros + now_slot) % SLOTS_PER_LEVEL as u32) as usize)
@@ -258,26 +258,65 @@ impl<P> Wheel<P> {
 
     /// The next timer due at tick `now` (its slot and payload), cascading upper slots as they
     /// come due; `None` once nothing more is due, the wheel then standing at `now`.
+    ///
+    /// # Panics
+    /// If it cascades more slots than its timers can need on the way to `now`
+    /// ([`Wheel::cascade_budget`]): the wheel is broken and would otherwise cascade for ever.
     pub(crate) fn poll(&mut self, now: u64) -> Option<(u32, P)> {
-        loop {
-            let pending = self.lists[PENDING as usize].head;
-            if pending != NIL {
-                self.unlink(pending);
-                self.len -= 1;
-                let payload = self.nodes[pending as usize].payload.take();
-                return Some((pending, payload.expect("a filed timer has its payload")));
+        if let Some(fired) = self.take_pending() {
+            return Some(fired);
+        }
+        self.cascade_to(now, self.cascade_budget(now))
+    }
+
+    fn take_pending(&mut self) -> Option<(u32, P)> {
+        let pending = self.lists[PENDING as usize].head;
+        if pending == NIL {
+            return None;
+        }
+        self.unlink(pending);
+        self.len = self
+            .len
+            .checked_sub(1)
+            .expect("the timing wheel gives no more timers than it holds");
+        let payload = self.nodes[pending as usize].payload.take();
+        Some((pending, payload.expect("a filed timer has its payload")))
+    }
+
+    /// The most cascades a poll from `elapsed` to `now` can need. Each cascade empties a slot
+    /// that holds at least one timer, and moves each of them down a level or to the pending
+    /// list, except a timer past the top level's reach, which goes back up to the top level
+    /// each time its slot there comes round: once per turn of the top level, or part of one.
+    /// So a timer is cascaded at most once per level below the top, plus once per such turn.
+    fn cascade_budget(&self, now: u64) -> u64 {
+        let top_turns = now.saturating_sub(self.elapsed) / level_range(LEVELS - 1) + 1;
+        (self.len as u64).saturating_mul(LEVELS as u64 - 1 + top_turns)
+    }
+
+    /// Cascades due slots, at most `budget` of them, until a timer is due or nothing more is
+    /// due at `now`.
+    fn cascade_to(&mut self, now: u64, budget: u64) -> Option<(u32, P)> {
+        let mut cascades_left = budget;
+        while let Some(expiration) = self.next_expiration() {
+            if expiration.deadline > now {
+                break;
             }
-            match self.next_expiration() {
-                Some(expiration) if expiration.deadline <= now => {
-                    self.process(expiration);
-                    self.elapsed = self.elapsed.max(expiration.deadline);
-                }
-                _ => {
-                    self.elapsed = self.elapsed.max(now);
-                    return None;
-                }
+            let Some(left) = cascades_left.checked_sub(1) else {
+                panic!(
+                    "the timing wheel makes no progress: a poll to tick {now} has run all \
+                     {budget} cascades its {} timer(s) could need, and stands at tick {}",
+                    self.len, self.elapsed
+                );
+            };
+            cascades_left = left;
+            self.process(expiration);
+            self.elapsed = self.elapsed.max(expiration.deadline);
+            if let Some(fired) = self.take_pending() {
+                return Some(fired);
             }
         }
+        self.elapsed = self.elapsed.max(now);
+        None
     }
 
     /// Empties a due slot: timers whose tick has come go pending, the rest to the level their
@@ -315,138 +354,4 @@ impl<P> Wheel<P> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn levels_follow_the_highest_differing_digit() {
-        assert_eq!(level_for(0, 1), 0);
-        assert_eq!(level_for(0, 63), 0);
-        assert_eq!(level_for(0, 64), 1);
-        assert_eq!(level_for(0, 64 * 64 - 1), 1);
-        assert_eq!(level_for(0, 64 * 64), 2);
-        assert_eq!(level_for(0, MAX_DURATION_TICKS - 1), 5);
-        assert_eq!(
-            level_for(0, MAX_DURATION_TICKS * 5),
-            5,
-            "clamped to the top"
-        );
-        // Near a boundary, a timer one tick away can be a level up.
-        assert_eq!(level_for(63, 64), 1);
-    }
-
-    #[test]
-    fn the_slot_holding_now_comes_last() {
-        assert_eq!(next_occupied_slot(1 << 10, 0, 0), Some(10));
-        assert_eq!(next_occupied_slot(1 << 10, 0, 11), Some(10));
-        assert_eq!(next_occupied_slot((1 << 10) | (1 << 40), 0, 20), Some(40));
-        assert_eq!(next_occupied_slot(0b11, 5, 0), Some(1));
-        assert_eq!(next_occupied_slot(1 | (1 << 40), 5, 0), Some(40));
-    }
-
-    /// Runs random inserts, removals and polls, jumping time by up to `max_jump` ticks at once,
-    /// against a plain map of what is due: every timer fires at the first poll at or after its
-    /// tick, never before, never twice, and none is lost.
-    fn against_a_map(seed: u64, start: u64, steps: usize, max_jump: u64, max_ahead: u64) {
-        let mut rng = seed | 1;
-        let mut next = move |bound: u64| {
-            // xorshift64*: small, deterministic, good enough to scatter ticks.
-            rng ^= rng >> 12;
-            rng ^= rng << 25;
-            rng ^= rng >> 27;
-            rng.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound.max(1)
-        };
-        let mut wheel: Wheel<u64> = Wheel::starting_at(start);
-        let mut expected: BTreeMap<u32, u64> = BTreeMap::new();
-        let mut free: Vec<u32> = Vec::new();
-        let mut minted = 0u32;
-        let mut now = start;
-        for _ in 0..steps {
-            match next(10) {
-                0..=5 => {
-                    let slot = free.pop().unwrap_or_else(|| {
-                        minted += 1;
-                        minted - 1
-                    });
-                    // Near, far, and past the top level's reach.
-                    let ahead = match next(4) {
-                        0 => next(64),
-                        1 => next(64 * 64 * 64),
-                        2 => next(max_ahead),
-                        _ => MAX_DURATION_TICKS + next(MAX_DURATION_TICKS),
-                    };
-                    let when = now + ahead;
-                    wheel.insert(slot, when, when);
-                    expected.insert(slot, when);
-                }
-                6 => {
-                    if let Some((&slot, _)) = expected
-                        .iter()
-                        .nth(next(expected.len() as u64 + 1) as usize)
-                    {
-                        assert_eq!(wheel.remove(slot), expected.remove(&slot));
-                        free.push(slot);
-                    }
-                }
-                _ => {
-                    now += next(max_jump);
-                    let mut fired = Vec::new();
-                    while let Some((slot, when)) = wheel.poll(now) {
-                        assert!(when <= now, "a timer for tick {when} fired at {now}");
-                        assert_eq!(expected.remove(&slot), Some(when), "fired twice or unknown");
-                        fired.push(slot);
-                    }
-                    free.extend(fired);
-                    let overdue: Vec<_> =
-                        expected.iter().filter(|(_, when)| **when <= now).collect();
-                    assert!(
-                        overdue.is_empty(),
-                        "due at {now} and not fired: {overdue:?}"
-                    );
-                    if let Some(at) = wheel.poll_at() {
-                        let earliest = expected.values().min().copied();
-                        assert!(
-                            earliest.is_some_and(|earliest| at <= earliest),
-                            "polls at {at} after a timer at {earliest:?}"
-                        );
-                    }
-                }
-            }
-            assert_eq!(wheel.len(), expected.len());
-        }
-    }
-
-    #[test]
-    fn timers_fire_once_and_on_time_through_every_level() {
-        for seed in 1..20 {
-            against_a_map(seed, 0, 4_000, 5_000, 1 << 30);
-        }
-    }
-
-    #[test]
-    fn timers_fire_once_and_on_time_polled_at_nearly_every_tick() {
-        // Small steps land on every slot boundary, where a cascade that fired a tick early would
-        // show.
-        for seed in 1..20 {
-            against_a_map(seed, 0, 20_000, 3, 1 << 14);
-        }
-    }
-
-    #[test]
-    fn timers_fire_once_and_on_time_over_years_of_big_jumps() {
-        // Jumps of up to a month of ticks run the wheel past two years and around its top
-        // level, where its slots wrap.
-        for seed in 1..10 {
-            against_a_map(seed, 0, 6_000, 31 * 24 * 3_600_000, MAX_DURATION_TICKS);
-        }
-    }
-
-    #[test]
-    fn timers_fire_once_and_on_time_when_the_wheel_starts_near_its_wrap() {
-        for seed in 1..10 {
-            against_a_map(seed, MAX_DURATION_TICKS - 1_000, 4_000, 100_000, 1 << 34);
-            against_a_map(seed, 12 * 24 * 3_600_000 - 10, 4_000, 50_000, 1 << 34);
-        }
-    }
-}
+mod tests;
