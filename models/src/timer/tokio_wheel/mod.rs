@@ -240,6 +240,11 @@ impl<S: Primitives, P: Send, V: DriverProtocol> TimerDesign<P> for TokioWheel<S,
             });
             match step {
                 Step::Fire => {
+                    // A pass that fires nothing and does not sleep would repeat for ever.
+                    assert!(
+                        !state.batch.is_empty(),
+                        "a tokio-wheel round makes no progress: a pass fired nothing and did not sleep"
+                    );
                     for (id, payload) in state.batch.drain(..) {
                         now_ns = fire(id, payload);
                         self.slots.finish(id);
