@@ -40,7 +40,7 @@
 
 use std::fmt;
 
-use ticklab_models::timer::{BuildTimerDesign, DesignKey, TimerParams};
+use ticklab_models::timer::{BuildTimerDesign, DesignKey, Promise, TimerParams};
 
 use crate::scenario::{Scenario, ScenarioError};
 use crate::timer::designs::{SimTimers, build};
@@ -56,6 +56,8 @@ pub struct TimerDesignEntry {
     pub listed: bool,
     /// What one timer it holds costs in memory at most.
     pub bytes_per_timer: u64,
+    /// How late it may fire by its own design.
+    pub promise: Promise,
     build: fn(&TimerParams) -> Box<dyn SimTimers>,
     /// The design's battery, so that a test can run it on every registered design.
     #[cfg(feature = "battery")]
@@ -72,6 +74,7 @@ impl TimerDesignEntry {
             keys: B::KEYS,
             listed: true,
             bytes_per_timer: B::BYTES_PER_TIMER,
+            promise: B::PROMISE,
             build: build::<B>,
             #[cfg(feature = "battery")]
             loom_setup: crate::battery::loom_setup::<B>,

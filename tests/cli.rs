@@ -346,7 +346,7 @@ latency = "{latency}"
 
 #[test]
 fn a_run_that_could_pass_the_memory_bound_is_refused_before_it_starts() {
-    // 15 M calls in flight at once, with their timers and wakes: 3.4 GiB.
+    // 15 M calls in flight at once, with their timers and wakes: 3.7 GiB.
     let (_folder, path) = temp_scenario(&rpc_in_flight("150s", "400s", ""));
     ticklab()
         .args(["run", path.to_str().unwrap()])
@@ -354,10 +354,10 @@ fn a_run_that_could_pass_the_memory_bound_is_refused_before_it_starts() {
         .code(2)
         .stdout(predicate::str::is_empty())
         .stderr(predicate::str::contains(
-            "this run could hold up to 3.4 GiB of live state (15000209 wakes waiting",
+            "this run could hold up to 3.7 GiB of live state (15000209 wakes waiting",
         ))
         .stderr(predicate::str::contains(
-            "15000100 calls in flight of 72 B each",
+            "15000100 calls in flight of 96 B each",
         ))
         .stderr(predicate::str::contains(
             "more than the memory limit of 1.0 GiB",
@@ -377,7 +377,7 @@ fn more_wakes_than_the_event_queue_holds_are_refused_not_a_panic() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "could have up to 40000209 wakes waiting at once",
+            "could have up to 80000309 wakes waiting at once",
         ))
         .stderr(predicate::str::contains(
             "more than the 16777216 the event queue holds",

@@ -1,6 +1,8 @@
 //! Hosts scenarios against hand-worked figures: per-host clocks and drift, what a suspend or a
 //! freeze does to the messages a host gets, both networks, and the sweep that finds two leaders.
 
+#[path = "hosts/liveness.rs"]
+mod liveness;
 #[path = "hosts/network.rs"]
 mod network;
 #[path = "hosts/output.rs"]

@@ -95,7 +95,7 @@ const HEADER: [&str; 11] = [
     "p99 late",
     "max late",
     "early",
-    "lost",
+    "missing",
     "twice",
     "peak live slots",
 ];

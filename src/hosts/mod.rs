@@ -127,7 +127,8 @@ pub const RPC_METRICS: &[Metric] = &[
     ),
     Metric::count(
         "calls_lost",
-        "calls never resolved though a whole timeout past their deadline at the end of the run",
+        "calls never resolved though a whole timeout past their deadline at the end of the run; \
+         each is also an invariant violation",
     ),
     Metric::count("calls_resolved_twice", "calls resolved more than once"),
     Metric::duration(

@@ -281,7 +281,7 @@ pub(crate) fn run(
         values.extend(heartbeat.finish(end_ns));
     }
     if let Some(rpc) = &mut workloads.rpc {
-        values.extend(rpc.finish(end_ns));
+        values.extend(rpc.finish(end_ns, &mut out));
     }
     values[2] = out.violations;
     let summary = Summary::new("hosts", end_ns, &config.metrics, &values, Vec::new());

@@ -323,7 +323,7 @@ mod tests {
                 assert!(
                     rejection
                         .why
-                        .starts_with("could hold up to 3.4 GiB of live state"),
+                        .starts_with("could hold up to 3.7 GiB of live state"),
                     "{}",
                     rejection.why
                 );

@@ -62,8 +62,8 @@ pub const METRICS: &[Metric] = &[
     },
     Metric::count(
         "postponed",
-        "timers that fired later than their timeout by more than the timer's resolution (1 ms, \
-         or `sleep_overshoot` if longer)",
+        "timers that fired later than their timeout by more than their design's promise and the \
+         machine's delay for a timed wait (its timer resolution and slack, or `sleep_overshoot`)",
     ),
     Metric::time(
         "first_fire_at",
@@ -87,7 +87,14 @@ pub const METRICS: &[Metric] = &[
     ),
     Metric::count(
         "lost",
-        "timers more than a second overdue at the end that never fired",
+        "timers the caller never saw fire within their promise and the machine's delay: cancelled \
+         by a response that came after that, or still waiting at the end; a clock that moved \
+         their deadline counts here too",
+    ),
+    Metric::count(
+        "missed",
+        "timers the design had not fired by their deadline, its promise and the machine's delay, \
+         with every timer thread free and asleep past them: an invariant",
     ),
     Metric::count(
         "duplicates",

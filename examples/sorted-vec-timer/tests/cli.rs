@@ -252,3 +252,83 @@ fn a_sweep_names_this_binary_in_its_replay_and_the_regression_replays() {
         "the regression breaks the same invariant"
     );
 }
+
+const NEVER_WAKES: &str = "planted/forgets-to-signal.toml";
+
+#[test]
+fn a_design_that_never_wakes_its_thread_fails_check_naming_the_timers_it_missed() {
+    let output = binary().args(["check", NEVER_WAKES]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        table.contains("FAILED") && table.contains("missed 660 (want == 0) FAILED"),
+        "{table}"
+    );
+    let trace = binary().args(["run", NEVER_WAKES]).output().unwrap();
+    let trace = String::from_utf8(trace.stdout).unwrap();
+    assert!(
+        trace.contains(
+            "BROKEN    timer of call #1 is 50us past its deadline and has not fired: its design \
+             promises to fire at its deadline, and the machine adds up to 50us; thread 0 is \
+             asleep with no deadline"
+        ),
+        "{}",
+        &trace[..trace.len().min(4000)]
+    );
+    assert!(
+        trace.contains("cancels                     1990"),
+        "the responses cancel them all"
+    );
+}
+
+#[test]
+fn a_sweep_finds_the_never_waking_design_in_its_first_case() {
+    let folder = tempfile::tempdir().unwrap();
+    let base = folder.path().join("never-wakes.toml");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(NEVER_WAKES),
+        &base,
+    )
+    .unwrap();
+    let output = binary()
+        .arg("sweep")
+        .arg(&base)
+        .args(["--cases", "3", "--regressions"])
+        .arg(folder.path().join("regressions"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text =
+        String::from_utf8(output.stdout).unwrap() + &String::from_utf8(output.stderr).unwrap();
+    assert!(
+        text.contains("case 0 failed") && text.contains("has not fired"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compare_counts_what_the_never_waking_design_misses() {
+    let table = stdout_of(binary().args([
+        "compare",
+        "--designs",
+        "global-heap,sorted-vec-forgets-to-signal",
+        "../../scenarios/timer/compare/rpc-10k.toml",
+    ]));
+    let missing = |design: &str| {
+        let row = table
+            .lines()
+            .find(|line| line.contains(&format!("| {design} ")))
+            .unwrap_or_else(|| panic!("no row for {design}: {table}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        (cells[5].to_string(), cells[9].to_string())
+    };
+    assert!(table.contains("| missing |"), "{table}");
+    assert_eq!(
+        missing("global-heap"),
+        ("1952".to_string(), "0".to_string())
+    );
+    assert_eq!(
+        missing("sorted-vec-forgets-to-signal"),
+        ("0".to_string(), "1952".to_string())
+    );
+}

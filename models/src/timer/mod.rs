@@ -42,6 +42,7 @@ mod bucketed;
 mod global_heap;
 pub mod go_timers;
 mod hashed;
+mod promise;
 mod slots;
 pub mod tokio_wheel;
 
@@ -51,6 +52,7 @@ pub use go_timers::{
     Go, GoTimeout, GoTimers, GoTimersDesign, GoTimersThread, GoVersion, RuntimeProtocol,
 };
 pub use hashed::{Hashed, HashedThread};
+pub use promise::Promise;
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};
 
@@ -278,6 +280,10 @@ pub trait BuildTimerDesign: 'static {
     /// this much each. The built-in designs stay within the default (ticklab's
     /// `tests/memory.rs` measures them); a design that keeps more per timer should say so.
     const BYTES_PER_TIMER: u64 = 64;
+    /// How late it may fire a timer by its own design, once its thread runs: every run holds it
+    /// to this, and reports a timer it has not fired by then as a violation. A heap keeps the
+    /// default, [`Promise::Exact`].
+    const PROMISE: Promise = Promise::Exact;
     /// The design on primitives `S`, carrying payloads `P`.
     type Design<S: crate::sync::Primitives, P: Send + 'static>: TimerDesign<P>;
 

@@ -52,6 +52,9 @@ struct Client {
     timers: Box<dyn SimTimers>,
     /// Each timer thread's pending round.
     rounds: Vec<Option<WakeId>>,
+    /// Each timer thread's signal count when it last went to sleep: `None` before its first
+    /// round.
+    seen: Vec<Option<u64>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -98,7 +101,12 @@ impl Rpc {
         for &client in &config.clients {
             let timers = config.design.build(&params);
             let rounds = vec![None; timers.timer_threads()];
-            clients[client] = Some(Client { timers, rounds });
+            let seen = vec![None; timers.timer_threads()];
+            clients[client] = Some(Client {
+                timers,
+                rounds,
+                seen,
+            });
         }
         Rpc {
             config: config.clone(),
@@ -213,7 +221,7 @@ impl Rpc {
             resolutions: 0,
         });
         match scheduled {
-            Ok(scheduled) if scheduled.wake => self.wake_thread(host, scheduled.thread, cluster),
+            Ok(scheduled) if scheduled.wake => self.signal_thread(host, scheduled.thread, cluster),
             Ok(_) => {}
             Err(error) => out.violation(cluster.now_ns(), || {
                 format!("call {call}: its deadline could not be armed: {error:?}")
@@ -231,6 +239,17 @@ impl Rpc {
         if let Some(client) = &self.clients[host] {
             self.peak_live = self.peak_live.max(client.timers.slots_in_use() as u64);
         }
+    }
+
+    /// A schedule asked to wake timer thread `thread`: as a futex waiter, it wakes only if the
+    /// design bumped the signal count it sleeps on, so a design that forgets to is caught here
+    /// as under loom.
+    fn signal_thread(&mut self, host: HostId, thread: usize, cluster: &mut Cluster) {
+        let client = self.clients[host].as_ref().expect("a client");
+        if client.seen[thread] == Some(client.timers.signals(thread)) {
+            return;
+        }
+        self.wake_thread(host, thread, cluster);
     }
 
     /// Runs timer thread `thread` now, instead of when it meant to wake.
@@ -255,6 +274,7 @@ impl Rpc {
         });
         let woken = client.timers.woken_by_round(thread);
         let signalled = client.timers.signals(thread) != sleep.seen_signals;
+        client.seen[thread] = Some(sleep.seen_signals);
         for call in fired {
             self.resolve(call, HostEventKind::Timeout, cluster, out);
         }
@@ -372,17 +392,27 @@ impl Rpc {
         }
     }
 
-    /// The metrics, in the order of [`super::RPC_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
-        let lost = self
-            .calls
-            .iter()
-            .filter(|record| {
-                // A whole timeout past its deadline: a timer design's own resolution is no loss.
-                record.resolutions == 0
-                    && record.sent_ns.saturating_add(2 * self.config.timeout_ns) < end_ns
-            })
-            .count() as u64;
+    /// The metrics, in the order of [`super::RPC_METRICS`]. Every call must end, answered or
+    /// timed out: one still open a whole timeout past its deadline at the end is a broken
+    /// invariant as well as a count.
+    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
+        let timeout_ns = self.config.timeout_ns;
+        let mut lost = 0u64;
+        for (call, record) in self.calls.iter().enumerate() {
+            // A whole timeout past its deadline: a timer design's own resolution is no loss.
+            if record.resolutions == 0 && record.sent_ns.saturating_add(2 * timeout_ns) < end_ns {
+                lost += 1;
+                let sent_ns = record.sent_ns;
+                out.violation(end_ns, || {
+                    format!(
+                        "call {call}, sent at {}, never ended: no reply and no timeout by the end, \
+                         {} past its deadline",
+                        ticklab_sim::Secs(sent_ns),
+                        ticklab_sim::Approx(end_ns - sent_ns - timeout_ns)
+                    )
+                });
+            }
+        }
         let once = self
             .calls
             .iter()

@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering::SeqCst;
 
 use super::slots::{Slots, Start};
 use super::{
-    BuildTimerDesign, ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId,
+    BuildTimerDesign, Promise, ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId,
     TimerParams, Unscheduled,
 };
 use crate::sync::{Atomic64, Lock, Primitives};
@@ -287,6 +287,11 @@ impl BuildTimerDesign for TokioWheelDesign {
     const NAME: &'static str = "tokio-wheel";
     const ABOUT: &'static str = "tokio 1.x's time driver: a 6-level hierarchical wheel of 1 ms \
          ticks behind one driver lock; cancels leave the wheel at once";
+    /// A deadline is rounded up to the next millisecond tick, and the driver sleeps for the
+    /// ticks left counted from the current tick rounded down: up to 2 ms late in all.
+    const PROMISE: Promise = Promise::Within {
+        late_ns: 2 * TICK_NS as u64,
+    };
     type Design<S: Primitives, P: Send + 'static> = TokioWheel<S, P>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> TokioWheel<S, P> {

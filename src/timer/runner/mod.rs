@@ -6,20 +6,25 @@
 //! deadlines on. So a wall-clock design notices a wall step only when it next wakes, and a
 //! suspend does not count towards its sleep.
 
+mod bounds;
+mod calls;
+mod liveness;
+
 use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
-use ticklab_sim::{ClockId, CpuKind, Deadline, NS_PER_SEC, SimRng, ThreadId};
+use ticklab_sim::{ClockId, CpuKind, Deadline, SimRng, ThreadId};
 
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
 use super::stats::{Memory, TimerStats};
 use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
-use crate::memory::{Footprint, grown};
-use crate::run::{
-    RunError, RunOptions, Watchdog, check_memory, retiming_edges, start_event, world_config,
-};
+use crate::memory::Footprint;
+use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event, world_config};
 use crate::scenario::Scenario;
 use crate::trace::{Event, Summary, TraceSink};
+use bounds::{BYTES_PER_CALL, CALLS, MEMORY_SAMPLES, TIMERS, check_work, peak_footprint};
+use calls::{Call, CallRef, Calls};
+use liveness::ThreadSleep;
 
 /// What a wake in the world is for.
 #[derive(Clone, Copy, Debug)]
@@ -32,127 +37,19 @@ enum Wake {
     TimerThread { thread: u32, generation: u32 },
     /// The design's slots in use are read for the trace.
     MemorySample,
+    /// A call answered after its timeout: its timer must have fired by now.
+    Check { call: CallRef },
 }
-
-/// Memory is sampled this many times a run, at even steps of physical time.
-const MEMORY_SAMPLES: u64 = 100;
 
 /// How often memory is sampled in a run of `run_for_ns`.
 fn memory_sample_every_ns(run_for_ns: u64) -> u64 {
     (run_for_ns / MEMORY_SAMPLES).max(ticklab_sim::NS_PER_MS)
 }
 
-/// One call in flight.
-#[derive(Clone, Copy, Debug)]
-struct Call {
-    /// When the timeout is really due, in physical time.
-    timeout_at_ns: u64,
-    timer: Option<TimerId>,
-    fired: bool,
-}
-
-/// Calls in flight, in reusable slots: a call ends when its response arrives.
-#[derive(Debug, Default)]
-struct Calls {
-    slots: Vec<Option<Call>>,
-    free: Vec<u32>,
-}
-
-impl Calls {
-    fn start(&mut self, call: Call) -> u32 {
-        match self.free.pop() {
-            Some(index) => {
-                self.slots[index as usize] = Some(call);
-                index
-            }
-            None => {
-                self.slots.push(Some(call));
-                self.slots.len() as u32 - 1
-            }
-        }
-    }
-
-    fn get_mut(&mut self, index: u32) -> Option<&mut Call> {
-        self.slots.get_mut(index as usize)?.as_mut()
-    }
-
-    fn end(&mut self, index: u32) -> Option<Call> {
-        let call = self.slots.get_mut(index as usize)?.take();
-        self.free.push(index);
-        call
-    }
-
-    fn live(&self) -> impl Iterator<Item = &Call> {
-        self.slots.iter().flatten()
-    }
-}
-
-/// Timers at least this overdue at the end of the run, and never fired, count as lost.
-const LOST_AFTER_NS: u64 = NS_PER_SEC;
-
 /// How late the platform's timed waits end at most: its timer resolution plus its slack.
 fn machine_overshoot_ns(machine: &Machine<Wake>) -> u64 {
     let timing = machine.timing();
     timing.resolution_ns + timing.slack_ns
-}
-
-/// A timer that fires later than this after its timeout (or the sleep overshoot, if longer) was
-/// postponed, rather than served at the timer's resolution.
-const POSTPONED_AFTER_NS: u64 = ticklab_sim::NS_PER_MS;
-
-fn check_work(
-    scenario: &Scenario,
-    config: &TimerConfig,
-    options: &RunOptions,
-) -> Result<u128, RunError> {
-    let calls = u128::from(config.clients)
-        * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
-    // Each call is a start, a response, at most one fire and at most two timer rounds (the one its
-    // wake-up caused and the one its deadline did); clock changes re-time every pending wake.
-    let pending = calls + config.timer_threads as u128 + u128::from(config.clients) + 1;
-    let bound = 5 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
-    if bound > u128::from(options.max_events) {
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!("{calls} calls from {} clients", config.clients),
-            fewer_by: "lengthen `call_interval` or lower `clients`",
-        });
-    }
-    Ok(bound)
-}
-
-/// What a footprint calls the calls in flight and the design's timers.
-const CALLS: &str = "calls in flight";
-const TIMERS: &str = "timers the design holds";
-
-/// What one call in flight costs: its slot, and its place on the free list once it ends.
-const BYTES_PER_CALL: u64 = grown::<Option<Call>>() + grown::<u32>();
-
-/// What a run is sure to hold at its peak, as it is refused by before it starts. A call is in
-/// flight until its response, at most the slowest latency, with its timer, which stays in the
-/// design at least until the call ends or the timer fires; its response's wake waits meanwhile,
-/// and every client and timer thread has a wake of its own. What depends on the design is left
-/// to the check while the run goes: a cancelled timer that lingers until its deadline, as in
-/// brpc's design before its fix, and a timer thread's old wake left behind when it is woken early.
-fn peak_footprint(scenario: &Scenario, config: &TimerConfig) -> Footprint {
-    let calls = u128::from(config.clients)
-        * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1);
-    let latest_response_ns = config.latency_ns.1.max(if config.slow_responses_ppm > 0 {
-        config.slow_latency_ns
-    } else {
-        0
-    });
-    let in_flight = calls.min(
-        u128::from(config.clients)
-            * (u128::from(latest_response_ns.div_ceil(config.call_interval_ns)) + 1),
-    );
-    let threads = config.timer_threads.max(config.gomaxprocs.unwrap_or(1)) as u128;
-    let wakes = in_flight + u128::from(config.clients) + 2 * threads + 1;
-    Footprint::new()
-        .with(CALLS, in_flight, BYTES_PER_CALL)
-        .with(TIMERS, in_flight, config.design.bytes_per_timer)
-        .with(crate::run::WAKES, wakes, Machine::<Wake>::BYTES_PER_WAKE)
 }
 
 pub(crate) fn run(
@@ -192,6 +89,7 @@ impl Binding for TimerRun<'_> {
                 self.timer_thread(m, thread as usize, generation)
             }
             Wake::MemorySample => self.memory_sample(m),
+            Wake::Check { call } => self.check(m, call),
         }
     }
 
@@ -200,10 +98,10 @@ impl Binding for TimerRun<'_> {
         let Some(thread) = self.threads.iter().position(|(id, _)| *id == cpu) else {
             return Ok(());
         };
-        match self.deferred[thread].take() {
-            Some(generation) => self.timer_thread(m, thread, generation),
-            None => Ok(()),
+        if let Some(generation) = self.deferred[thread].take() {
+            self.timer_thread(m, thread, generation)?;
         }
+        self.recheck(m)
     }
 
     fn footprint(&self) -> Footprint {
@@ -226,14 +124,24 @@ impl Binding for TimerRun<'_> {
         report: &MachineReport,
     ) -> Result<Summary, RunError> {
         let end_ns = m.end_ns();
-        let lost = self
+        let allowance_ns = self.allowance_ns();
+        // A run that ends while the machine holds the timer threads back cannot tell.
+        let held_back = self.machine_delays(m);
+        let unfired = self
             .calls
             .live()
             .filter(|call| {
-                call.timer.is_some() && !call.fired && call.timeout_at_ns + LOST_AFTER_NS <= end_ns
+                call.timer.is_some()
+                    && !call.fired
+                    && !call.overdue
+                    && !held_back
+                    && call.timeout_at_ns.saturating_add(allowance_ns) <= end_ns
             })
             .count() as u64;
         let stats = std::mem::replace(&mut self.stats, TimerStats::new(0));
+        // Missed by the design, or left waiting at the end past the caller's timeout, as a clock
+        // stepped back leaves a wall-clock deadline.
+        let lost = stats.missed + unfired;
         let memory = Memory {
             live_slots: self.timers.slots_in_use() as u64,
             task_bytes: self.config.task_bytes,
@@ -249,6 +157,13 @@ struct TimerRun<'a> {
     threads: Vec<(ThreadId, u32)>,
     /// A wake that came while the thread was running its callbacks, answered when they end.
     deferred: Vec<Option<u32>>,
+    /// How each timer thread sleeps, for the checks that its timers fire in time.
+    sleeps: Vec<ThreadSleep>,
+    /// Checks that found a thread about to act: looked at again once it has.
+    rechecks: Vec<CallRef>,
+    /// How late the machine ends a timed wait: its timer resolution and slack, or the
+    /// scenario's `sleep_overshoot`.
+    overshoot_ns: u64,
     calls: Calls,
     latency: SimRng,
     fires_so_far: u64,
@@ -292,21 +207,27 @@ impl<'a> TimerRun<'a> {
                 },
             );
         }
+        let overshoot_ns = config
+            .sleep_overshoot_ns
+            .unwrap_or_else(|| machine_overshoot_ns(world));
+        let promise_ns = config.design.promise.late_ns(config.timeout_ns);
+        let first_round = ThreadSleep {
+            wake: Some(physical(0)),
+            ..ThreadSleep::default()
+        };
         TimerRun {
             timers,
             config,
             deferred: vec![None; threads.len()],
+            sleeps: vec![first_round; threads.len()],
+            rechecks: Vec::new(),
+            overshoot_ns,
             threads,
             calls: Calls::default(),
             latency: SimRng::for_purpose(seed, "timer-latency"),
             fires_so_far: 0,
             memory_every_ns,
-            stats: TimerStats::new(
-                config
-                    .sleep_overshoot_ns
-                    .unwrap_or_else(|| machine_overshoot_ns(world))
-                    .max(POSTPONED_AFTER_NS),
-            ),
+            stats: TimerStats::new(promise_ns.saturating_add(overshoot_ns)),
             wants_events: sink.wants_events(),
             sink,
         }
@@ -327,14 +248,17 @@ impl<'a> TimerRun<'a> {
             Wake::Call { client },
         );
         self.stats.calls += 1;
-        let call = self.calls.start(Call {
-            timeout_at_ns: now_ns + self.config.timeout_ns,
-            timer: None,
-            fired: false,
-        });
         let deadline_ns = self
             .design_now(m)
             .saturating_add(self.config.timeout_ns as i64);
+        let call_ref = self.calls.start(Call {
+            timeout_at_ns: now_ns + self.config.timeout_ns,
+            deadline_ns,
+            timer: None,
+            fired: false,
+            overdue: false,
+        });
+        let call = call_ref.index;
         let mut event = CallEvent {
             t_ns: now_ns,
             client,
@@ -364,6 +288,11 @@ impl<'a> TimerRun<'a> {
         }
         let latency_ns = self.draw_latency();
         m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
+        // Answered after its timeout: the timer must fire. One answered in time is checked only
+        // if its response finds the timer overdue (a clock stepped under it).
+        if latency_ns > self.config.timeout_ns && event.timer != 0 {
+            self.file_check(m, call_ref, deadline_ns);
+        }
         if self.wants_events {
             self.sink.record(&Event::Model(&event))?;
         }
@@ -403,7 +332,12 @@ impl<'a> TimerRun<'a> {
             None => Unscheduled::NotFound,
         };
         match outcome {
-            Unscheduled::Cancelled => self.stats.cancels += 1,
+            Unscheduled::Cancelled => {
+                self.stats.cancels += 1;
+                if !call.overdue {
+                    self.check_at_cancel(m, index, call.deadline_ns)?;
+                }
+            }
             // Late only if the timer it found gone had fired: a call that never got a timer slot
             // is a schedule failure, counted where it failed.
             Unscheduled::NotFound | Unscheduled::Running if call.fired => {
@@ -434,8 +368,15 @@ impl<'a> TimerRun<'a> {
     }
 
     /// Wakes timer thread `thread` now, as a futex wake would, or once it has finished its
-    /// callbacks; any timed wake it had is void.
+    /// callbacks; any timed wake it had is void. A thread asleep on a signal count that has not
+    /// moved sleeps on, as a futex waiter that finds its word unchanged does: a design must bump
+    /// the count it is woken by, and one that forgets is caught here as under loom.
     fn wake_timer_thread(&mut self, m: &mut Machine<Wake>, thread: usize) {
+        let (cpu, _) = self.threads[thread];
+        if !m.is_busy(cpu) && self.sleeps[thread].seen_signals == Some(self.timers.signals(thread))
+        {
+            return;
+        }
         let (cpu, generation) = &mut self.threads[thread];
         *generation += 1;
         if m.is_busy(*cpu) {
@@ -447,6 +388,7 @@ impl<'a> TimerRun<'a> {
             generation: *generation,
         };
         m.wake_at_physical(m.now_ns(), wake);
+        self.sleeps[thread].wake = Some(physical(m.now_ns()));
     }
 
     fn timer_thread(
@@ -475,7 +417,7 @@ impl<'a> TimerRun<'a> {
             self.wake_timer_thread(m, other);
         }
         for &(call, id, offset_ns) in &fired {
-            self.on_fire(call, id, thread, now_ns + offset_ns)?;
+            self.on_fire(call, id, thread, now_ns, offset_ns)?;
         }
         if spent_ns > 0 {
             m.run(cpu, spent_ns, CpuKind::Busy);
@@ -492,7 +434,8 @@ impl<'a> TimerRun<'a> {
             self.sink.record(&Event::Model(&round))?;
         }
         if sleep.stopped {
-            return Ok(());
+            self.note_sleep(m, thread, &sleep, None);
+            return self.recheck(m);
         }
         self.threads[thread].1 += 1;
         let generation = self.threads[thread].1;
@@ -503,6 +446,8 @@ impl<'a> TimerRun<'a> {
         if self.timers.signals(thread) != sleep.seen_signals {
             // Signalled during the round: the futex wait returns at once.
             m.wake_at_physical(now_ns + spent_ns, wake);
+            let woken = Some(physical(now_ns + spent_ns));
+            self.note_sleep(m, thread, &sleep, woken);
         } else if let Some(until_ns) = sleep.until_ns {
             // brpc sleeps for the time left on its own clock, measured on CLOCK_MONOTONIC.
             let left_ns = until_ns
@@ -524,8 +469,11 @@ impl<'a> TimerRun<'a> {
                 // As the platform's timed waits end.
                 None => m.timed_wake(deadline, wake),
             }
+            self.note_sleep(m, thread, &sleep, Some(deadline));
+        } else {
+            self.note_sleep(m, thread, &sleep, None);
         }
-        Ok(())
+        self.recheck(m)
     }
 
     /// Runs one round of the design; returns what fired (call, timer, offset into the round) and
@@ -554,13 +502,16 @@ impl<'a> TimerRun<'a> {
         (fired, spent_ns, sleep)
     }
 
+    /// A timer fired in the round that began at `round_ns`, after `offset_ns` of callbacks.
     fn on_fire(
         &mut self,
         index: u32,
         id: TimerId,
         thread: usize,
-        at_ns: u64,
+        round_ns: u64,
+        offset_ns: u64,
     ) -> Result<(), RunError> {
+        let at_ns = round_ns + offset_ns;
         let Some(call) = self
             .calls
             .get_mut(index)
@@ -575,7 +526,7 @@ impl<'a> TimerRun<'a> {
         };
         call.fired = true;
         let lateness_ns = at_ns as i64 - call.timeout_at_ns as i64;
-        self.stats.on_fire(at_ns, lateness_ns);
+        self.stats.on_fire(at_ns, lateness_ns, offset_ns);
         if lateness_ns < 0 {
             let violations = self.stats.violations();
             let what = format!(

@@ -1,0 +1,77 @@
+//! What a timer run may cost before it starts: its events, and the memory it is sure to hold.
+
+use super::Wake;
+use super::calls::Call;
+use crate::machine::Machine;
+use crate::memory::{Footprint, grown};
+use crate::run::{RunError, RunOptions, retiming_edges};
+use crate::scenario::Scenario;
+use crate::timer::spec::TimerConfig;
+
+/// Memory is sampled this many times a run, at even steps of physical time.
+pub(super) const MEMORY_SAMPLES: u64 = 100;
+
+fn calls(scenario: &Scenario, config: &TimerConfig) -> u128 {
+    u128::from(config.clients) * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1)
+}
+
+pub(super) fn check_work(
+    scenario: &Scenario,
+    config: &TimerConfig,
+    options: &RunOptions,
+) -> Result<u128, RunError> {
+    let calls = calls(scenario, config);
+    // Each call is a start, a response, at most one fire, at most two timer rounds (the one its
+    // wake-up caused and the one its deadline did) and at most one check that its timer fired in
+    // time; clock changes re-time every pending wake.
+    let pending = 2 * calls + config.timer_threads as u128 + u128::from(config.clients) + 1;
+    let bound = 6 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
+    if bound > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: bound,
+            max_events: options.max_events,
+            why: format!("{calls} calls from {} clients", config.clients),
+            fewer_by: "lengthen `call_interval` or lower `clients`",
+        });
+    }
+    Ok(bound)
+}
+
+/// What a footprint calls the calls in flight and the design's timers.
+pub(super) const CALLS: &str = "calls in flight";
+pub(super) const TIMERS: &str = "timers the design holds";
+
+/// What one call in flight costs: its slot, its generation, and its place on the free list once
+/// it ends.
+pub(super) const BYTES_PER_CALL: u64 = grown::<Option<Call>>() + 2 * grown::<u32>();
+
+/// What a run is sure to hold at its peak, as it is refused by before it starts. A call is in
+/// flight until its response, at most the slowest latency, with its timer, which stays in the
+/// design at least until the call ends or the timer fires; its response's wake waits meanwhile,
+/// and so does the check of a call answered after its timeout; every client and timer thread has
+/// a wake of its own. What depends on the design is left to the check while the run goes: a
+/// cancelled timer that lingers until its deadline, as in brpc's design before its fix, and a
+/// timer thread's old wake left behind when it is woken early.
+pub(super) fn peak_footprint(scenario: &Scenario, config: &TimerConfig) -> Footprint {
+    let calls = calls(scenario, config);
+    let latest_response_ns = config.latency_ns.1.max(if config.slow_responses_ppm > 0 {
+        config.slow_latency_ns
+    } else {
+        0
+    });
+    let in_flight = calls.min(
+        u128::from(config.clients)
+            * (u128::from(latest_response_ns.div_ceil(config.call_interval_ns)) + 1),
+    );
+    let checked = if latest_response_ns > config.timeout_ns {
+        in_flight
+    } else {
+        0
+    };
+    let threads = config.timer_threads.max(config.gomaxprocs.unwrap_or(1)) as u128;
+    let wakes = in_flight + checked + u128::from(config.clients) + 2 * threads + 1;
+    Footprint::new()
+        .with(CALLS, in_flight, BYTES_PER_CALL)
+        .with(TIMERS, in_flight, config.design.bytes_per_timer)
+        .with(crate::run::WAKES, wakes, Machine::<Wake>::BYTES_PER_WAKE)
+}
