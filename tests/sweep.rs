@@ -198,6 +198,32 @@ fn the_same_sweep_passes_when_the_interval_re_anchors() {
     sweep_passes(&sound, 100);
 }
 
+/// A `skip` interval with a planted bug: after a late tick it skips one grid point too many.
+const PLANTED_QUIET: &str = "tests/planted/skip-too-far.toml";
+
+#[test]
+fn a_planted_interval_that_goes_quiet_is_found_and_its_twin_passes() {
+    let folder = tempfile::tempdir().unwrap();
+    ticklab()
+        .args(["sweep", PLANTED_QUIET, "--cases", "100", "--regressions"])
+        .arg(folder.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("case 1 failed"))
+        .stderr(predicate::str::contains("went quiet"));
+    let (written, _) = the_one_regression(folder.path());
+    ticklab()
+        .arg("run")
+        .arg(&written)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BROKEN    interval 0 went quiet"));
+    let sound = folder.path().join("skip.toml");
+    let planted = std::fs::read_to_string(PLANTED_QUIET).unwrap();
+    std::fs::write(&sound, planted.replace("\"skip-too-far\"", "\"skip\"")).unwrap();
+    sweep_passes(&sound, 100);
+}
+
 /// The cases a sweep of `cases` runs for `seed` on `shard`: number, and what each added.
 fn cases_run(seed: u64, cases: u64, shard: Shard) -> Vec<(u64, Case)> {
     let source = "scenarios/interval/windows-sleep-naive.toml";

@@ -10,6 +10,13 @@
 //!   tick keeps the grid). `skip` may handle two ticks close together, when the first was late
 //!   by almost a whole number of periods.
 //!
+//! And one liveness property: every behaviour arms its next tick at most one period after it
+//! handled the last (`delay` and `fixed` at `now` plus a period, `skip` at the next grid point
+//! after `now`, `naive` and `burst` a period after a deadline already past), so a tick that is due
+//! comes due within a period. What it drops on purpose (`skip`'s missed grid points, `delay`'s
+//! re-anchoring) is within that; an interval that goes quiet for longer is broken. The runtime
+//! thread then handles the tick once it can run, which the machine decides.
+//!
 //! Spacing is not checked when `Instant` reads the wall clock, since a wall step back moves
 //! `now`, and with it the re-anchored deadline, backwards. A design is held to the behaviour it
 //! promises ([`MissedTick::promised`]).
@@ -68,6 +75,15 @@ impl IntervalInvariants {
             Some(format!(
                 "interval {index} ticked {} before its deadline",
                 Compact(deadline_ns - instant_ns)
+            ))
+        } else if let Some(handled_ns) = previous_handled
+            && deadline_ns.saturating_sub(handled_ns) > period_ns
+        {
+            Some(format!(
+                "interval {index} went quiet: its deadline was {} after the tick before was \
+                 handled, more than a period ({})",
+                Compact(deadline_ns - handled_ns),
+                Compact(period_ns)
             ))
         } else {
             previous
@@ -151,7 +167,8 @@ mod tests {
     #[test]
     fn a_skip_interval_may_leap_but_never_bursts_or_fires_early() {
         let mut checks = IntervalInvariants::new(MissedTick::Skip, ClockId::Monotonic, vec![10]);
-        assert_eq!(checks.on_tick(0, 0, 0), None);
+        // Handled 25 late: the next grid point after 25 is 30.
+        assert_eq!(checks.on_tick(0, 25, 0), None);
         assert_eq!(checks.on_tick(0, 35, 30), None);
         assert!(checks.on_tick(0, 36, 35).is_some(), "a burst");
         assert!(checks.on_tick(0, 40, 45).is_some(), "early");
@@ -185,6 +202,22 @@ mod tests {
         assert!(
             late.on_tick(0, 10 * MS, 10 * MS).is_some(),
             "kept the grid after a late tick"
+        );
+    }
+
+    #[test]
+    fn an_interval_that_arms_its_next_tick_more_than_a_period_out_went_quiet() {
+        let mut checks = IntervalInvariants::new(MissedTick::Skip, ClockId::Monotonic, vec![10]);
+        assert_eq!(checks.on_tick(0, 0, 0), None);
+        // Handled 5 late at 15: skip's next grid point is 20, within a period.
+        assert_eq!(checks.on_tick(0, 15, 10), None);
+        assert_eq!(checks.on_tick(0, 20, 20), None);
+        let broken = checks.on_tick(0, 31, 31);
+        assert!(
+            broken
+                .as_deref()
+                .is_some_and(|what| what.contains("went quiet")),
+            "{broken:?}"
         );
     }
 

@@ -27,6 +27,11 @@ pub enum MissedTick {
     /// feature), to show that `ticklab sweep` finds and shrinks such a bug.
     #[cfg(feature = "planted-bugs")]
     FixedWithoutReanchor,
+    /// A planted bug, for testing ticklab itself: `skip` that, after a late tick, skips to the
+    /// grid point after the next one, so the interval goes quiet for more than a period: the
+    /// liveness check catches it.
+    #[cfg(feature = "planted-bugs")]
+    SkipTooFar,
 }
 
 impl MissedTick {
@@ -41,8 +46,10 @@ impl MissedTick {
 
     /// Behaviours with planted bugs, accepted by name but listed nowhere.
     #[cfg(feature = "planted-bugs")]
-    pub const PLANTED: &'static [(MissedTick, &'static str)] =
-        &[(MissedTick::FixedWithoutReanchor, "fixed-without-reanchor")];
+    pub const PLANTED: &'static [(MissedTick, &'static str)] = &[
+        (MissedTick::FixedWithoutReanchor, "fixed-without-reanchor"),
+        (MissedTick::SkipTooFar, "skip-too-far"),
+    ];
     #[cfg(not(feature = "planted-bugs"))]
     pub const PLANTED: &'static [(MissedTick, &'static str)] = &[];
 
@@ -50,6 +57,8 @@ impl MissedTick {
         match self {
             #[cfg(feature = "planted-bugs")]
             MissedTick::FixedWithoutReanchor => Self::PLANTED[0].1,
+            #[cfg(feature = "planted-bugs")]
+            MissedTick::SkipTooFar => Self::PLANTED[1].1,
             // The listed behaviours come first, in the order of `NAMES`.
             listed => Self::NAMES[listed as usize],
         }
@@ -61,6 +70,8 @@ impl MissedTick {
         match self {
             #[cfg(feature = "planted-bugs")]
             MissedTick::FixedWithoutReanchor => MissedTick::Fixed,
+            #[cfg(feature = "planted-bugs")]
+            MissedTick::SkipTooFar => MissedTick::Skip,
             other => other,
         }
     }
@@ -102,6 +113,11 @@ pub fn next_deadline_ns(
         MissedTick::Skip => {
             let behind_ns = (now_ns - deadline_ns) % period_ns;
             now_ns.checked_add(period_ns - behind_ns)
+        }
+        #[cfg(feature = "planted-bugs")]
+        MissedTick::SkipTooFar => {
+            let behind_ns = (now_ns - deadline_ns) % period_ns;
+            now_ns.checked_add(2 * period_ns - behind_ns)
         }
     };
     next.unwrap_or_else(|| now_ns.saturating_add(FAR_FUTURE_NS))
