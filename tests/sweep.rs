@@ -224,6 +224,51 @@ fn a_planted_interval_that_goes_quiet_is_found_and_its_twin_passes() {
     sweep_passes(&sound, 100);
 }
 
+/// A heartbeat detector with a planted bug: it never suspects anyone.
+const PLANTED_DETECTOR: &str = "tests/planted/detector-never-suspects.toml";
+
+#[test]
+fn a_detector_that_never_suspects_fails_the_first_case_and_the_real_one_passes_it() {
+    let folder = tempfile::tempdir().unwrap();
+    ticklab()
+        .args(["sweep", PLANTED_DETECTOR, "--cases", "1", "--regressions"])
+        .arg(folder.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("case 0 failed"))
+        .stderr(predicate::str::contains("and no detector suspected it"));
+    let sound = folder.path().join("timeout.toml");
+    let planted = std::fs::read_to_string(PLANTED_DETECTOR).unwrap();
+    std::fs::write(&sound, planted.replace("\"never-suspects\"", "\"timeout\"")).unwrap();
+    sweep_passes(&sound, 1);
+}
+
+#[test]
+fn a_heartbeat_sweep_finds_a_failure_no_watcher_can_see_and_shrinks_it() {
+    let folder = tempfile::tempdir().unwrap();
+    ticklab()
+        .args([
+            "sweep",
+            "scenarios/hosts/detector-pair-sweep-base.toml",
+            "--cases",
+            "30",
+            "--regressions",
+        ])
+        .arg(folder.path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("and no detector suspected it"));
+    let (written, text) = the_one_regression(folder.path());
+    // The failed host, and its one watcher stopped across part of the outage.
+    assert_eq!(text.matches("[[model.host.fault]]").count(), 2, "{text}");
+    ticklab()
+        .arg("run")
+        .arg(&written)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("and no detector suspected it"));
+}
+
 /// The cases a sweep of `cases` runs for `seed` on `shard`: number, and what each added.
 fn cases_run(seed: u64, cases: u64, shard: Shard) -> Vec<(u64, Case)> {
     let source = "scenarios/interval/windows-sleep-naive.toml";

@@ -19,6 +19,7 @@
 //! assert_eq!((burst, once), (400, 1));
 //! ```
 
+pub mod detector;
 pub mod executor;
 pub mod idle;
 pub mod interval;

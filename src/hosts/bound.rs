@@ -117,12 +117,7 @@ fn size_weight(queue: u128) -> u128 {
 /// messages, and a few wakes per host; none stays longer than the run.
 pub(crate) fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
     let network = &config.network;
-    let longest_ns = network
-        .links
-        .iter()
-        .map(|(_, range)| range.1)
-        .chain(network.spikes.iter().map(|spike| spike.latency_ns.1))
-        .fold(network.latency_ns.1, u64::max);
+    let longest_ns = network.longest_latency_ns();
     // Items sent every `every_ns` by `senders`, each queued for `lasts_ns`.
     let queued = |senders: u128, every_ns: u64, lasts_ns: u64| {
         senders * u128::from(lasts_ns.min(run_for_ns) / every_ns + 1)
@@ -153,12 +148,7 @@ const MAX_TICKS_PER_DATAGRAM: u64 = 1_000_000;
 /// would take billions of steps. Refused before the run, with what to change.
 pub(crate) fn refuse_endless_datagrams(config: &HostsConfig, tick_ns: u64) -> Result<(), RunError> {
     let network = &config.network;
-    let longest_ns = network
-        .links
-        .iter()
-        .map(|(_, range)| range.1)
-        .chain(network.spikes.iter().map(|spike| spike.latency_ns.1))
-        .fold(network.latency_ns.1, u64::max);
+    let longest_ns = network.longest_latency_ns();
     let ticks = longest_ns / tick_ns;
     if ticks <= MAX_TICKS_PER_DATAGRAM {
         return Ok(());

@@ -5,10 +5,13 @@
 //! not notice the gap.
 //!
 //! A suspicion is false when the suspected peer was running at the time. A peer that stops (its
-//! system asleep or its process frozen) is detected when a watcher suspects it while stopped;
-//! one stopped for longer than the timeout and a heartbeat that no watcher suspects is missed.
+//! system asleep or its process frozen) is detected when a watcher suspects it while stopped, or
+//! already suspects it as it stops. What must eventually happen: one stopped for longer than
+//! `suspect_after`, a heartbeat and the slowest link is suspected by someone; one that no watcher
+//! suspects is missed, and the run reports it as a broken invariant.
 
 use serde::Deserialize;
+use ticklab_models::detector::Detector;
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 use toml::Spanned;
 
@@ -27,6 +30,7 @@ pub struct HeartbeatSpec {
     clock: Option<Name<HostClock>>,
     peers: Option<Spanned<i64>>,
     hosts: Option<Spanned<Vec<Spanned<String>>>>,
+    detector: Option<Name<Detector>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +41,8 @@ pub struct HeartbeatConfig {
     /// Each host sends to this many next hosts, and watches as many before it.
     pub peers: usize,
     pub hosts: Vec<HostId>,
+    /// How a watcher decides to suspect a silent peer.
+    pub detector: Detector,
 }
 
 const DEFAULT_PEERS: i64 = 3;
@@ -98,6 +104,9 @@ pub(crate) fn validate(
         clock: heartbeat.clock.map_or(HostClock::Instant, |clock| clock.0),
         peers: peers.min(hosts.len() - 1),
         hosts,
+        detector: heartbeat
+            .detector
+            .map_or(Detector::Timeout, |detector| detector.0),
     })
 }
 
@@ -143,10 +152,18 @@ pub(crate) struct Heartbeat {
     missed: u64,
     max_detection_ns: u64,
     first_false_ns: Option<u64>,
+    /// How long a host may be down before a detector must have suspected it: the silence it
+    /// waits for, a heartbeat's period (the last one may have left just before the host
+    /// stopped), and the slowest link.
+    noticeable_ns: u64,
 }
 
 impl Heartbeat {
-    pub(crate) fn new(config: &HeartbeatConfig, platforms: &[Platform]) -> Self {
+    pub(crate) fn new(
+        config: &HeartbeatConfig,
+        platforms: &[Platform],
+        longest_latency_ns: u64,
+    ) -> Self {
         let n = config.hosts.len();
         let mut targets = vec![Vec::new(); platforms.len()];
         let mut watches: Vec<Vec<Watch>> = platforms.iter().map(|_| Vec::new()).collect();
@@ -176,6 +193,10 @@ impl Heartbeat {
             missed: 0,
             max_detection_ns: 0,
             first_false_ns: None,
+            noticeable_ns: config
+                .suspect_after_ns
+                .saturating_add(config.every_ns)
+                .saturating_add(longest_latency_ns),
         }
     }
 
@@ -239,11 +260,13 @@ impl Heartbeat {
                 let now = cluster.read(host, self.clocks[host]);
                 let watch = &self.watches[host][watched];
                 let silent_ns = now.saturating_sub(watch.last_heard_ns);
-                if silent_ns < self.config.suspect_after_ns as i64 {
+                let suspect_after_ns = self.config.suspect_after_ns as i64;
+                if silent_ns < suspect_after_ns {
                     self.arm(host, watched, cluster);
                     return;
                 }
-                if !watch.suspected {
+                // Silent long enough: the check is not armed again until the peer is heard.
+                if !watch.suspected && self.config.detector.suspects(silent_ns, suspect_after_ns) {
                     self.suspect(host, watched, silent_ns, now, cluster, out);
                 }
             }
@@ -332,36 +355,63 @@ impl Heartbeat {
         self.arm(to, watched, cluster);
     }
 
-    pub(crate) fn on_host_edge(&mut self, host: HostId, effect: EdgeEffect, cluster: &Cluster) {
+    pub(crate) fn on_host_edge(
+        &mut self,
+        host: HostId,
+        effect: EdgeEffect,
+        cluster: &Cluster,
+        out: &mut Out<'_>,
+    ) {
         // A host outside the detector is nobody's to detect.
         if !self.config.hosts.contains(&host) {
             return;
         }
         let now_ns = cluster.now_ns();
+        // A watcher that already suspects the host as it stops has detected it.
+        let suspected = self
+            .watches
+            .iter()
+            .flatten()
+            .any(|watch| watch.peer == host && watch.suspected);
         let health = &mut self.health[host];
         if effect.stopped {
             health.down_since_ns = Some(now_ns);
-            health.detected = false;
+            health.detected = suspected;
         }
         if effect.resumed_after_ns.is_some() {
-            self.close_outage(host, now_ns);
+            self.close_outage(host, now_ns, out);
         }
     }
 
-    fn close_outage(&mut self, host: HostId, now_ns: u64) {
+    /// A host's outage ended at `now_ns`: every detector must have suspected it if it lasted
+    /// longer than a detector needs to notice. One that went unnoticed is a broken invariant.
+    fn close_outage(&mut self, host: HostId, now_ns: u64, out: &mut Out<'_>) {
         let health = &mut self.health[host];
-        if let Some(since_ns) = health.down_since_ns.take() {
-            let noticeable_ns = self.config.suspect_after_ns + self.config.every_ns;
-            if !health.detected && now_ns - since_ns > noticeable_ns {
-                self.missed += 1;
-            }
+        let Some(since_ns) = health.down_since_ns.take() else {
+            return;
+        };
+        let down_ns = now_ns - since_ns;
+        if health.detected || down_ns <= self.noticeable_ns {
+            return;
         }
+        self.missed += 1;
+        let noticeable_ns = self.noticeable_ns;
+        let name = out.name_of(host).to_string();
+        out.violation(now_ns, || {
+            format!(
+                "{name} was down for {} from {} and no detector suspected it, though one must \
+                 within {} (suspect_after, a heartbeat and the slowest link)",
+                ticklab_sim::Approx(down_ns),
+                ticklab_sim::Secs(since_ns),
+                ticklab_sim::Approx(noticeable_ns)
+            )
+        });
     }
 
     /// The metrics, in the order of [`super::HEARTBEAT_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
+    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
         for host in self.config.hosts.clone() {
-            self.close_outage(host, end_ns);
+            self.close_outage(host, end_ns, out);
         }
         vec![
             self.sent,

@@ -94,7 +94,8 @@ pub const HEARTBEAT_METRICS: &[Metric] = &[
     ),
     Metric::count(
         "failures_missed",
-        "peers stopped for longer than the timeout and a heartbeat that no watcher suspected",
+        "peers stopped for longer than `suspect_after`, a heartbeat and the slowest link that no \
+         watcher suspected; each is also an invariant violation",
     ),
     Metric::duration(
         "max_detection_time",

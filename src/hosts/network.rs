@@ -94,6 +94,18 @@ pub struct NetworkConfig {
     pub spikes: Vec<Window>,
 }
 
+impl NetworkConfig {
+    /// The longest any message may take: the slowest of the network's, every link's and every
+    /// spike's latencies.
+    pub fn longest_latency_ns(&self) -> u64 {
+        self.links
+            .iter()
+            .map(|(_, range)| range.1)
+            .chain(self.spikes.iter().map(|spike| spike.latency_ns.1))
+            .fold(self.latency_ns.1, u64::max)
+    }
+}
+
 pub(crate) fn validate_network(
     names: &HostNames<'_>,
     spec: &HostsSpec,

@@ -43,6 +43,11 @@ impl Out<'_> {
         self.wants_events
     }
 
+    /// A host's name, as the trace gives it.
+    pub(crate) fn name_of(&self, host: HostId) -> &str {
+        self.names.of(host)
+    }
+
     /// Traces an event on `host`, whose clock read `clock_ns`.
     pub(crate) fn event(
         &mut self,
@@ -181,10 +186,9 @@ pub(crate) fn run(
             .lease
             .as_ref()
             .map(|lease| Lease::new(lease, &platforms)),
-        heartbeat: config
-            .heartbeat
-            .as_ref()
-            .map(|heartbeat| Heartbeat::new(heartbeat, &platforms)),
+        heartbeat: config.heartbeat.as_ref().map(|heartbeat| {
+            Heartbeat::new(heartbeat, &platforms, config.network.longest_latency_ns())
+        }),
         rpc: config
             .rpc
             .as_ref()
@@ -257,7 +261,7 @@ pub(crate) fn run(
                     lease.on_host_edge(host, effect, &mut cluster, &mut out);
                 }
                 if let Some(heartbeat) = &mut workloads.heartbeat {
-                    heartbeat.on_host_edge(host, effect, &cluster);
+                    heartbeat.on_host_edge(host, effect, &cluster, &mut out);
                 }
             }
             Step::Network {
@@ -278,7 +282,7 @@ pub(crate) fn run(
         values.extend(lease.finish(end_ns));
     }
     if let Some(heartbeat) = &mut workloads.heartbeat {
-        values.extend(heartbeat.finish(end_ns));
+        values.extend(heartbeat.finish(end_ns, &mut out));
     }
     if let Some(rpc) = &mut workloads.rpc {
         values.extend(rpc.finish(end_ns, &mut out));

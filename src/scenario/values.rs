@@ -212,6 +212,12 @@ impl Named for ticklab_models::interval::MissedTick {
     const UNLISTED: &'static [(Self, &'static str)] = ticklab_models::interval::MissedTick::PLANTED;
 }
 
+impl Named for ticklab_models::detector::Detector {
+    const ALL: &'static [Self] = &ticklab_models::detector::Detector::ALL;
+    const NAMES: &'static [&'static str] = ticklab_models::detector::Detector::NAMES;
+    const UNLISTED: &'static [(Self, &'static str)] = ticklab_models::detector::Detector::PLANTED;
+}
+
 /// One duration, or a range to draw from: `period = "1s"` or `period = ["10ms", "1s"]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DurationOrRange {
