@@ -78,6 +78,27 @@ pub const LEASE_METRICS: &[Metric] = &[
         "stale_writes_rejected",
         "stale writes storage refused because their fencing token was old",
     ),
+    Metric::time(
+        "first_takeover_at",
+        "first_takeover_at_ns",
+        "when the coordinator first granted the lease to a host other than the last holder",
+    ),
+    Metric::time(
+        "last_takeover_at",
+        "last_takeover_at_ns",
+        "when it last did",
+    ),
+    Metric::duration(
+        "longest_without_leader",
+        "longest_without_leader_ns",
+        "the longest stretch with no host holding the lease while a candidate could reach the \
+         lock service; past the lease, a renewal and a round trip, an invariant violation",
+    ),
+    Metric::time(
+        "longest_without_leader_at",
+        "longest_without_leader_at_ns",
+        "when that stretch began",
+    ),
 ];
 
 /// What `[model.heartbeat]` adds.
@@ -160,6 +181,10 @@ pub const METRICS: &[Metric] = &[
     LEASE_METRICS[6],
     LEASE_METRICS[7],
     LEASE_METRICS[8],
+    LEASE_METRICS[9],
+    LEASE_METRICS[10],
+    LEASE_METRICS[11],
+    LEASE_METRICS[12],
     HEARTBEAT_METRICS[0],
     HEARTBEAT_METRICS[1],
     HEARTBEAT_METRICS[2],

@@ -185,7 +185,7 @@ pub(crate) fn run(
         lease: config
             .lease
             .as_ref()
-            .map(|lease| Lease::new(lease, &platforms)),
+            .map(|lease| Lease::new(lease, &platforms, config.network.longest_latency_ns())),
         heartbeat: config.heartbeat.as_ref().map(|heartbeat| {
             Heartbeat::new(heartbeat, &platforms, config.network.longest_latency_ns())
         }),
@@ -215,6 +215,7 @@ pub(crate) fn run(
     }
     if let Some(lease) = &mut workloads.lease {
         lease.start(&mut cluster);
+        lease.note_leaders(&cluster, &mut out);
     }
     if let Some(heartbeat) = &mut workloads.heartbeat {
         heartbeat.start(&mut cluster);
@@ -270,6 +271,9 @@ pub(crate) fn run(
                 index,
             } => {
                 edge_lines.network(&cluster, begins, is_partition, index, out.sink)?;
+                if let Some(lease) = &mut workloads.lease {
+                    lease.note_leaders(&cluster, &mut out);
+                }
             }
         }
         if let Some(error) = out.error.take() {
@@ -279,7 +283,7 @@ pub(crate) fn run(
     let end_ns = scenario.run_for_ns;
     let mut values = vec![cluster.messages_sent, cluster.messages_lost, 0];
     if let Some(lease) = &mut workloads.lease {
-        values.extend(lease.finish(end_ns));
+        values.extend(lease.finish(end_ns, &mut out));
     }
     if let Some(heartbeat) = &mut workloads.heartbeat {
         values.extend(heartbeat.finish(end_ns, &mut out));

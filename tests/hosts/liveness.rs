@@ -101,3 +101,31 @@ fn a_call_that_never_ends_is_a_broken_invariant() {
     assert_eq!(super::value(&heap, "calls_lost"), 0);
     assert_eq!(super::value(&heap, "invariant_violations"), 0);
 }
+
+#[test]
+fn a_lease_left_without_a_holder_past_its_length_a_renewal_and_a_round_trip_is_broken() {
+    // node-a holds the lease and freezes at 30 s for good; node-b waits. On a monotonic lock
+    // the lease runs out within 10 s and node-b takes over. A lock whose wall clock steps back a
+    // minute at 31 s keeps the dead holder's lease a minute longer, with node-b able to ask the
+    // whole time: the lease has no holder for over a minute.
+    let freeze =
+        "[[model.host.fault]]\nkind = \"process-suspend\"\nat = \"30s\"\nduration = \"90s\"";
+    let step_back = "[[model.host.fault]]\nkind = \"wall-step\"\nat = \"31s\"\nby = \"-1m\"";
+    let config = "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"";
+    let sound = super::run(&super::lease("events", "", freeze, config));
+    assert_eq!(super::value(&sound, "takeovers"), 1);
+    assert!(
+        super::value(&sound, "longest_without_leader") < 10 * super::S,
+        "{sound:?}"
+    );
+    assert_eq!(super::value(&sound, "invariant_violations"), 0);
+    let stepped = super::run(&super::lease("events", step_back, freeze, config));
+    let longest = super::value(&stepped, "longest_without_leader");
+    assert!(longest > 60 * super::S, "{longest}");
+    assert_eq!(super::value(&stepped, "invariant_violations"), 1);
+    // It ends when the grant reaches node-b, a millisecond after the takeover.
+    assert_eq!(
+        super::value(&stepped, "longest_without_leader_at") + longest,
+        super::value(&stepped, "first_takeover_at") + super::MS
+    );
+}

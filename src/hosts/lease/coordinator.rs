@@ -75,6 +75,9 @@ impl Lease {
             if grant.last_holder != Some(host) {
                 if grant.last_holder.is_some() {
                     self.values.takeovers += 1;
+                    let now_ns = cluster.now_ns();
+                    self.values.first_takeover_ns.get_or_insert(now_ns);
+                    self.values.last_takeover_ns = Some(now_ns);
                 }
                 let token = grant.token;
                 out.event(

@@ -13,6 +13,7 @@
 //! before its expiry: a host asleep whose monotonic clock stopped holds it all the while.
 
 mod coordinator;
+mod leaderless;
 mod spec;
 
 pub(crate) use spec::validate;
@@ -81,6 +82,7 @@ pub(crate) struct Lease {
     newest_token_seen: u64,
     holders: usize,
     two_since_ns: Option<u64>,
+    leaderless: leaderless::Leaderless,
     pub(crate) values: LeaseValues,
 }
 
@@ -95,10 +97,16 @@ pub(crate) struct LeaseValues {
     writes: u64,
     stale_accepted: u64,
     stale_rejected: u64,
+    first_takeover_ns: Option<u64>,
+    last_takeover_ns: Option<u64>,
 }
 
 impl Lease {
-    pub(crate) fn new(config: &LeaseConfig, platforms: &[Platform]) -> Self {
+    pub(crate) fn new(
+        config: &LeaseConfig,
+        platforms: &[Platform],
+        longest_latency_ns: u64,
+    ) -> Self {
         Lease {
             config: config.clone(),
             clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
@@ -110,8 +118,24 @@ impl Lease {
             newest_token_seen: 0,
             holders: 0,
             two_since_ns: None,
+            leaderless: leaderless::Leaderless::new(
+                config.length_ns,
+                config.renew_every_ns,
+                longest_latency_ns,
+            ),
             values: LeaseValues::default(),
         }
+    }
+
+    /// Opens or closes a stretch without a leader, as holders and reachability change.
+    pub(crate) fn note_leaders(&mut self, cluster: &Cluster, out: &mut Out<'_>) {
+        let open = self.holders == 0
+            && leaderless::Leaderless::reachable(
+                cluster,
+                self.config.coordinator,
+                &self.config.candidates,
+            );
+        self.leaderless.update(open, cluster.now_ns(), out);
     }
 
     pub(crate) fn start(&mut self, cluster: &mut Cluster) {
@@ -249,6 +273,7 @@ impl Lease {
         if effect.changed_clock == Some(self.clocks[host]) {
             self.recheck(host, cluster, out);
         }
+        self.note_leaders(cluster, out);
     }
 
     /// Whether `host` holds the lease by its clock now; files the bookkeeping wake for when
@@ -297,6 +322,7 @@ impl Lease {
             );
         }
         self.count_leaders(host, cluster, out);
+        self.note_leaders(cluster, out);
     }
 
     fn count_leaders(&mut self, host: HostId, cluster: &Cluster, out: &mut Out<'_>) {
@@ -340,11 +366,13 @@ impl Lease {
     }
 
     /// The metrics, in the order of [`super::LEASE_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64) -> Vec<u64> {
+    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
         if let Some(since_ns) = self.two_since_ns {
             self.close_stretch(since_ns, end_ns);
         }
+        self.leaderless.finish(end_ns, out);
         let values = &self.values;
+        let never = |at_ns: Option<u64>| at_ns.unwrap_or(super::NOT_YET);
         vec![
             values.granted,
             values.takeovers,
@@ -355,6 +383,10 @@ impl Lease {
             values.writes,
             values.stale_accepted,
             values.stale_rejected,
+            never(values.first_takeover_ns),
+            never(values.last_takeover_ns),
+            self.leaderless.longest_ns,
+            never(self.leaderless.longest_from_ns),
         ]
     }
 }
