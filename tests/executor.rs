@@ -873,3 +873,40 @@ steps = [{ io = "http", latency = "50ms", timeout = "100ms" }, { sleep = "1s" }]
     );
     assert_eq!(group(&summary, "fast", "timers"), 1, "only its sleep");
 }
+
+/// A runtime whose driver drops every sleep, known only to test builds (the models'
+/// `planted-bugs` feature): what must eventually happen to a sleeping task, waking, never does.
+#[test]
+fn a_task_whose_sleep_is_never_fired_is_reported_and_breaks_the_run() {
+    let output = assert_cmd::Command::cargo_bin("ticklab")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "tests/planted/driver-drops-sleeps.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let trace = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        trace.contains("BROKEN    napper#1 never woke from a sleep due 990ms ago, though rt-0 is parked on the driver"),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("UNFINISHED napper#1 after 1s: asleep on a timer due 990ms ago"),
+        "{trace}"
+    );
+    let sound = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/planted/driver-drops-sleeps.toml"),
+    )
+    .unwrap()
+    .replace("driver = \"drops-sleeps\"", "driver = \"tokio\"");
+    let scenario = ticklab::scenario::parse("sound.toml", &sound).unwrap();
+    let report = ticklab::run::run_scenario(
+        &scenario,
+        &ticklab::run::RunOptions::default(),
+        &mut ticklab::trace::NoTrace,
+    )
+    .unwrap();
+    assert!(report.passed(), "{:?}", report.outcomes);
+    assert_eq!(report.summary.get("tasks_unfinished"), Some(0));
+}

@@ -1,5 +1,5 @@
 //! The executor's events: polls, spawns, finished tasks, io, parks, driver polls, blocking
-//! sections and starvation reports.
+//! sections, starvation reports and the tasks unfinished at the end.
 
 use std::sync::Arc;
 
@@ -132,6 +132,39 @@ pub struct TimerEvent {
     pub deadline_ns: i64,
     /// `Instant` when the task ran again, minus the deadline.
     pub lateness_ns: u64,
+}
+
+/// A task that had not finished when the run ended, and what it waited for then.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnfinishedEvent {
+    pub t_ns: u64,
+    pub task: Arc<str>,
+    /// Since it arrived or was spawned.
+    pub age_ns: u64,
+    pub waits: String,
+}
+
+impl ModelEvent for UnfinishedEvent {
+    crate::model_event_basics!("unfinished");
+
+    fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{:>17} UNFINISHED {} after {}: {}",
+            Secs(self.t_ns),
+            self.task,
+            Approx(self.age_ns),
+            self.waits
+        )
+    }
+
+    fn routine(&self) -> bool {
+        false
+    }
+
+    fn plural(&self) -> &'static str {
+        "unfinished tasks"
+    }
 }
 
 /// A runnable task waited longer than the scenario's `starvation_threshold`.

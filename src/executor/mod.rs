@@ -13,7 +13,7 @@ mod work;
 
 pub use events::{
     BlockingEvent, DriverPollEvent, IoEvent, IoTimeoutEvent, ParkEvent, PollEvent, SpawnEvent,
-    StarvationEvent, TaskDoneEvent, TimerEvent,
+    StarvationEvent, TaskDoneEvent, TimerEvent, UnfinishedEvent,
 };
 pub use model::ExecutorModel;
 pub use spec::ExecutorConfig;

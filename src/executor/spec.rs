@@ -35,6 +35,7 @@ struct RuntimeSpec {
     global_queue_interval: Option<Spanned<i64>>,
     event_interval: Option<Spanned<i64>>,
     blocking_threads: Option<Spanned<i64>>,
+    driver: Option<crate::scenario::values::Name<ticklab_models::executor::DriverKind>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,6 +98,8 @@ pub struct RuntimeConfig {
     pub name: String,
     pub scheduler: SchedulerConfig,
     pub blocking_threads: usize,
+    /// Its I/O and timer driver.
+    pub driver: ticklab_models::executor::DriverKind,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -480,6 +483,11 @@ fn validate_runtime(
             ..SchedulerConfig::tokio(workers as usize)
         },
         blocking_threads: blocking_threads as usize,
+        driver: runtime
+            .driver
+            .map_or(ticklab_models::executor::DriverKind::Tokio, |driver| {
+                driver.0
+            }),
     })
 }
 

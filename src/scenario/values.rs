@@ -212,6 +212,12 @@ impl Named for ticklab_models::interval::MissedTick {
     const UNLISTED: &'static [(Self, &'static str)] = ticklab_models::interval::MissedTick::PLANTED;
 }
 
+impl Named for ticklab_models::executor::DriverKind {
+    const ALL: &'static [Self] = &ticklab_models::executor::DriverKind::ALL;
+    const NAMES: &'static [&'static str] = ticklab_models::executor::DriverKind::NAMES;
+    const UNLISTED: &'static [(Self, &'static str)] = ticklab_models::executor::DriverKind::PLANTED;
+}
+
 impl Named for ticklab_models::detector::Detector {
     const ALL: &'static [Self] = &ticklab_models::detector::Detector::ALL;
     const NAMES: &'static [&'static str] = ticklab_models::detector::Detector::NAMES;

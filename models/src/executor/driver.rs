@@ -9,6 +9,29 @@ use crate::timer::tokio_wheel::wheel::Wheel;
 /// tokio's timer wheel counts whole milliseconds: a deadline is rounded up to the next one.
 pub const TIMER_RESOLUTION_NS: i64 = 1_000_000;
 
+/// Which driver a runtime runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DriverKind {
+    /// tokio's: a hierarchical wheel of millisecond ticks, read when a worker polls.
+    Tokio,
+    /// A planted bug, for testing ticklab itself: a driver that drops every sleep it is given, so
+    /// a sleeping task is never woken. Only ticklab's own tests build it (`planted-bugs`).
+    #[cfg(feature = "planted-bugs")]
+    DropsSleeps,
+}
+
+impl DriverKind {
+    pub const ALL: [DriverKind; 1] = [DriverKind::Tokio];
+    pub const NAMES: &'static [&'static str] = &["tokio"];
+
+    /// Drivers with planted bugs, accepted by name but listed nowhere.
+    #[cfg(feature = "planted-bugs")]
+    pub const PLANTED: &'static [(DriverKind, &'static str)] =
+        &[(DriverKind::DropsSleeps, "drops-sleeps")];
+    #[cfg(not(feature = "planted-bugs"))]
+    pub const PLANTED: &'static [(DriverKind, &'static str)] = &[];
+}
+
 /// The runtime's timers are tokio's hierarchical wheel (the same one as the `tokio-wheel` timer
 /// design), processed only when a worker polls the driver.
 #[derive(Debug)]
@@ -20,6 +43,7 @@ pub struct Driver {
     free: Vec<u32>,
     /// I/O readiness that arrived, in arrival order, not yet noticed by a poll.
     ready: Vec<TaskId>,
+    kind: DriverKind,
 }
 
 impl Default for Driver {
@@ -29,6 +53,7 @@ impl Default for Driver {
             versions: Vec::new(),
             free: Vec::new(),
             ready: Vec::new(),
+            kind: DriverKind::Tokio,
         }
     }
 }
@@ -43,6 +68,18 @@ impl Driver {
         Self::default()
     }
 
+    /// A driver of `kind`.
+    pub fn of(kind: DriverKind) -> Self {
+        Driver {
+            kind,
+            ..Self::default()
+        }
+    }
+
+    pub fn kind(&self) -> DriverKind {
+        self.kind
+    }
+
     /// `task` sleeps until `deadline_ns`, rounded up to the timer's resolution. Returns the
     /// registration, which [`Driver::cancel`] takes.
     pub fn sleep_until(&mut self, deadline_ns: i64, task: TaskId) -> u64 {
@@ -52,6 +89,10 @@ impl Driver {
             self.versions.push(0);
             self.versions.len() as u32 - 1
         });
+        #[cfg(feature = "planted-bugs")]
+        if self.kind == DriverKind::DropsSleeps {
+            return (u64::from(self.versions[slot as usize]) << 32) | u64::from(slot);
+        }
         self.wheel.insert(slot, when, task);
         (u64::from(self.versions[slot as usize]) << 32) | u64::from(slot)
     }

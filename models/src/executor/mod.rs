@@ -12,7 +12,7 @@ pub mod scheduler;
 mod scheduler_tests;
 mod task_id;
 
-pub use driver::Driver;
+pub use driver::{Driver, DriverKind, TIMER_RESOLUTION_NS};
 pub use inject::Inject;
 pub use lifo_slot::LifoSlot;
 pub use local_queue::{LOCAL_QUEUE_CAPACITY, LocalQueue, QueueProtocol, TokioQueues};

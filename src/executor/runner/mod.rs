@@ -17,6 +17,7 @@ mod polls;
 mod requests;
 mod steps;
 mod summary;
+mod unfinished;
 mod workers;
 
 use std::collections::VecDeque;
@@ -321,7 +322,7 @@ fn start_runtime(
         .collect();
     Runtime {
         scheduler: Scheduler::new(runtime.scheduler),
-        driver: Driver::new(),
+        driver: Driver::of(runtime.driver),
         workers,
         idle_threads: Vec::new(),
         blocking_started: 0,

@@ -63,6 +63,7 @@ impl ExecutorRun<'_> {
         for (task, waited_ns, queued) in waiting {
             self.note_wait(m, task, waited_ns, queued, None)?;
         }
+        self.report_unfinished(m)?;
         let names: Vec<Vec<String>> = self
             .runtimes
             .iter()
