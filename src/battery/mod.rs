@@ -25,8 +25,13 @@
 //!   is due;
 //! - a timer `unschedule` called `Cancelled` never runs; `Running` means it runs once; `NotFound`
 //!   means it ran, with the callback's work visible to the canceller;
-//! - an earlier timer wakes a thread asleep for a later one (a lost wake-up leaves every thread
-//!   asleep, which loom reports as a deadlock and shuttle as threads that never finish);
+//! - an earlier timer wakes a thread asleep for a later one: a lost wake-up leaves every thread
+//!   asleep with no deadline, which loom reports as a deadlock and shuttle as threads that never
+//!   finish, or asleep until the later deadline, which runs the earlier timer late;
+//! - every timer runs no earlier than its deadline and no later than its design's promise
+//!   ([`BuildTimerDesign::PROMISE`]), on the clock of the thread that ran it. Each timer thread's
+//!   clock moves to the deadline it sleeps until once nothing else can happen, as a futex wait's
+//!   timeout runs out, so a design that fires at its next tick is checked as it really runs;
 //! - after `stop`, the timer threads exit and every slot is free again.
 //!
 //! Bounds suit CI: loom at 2 preemptions unless `LOOM_MAX_PREEMPTIONS` says otherwise, shuttle
@@ -45,6 +50,10 @@ pub use explore::{Strategy, explore};
 
 /// What loom prints when every thread is blocked: a lost wake-up.
 pub const DEADLOCK: &str = "deadlock; threads = ";
+
+/// What the battery says of a timer run later than its design promises, as a thread asleep until
+/// a later deadline runs it: a lost wake-up too.
+pub const LATE: &str = "a thread slept past it";
 
 /// The parameters every design is built with in the battery: few slots, buckets and threads keep
 /// loom's state space small while still letting schedulers miss each other, and a heap of two

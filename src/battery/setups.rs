@@ -12,6 +12,7 @@ pub(crate) enum Setup {
     CancelRacingTheRun,
     EarlierWakesTheSleeper,
     CancelledFarNeverRuns,
+    EarlierRunsBeforeTheLater,
 }
 
 /// A setup and its name in messages and in [`super::loom_setup`].
@@ -38,6 +39,10 @@ pub(crate) const SETUPS: &[Named] = &[
         name: "a cancelled far timer never runs and is freed",
         setup: Setup::CancelledFarNeverRuns,
     },
+    Named {
+        name: "an earlier timer runs in time though a thread sleeps until a later one",
+        setup: Setup::EarlierRunsBeforeTheLater,
+    },
 ];
 
 pub(crate) fn by_name(name: &str) -> Named {
@@ -59,7 +64,29 @@ pub(crate) fn run_loom<B: BuildTimerDesign>(setup: Named) {
     if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
         builder.preemption_bound = Some(B::LOOM_PREEMPTION_BOUND);
     }
-    builder.check(move || on_loom::run(super::on_loom::<B>(), setup.setup, LOOM_OTHERS));
+    naming_the_setup::<B>(setup, "loom", move || {
+        builder.check(move || {
+            on_loom::run(super::on_loom::<B>(), B::PROMISE, setup.setup, LOOM_OTHERS)
+        })
+    });
+}
+
+/// Runs `check`; a failure panics again with the setup and the design in its message, after the
+/// checker's own panic, which says why.
+fn naming_the_setup<B: BuildTimerDesign>(setup: Named, checker: &str, check: impl FnOnce()) {
+    let Err(failure) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) else {
+        return;
+    };
+    let why = failure
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| failure.downcast_ref::<&str>().copied())
+        .unwrap_or("see the panic above");
+    panic!(
+        "the {checker} battery's setup \"{}\" failed on {}: {why}",
+        setup.name,
+        B::NAME
+    );
 }
 
 pub(crate) fn run_shuttle<B: BuildTimerDesign>(setup: Named, strategy: Strategy) {
@@ -70,7 +97,14 @@ pub(crate) fn run_shuttle<B: BuildTimerDesign>(setup: Named, strategy: Strategy)
     let command = shlex::try_quote(&binary.display().to_string())
         .map(|quoted| quoted.into_owned())
         .unwrap_or_else(|_| binary.display().to_string());
-    explore(&test, &command, strategy, SHUTTLE_ITERATIONS, move || {
-        on_shuttle::run(super::on_shuttle::<B>(), setup.setup, SHUTTLE_OTHERS);
+    naming_the_setup::<B>(setup, "shuttle", || {
+        explore(&test, &command, strategy, SHUTTLE_ITERATIONS, move || {
+            on_shuttle::run(
+                super::on_shuttle::<B>(),
+                B::PROMISE,
+                setup.setup,
+                SHUTTLE_OTHERS,
+            );
+        })
     });
 }

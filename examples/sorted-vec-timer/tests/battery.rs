@@ -50,3 +50,13 @@ fn the_shuttle_battery_catches_the_lost_wake_up_and_its_replay_fails_the_same_wa
     let replayed = failure_of_replay(&replay).expect("the replay fails too");
     assert_eq!(replayed.message, failed.message);
 }
+
+/// A failing battery panics like any failing test, naming its setup: it no longer aborts the
+/// binary, so the tests beside it still run and report.
+#[test]
+#[should_panic(
+    expected = "the loom battery's setup \"due timers from several threads each run once\" failed on sorted-vec-forgets-to-signal: deadlock"
+)]
+fn a_failing_loom_battery_fails_its_own_test_only() {
+    ticklab::battery::loom::<SortedVecForgetsToSignal>();
+}
