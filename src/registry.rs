@@ -142,6 +142,7 @@ impl Registry {
         .with_timer_design::<HashedDesign>()
         .with_timer_design::<ticklab_models::timer::TokioWheelDesign>()
         .with_timer_design::<ticklab_models::timer::GoTimersDesign>()
+        .with_timer_design::<ticklab_models::timer::HashedWheelDesign>()
     }
 
     /// Adds a timer design under its [`BuildTimerDesign::NAME`].

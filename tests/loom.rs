@@ -15,8 +15,9 @@ use ticklab::Registry;
 use ticklab::battery::{DEADLOCK, LATE, failure_of, loom_setup};
 use ticklab::models::sync::Primitives;
 use ticklab::models::timer::{
-    Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, GoTimers, Promise, Protocol,
-    RuntimeProtocol, TimerParams, TokioWheel, TokioWheelDesign,
+    Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, GoTimers, HashedWheel,
+    HashedWheelDesign, Promise, Protocol, RuntimeProtocol, TimerParams, TokioWheel,
+    TokioWheelDesign, WheelProtocol,
 };
 
 /// Runs a battery setup on every design the registry lists, so a new design is checked the
@@ -154,6 +155,26 @@ mod mutants {
         const FENCED_HANDSHAKE: bool = false;
     }
 
+    struct ForgetsToWakeTheIdleWorker;
+    impl WheelProtocol for ForgetsToWakeTheIdleWorker {
+        const SIGNAL_WHEN_IDLE: bool = false;
+    }
+
+    /// Netty's wheel under protocol `V`: a coarse design, which fires up to a tick late on
+    /// purpose, and passes the battery only because the battery's clock moves.
+    struct HashedWheelWith<V>(PhantomData<V>);
+
+    impl<V: WheelProtocol> BuildTimerDesign for HashedWheelWith<V> {
+        const NAME: &'static str = "hashed-wheel-mutant";
+        const ABOUT: &'static str = "Netty's wheel with one protocol step flipped";
+        const PROMISE: Promise = <HashedWheelDesign as BuildTimerDesign>::PROMISE;
+        type Design<S: Primitives, P: Send + 'static> = HashedWheel<S, P, V>;
+
+        fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> HashedWheel<S, P, V> {
+            HashedWheel::new(params.capacity, params.clock)
+        }
+    }
+
     /// Runs `mutants::inner::<name>` in a child process and asserts that its model failed, and
     /// that its first panic names `cause`.
     fn assert_loom_catches(name: &str, cause: &str) {
@@ -213,9 +234,22 @@ mod mutants {
 
         #[test]
         #[ignore = "run in a child process by its outer test"]
+        fn hashed_wheel_forgets_to_wake() {
+            loom_setup::<HashedWheelWith<ForgetsToWakeTheIdleWorker>>(
+                "due timers from several threads each run once",
+            );
+        }
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
         fn go_unfenced_handshake() {
             loom_setup::<GoTimersWith<UnfencedHandshake>>(CANCELLED_FAR);
         }
+    }
+
+    #[test]
+    fn a_hashed_wheel_that_forgets_to_wake_its_idle_worker_loses_a_wake_up() {
+        assert_loom_catches("hashed_wheel_forgets_to_wake", DEADLOCK);
     }
 
     #[test]

@@ -42,6 +42,7 @@ mod bucketed;
 mod global_heap;
 pub mod go_timers;
 mod hashed;
+pub mod hashed_wheel;
 mod promise;
 mod slots;
 pub mod tokio_wheel;
@@ -52,6 +53,7 @@ pub use go_timers::{
     Go, GoTimeout, GoTimers, GoTimersDesign, GoTimersThread, GoVersion, RuntimeProtocol,
 };
 pub use hashed::{Hashed, HashedThread};
+pub use hashed_wheel::{HashedWheel, HashedWheelDesign, HashedWheelThread, Netty, WheelProtocol};
 pub use promise::Promise;
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};

@@ -1,0 +1,459 @@
+//! Netty's `HashedWheelTimer`: one worker thread and a wheel of 512 buckets, each the timers due
+//! in one 100 ms tick, with the turns of the wheel each still has to wait.
+//!
+//! A timer is filed by its deadline's tick since the worker started: bucket `tick % 512`, after
+//! `(tick - now's tick) / 512` more turns. New timers wait in a queue that the worker moves into
+//! the wheel at each tick, and cancels are queued the same way, taken out of their buckets at the
+//! next tick. At tick `k`, once its end has passed, the worker runs the timers of bucket `k %
+//! 512` that have no turns left, and counts the others down. So a timer fires at the end of the
+//! tick its deadline falls in: up to one tick late, on purpose, which is its promise. A timer
+//! whose deadline has passed when the worker first sees it fires at once.
+//!
+//! Netty's worker ticks for ever. This one sleeps with no deadline while the wheel and the queues
+//! are empty, so a timer armed then must wake it: schedule bumps the worker's signal count
+//! whenever it finds it idle ([`WheelProtocol::SIGNAL_WHEN_IDLE`]).
+
+use std::marker::PhantomData;
+use std::sync::atomic::Ordering::SeqCst;
+
+use super::slots::{Slots, Start};
+use super::{ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId, Unscheduled};
+use crate::sync::{Atomic64, Lock, Primitives};
+
+/// Netty's default tick.
+pub const TICK_NS: i64 = 100_000_000;
+/// Netty's default wheel.
+pub const BUCKETS: usize = 512;
+
+/// The steps of the design that a model check flips one at a time.
+pub trait WheelProtocol: Send + Sync + 'static {
+    /// Bump the worker's signal count when a timer arrives while it sleeps with no deadline.
+    const SIGNAL_WHEN_IDLE: bool = true;
+}
+
+/// The design as it should be.
+#[derive(Debug)]
+pub struct Netty;
+
+impl WheelProtocol for Netty {}
+
+struct Entry<P> {
+    deadline_ns: i64,
+    /// Turns of the wheel still to wait once filed.
+    rounds: u64,
+    id: TimerId,
+    payload: P,
+}
+
+struct WheelState<P> {
+    /// Timers armed since the worker last ticked: Netty's queue of new timeouts.
+    arrived: Vec<Entry<P>>,
+    buckets: Vec<Vec<Entry<P>>>,
+    /// Timers cancelled since the worker last ticked, taken out of the wheel at the next tick.
+    cancelled: Vec<TimerId>,
+    /// Where each filed timer waits, by slot: its bucket.
+    bucket_of: Vec<u32>,
+    /// When the worker started, on the design's clock: ticks count from it.
+    start_ns: Option<i64>,
+    /// The next tick to end.
+    tick: u64,
+    /// Timers in the wheel and the arrivals queue.
+    held: usize,
+    /// The worker sleeps with no deadline.
+    idle: bool,
+    free: Vec<u32>,
+    stopped: bool,
+}
+
+/// Netty's hashed wheel on primitives `S`, carrying payloads `P`, under protocol `W`.
+pub struct HashedWheel<S: Primitives, P: Send, W: WheelProtocol = Netty> {
+    state: S::Mutex<WheelState<P>>,
+    slots: Slots<S>,
+    /// The worker's futex word.
+    signals: S::AtomicU64,
+    clock: TimerClock,
+    protocol: PhantomData<W>,
+}
+
+impl<S: Primitives, P: Send, W: WheelProtocol> std::fmt::Debug for HashedWheel<S, P, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HashedWheel")
+            .field("slots", &self.slots.minted())
+            .field("clock", &self.clock)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The worker's own state: slots it freed, returned on its next turn with the lock.
+#[derive(Debug, Default)]
+pub struct HashedWheelThread {
+    freed: Vec<u32>,
+}
+
+impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
+    pub fn new(capacity: usize, clock: TimerClock) -> Self {
+        HashedWheel {
+            state: S::Mutex::new(WheelState {
+                arrived: Vec::new(),
+                buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+                cancelled: Vec::new(),
+                bucket_of: Vec::new(),
+                start_ns: None,
+                tick: 0,
+                held: 0,
+                idle: false,
+                free: Vec::new(),
+                stopped: false,
+            }),
+            slots: Slots::new(capacity),
+            signals: S::AtomicU64::new(0),
+            clock,
+            protocol: PhantomData,
+        }
+    }
+}
+
+/// What the worker does next, decided under the lock.
+enum Step<P> {
+    Fire(Vec<Entry<P>>),
+    Sleep(Sleep),
+}
+
+impl<P> WheelState<P> {
+    /// Files the arrivals in their buckets, counted from the tick about to end.
+    fn file_arrivals(&mut self, start_ns: i64) {
+        for mut entry in std::mem::take(&mut self.arrived) {
+            let ticks = (entry.deadline_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
+            entry.rounds = ticks.saturating_sub(self.tick) / BUCKETS as u64;
+            let bucket = (ticks.max(self.tick) % BUCKETS as u64) as usize;
+            let slot = entry.id.slot() as usize;
+            if self.bucket_of.len() <= slot {
+                self.bucket_of.resize(slot + 1, 0);
+            }
+            self.bucket_of[slot] = bucket as u32;
+            self.buckets[bucket].push(entry);
+        }
+    }
+
+    /// Takes cancelled timers out of the arrivals and the wheel, and frees their slots; a timer
+    /// whose cancel won the race with its expiry was taken out already, and is freed here too.
+    fn drop_cancelled(&mut self) {
+        for id in std::mem::take(&mut self.cancelled) {
+            let slot = id.slot() as usize;
+            let held = if let Some(at) = self.arrived.iter().position(|entry| entry.id == id) {
+                self.arrived.swap_remove(at);
+                true
+            } else {
+                let bucket = self.bucket_of.get(slot).map(|&bucket| bucket as usize);
+                bucket.is_some_and(|bucket| {
+                    let entries = &mut self.buckets[bucket];
+                    let at = entries.iter().position(|entry| entry.id == id);
+                    at.map(|at| entries.swap_remove(at)).is_some()
+                })
+            };
+            self.held -= usize::from(held);
+            self.free.push(id.slot());
+        }
+    }
+
+    /// Counts down the bucket of the tick that just ended, and takes out the timers with no
+    /// turns left.
+    fn expire(&mut self) -> Vec<Entry<P>> {
+        let bucket = &mut self.buckets[(self.tick % BUCKETS as u64) as usize];
+        let mut due = Vec::new();
+        let mut at = 0;
+        while at < bucket.len() {
+            if bucket[at].rounds == 0 {
+                due.push(bucket.swap_remove(at));
+            } else {
+                bucket[at].rounds -= 1;
+                at += 1;
+            }
+        }
+        self.held -= due.len();
+        self.tick += 1;
+        due
+    }
+
+    /// Takes out the arrivals whose deadline has passed.
+    fn take_overdue(&mut self, now_ns: i64) -> Vec<Entry<P>> {
+        let mut due = Vec::new();
+        let mut at = 0;
+        while at < self.arrived.len() {
+            if self.arrived[at].deadline_ns <= now_ns {
+                due.push(self.arrived.swap_remove(at));
+            } else {
+                at += 1;
+            }
+        }
+        self.held -= due.len();
+        due
+    }
+
+    fn drain(&mut self) {
+        let arrived = std::mem::take(&mut self.arrived);
+        let filed = self.buckets.iter_mut().flat_map(std::mem::take);
+        let slots: Vec<u32> = arrived
+            .into_iter()
+            .chain(filed)
+            .map(|entry| entry.id.slot())
+            .collect();
+        self.free.extend(slots);
+        self.held = 0;
+    }
+}
+
+impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
+    fn next_step(&self, thread: &mut HashedWheelThread, now_ns: i64) -> Step<P> {
+        self.state.with(|state| {
+            state.free.append(&mut thread.freed);
+            if state.stopped {
+                // A cancel that won the race with the expiry of its timer frees the slot here.
+                state.drop_cancelled();
+                state.drain();
+                return Step::Sleep(Sleep {
+                    until_ns: None,
+                    seen_signals: 0,
+                    stopped: true,
+                });
+            }
+            let start_ns = *state.start_ns.get_or_insert(now_ns);
+            state.drop_cancelled();
+            if state.held == 0 {
+                // Nothing to wait for: the ticks that pass meanwhile need no work.
+                state.tick = (now_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
+                state.idle = true;
+                return Step::Sleep(Sleep {
+                    until_ns: None,
+                    seen_signals: self.signals.load(SeqCst),
+                    stopped: false,
+                });
+            }
+            let tick_end_ns = |tick: u64| start_ns.saturating_add((tick as i64 + 1) * TICK_NS);
+            while now_ns >= tick_end_ns(state.tick) {
+                state.file_arrivals(start_ns);
+                let due = state.expire();
+                if !due.is_empty() {
+                    return Step::Fire(due);
+                }
+            }
+            // A timer already due when the worker first sees it fires at once, as Netty's does
+            // at the tick end where it is transferred. Here the worker also sees arrivals when a
+            // schedule wakes it from idle, mid-tick, so waiting for the tick's end would add a
+            // tick to a timer that is late already.
+            let overdue = state.take_overdue(now_ns);
+            if !overdue.is_empty() {
+                return Step::Fire(overdue);
+            }
+            Step::Sleep(Sleep {
+                until_ns: Some(tick_end_ns(state.tick)),
+                seen_signals: self.signals.load(SeqCst),
+                stopped: false,
+            })
+        })
+    }
+}
+
+impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S, P, W> {
+    type ThreadState = HashedWheelThread;
+
+    fn clock(&self) -> TimerClock {
+        self.clock
+    }
+
+    fn timer_threads(&self) -> usize {
+        1
+    }
+
+    fn new_thread_state(&self, _thread: usize) -> HashedWheelThread {
+        HashedWheelThread::default()
+    }
+
+    fn schedule(
+        &self,
+        deadline_ns: i64,
+        payload: P,
+        _caller: u64,
+    ) -> Result<Scheduled, ScheduleError> {
+        self.state.with(|state| {
+            if state.stopped {
+                return Err(ScheduleError::Stopped);
+            }
+            let slot = state
+                .free
+                .pop()
+                .or_else(|| self.slots.mint())
+                .ok_or(ScheduleError::Full)?;
+            let id = self.slots.id_for(slot);
+            state.arrived.push(Entry {
+                deadline_ns,
+                rounds: 0,
+                id,
+                payload,
+            });
+            state.held += 1;
+            let wake = std::mem::take(&mut state.idle);
+            if wake && W::SIGNAL_WHEN_IDLE {
+                self.signals.fetch_add(1, SeqCst);
+            }
+            Ok(Scheduled {
+                id,
+                thread: 0,
+                took_global_lock: true,
+                wake,
+            })
+        })
+    }
+
+    fn unschedule(&self, id: TimerId) -> Unscheduled {
+        let outcome = self.slots.cancel(id);
+        if outcome == Unscheduled::Cancelled {
+            self.state.with(|state| state.cancelled.push(id));
+        }
+        outcome
+    }
+
+    fn run_round(
+        &self,
+        thread: &mut HashedWheelThread,
+        mut now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> Sleep {
+        loop {
+            match self.next_step(thread, now_ns) {
+                Step::Fire(due) => {
+                    for entry in due {
+                        // A cancel that won the race is still queued: its slot is freed there.
+                        if self.slots.start(entry.id) == Start::Run {
+                            now_ns = fire(entry.id, entry.payload);
+                            self.slots.finish(entry.id);
+                            thread.freed.push(entry.id.slot());
+                        }
+                    }
+                }
+                Step::Sleep(sleep) => return sleep,
+            }
+        }
+    }
+
+    fn signals(&self, _thread: usize) -> u64 {
+        self.signals.load(SeqCst)
+    }
+
+    fn stop(&self) -> bool {
+        self.state.with(|state| {
+            state.stopped = true;
+            self.signals.fetch_add(1, SeqCst);
+        });
+        true
+    }
+
+    fn slots_in_use(&self) -> usize {
+        self.slots.minted() - self.state.with(|state| state.free.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::StdPrimitives;
+
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn a_timer_fires_at_the_end_of_the_tick_its_deadline_falls_in() {
+        let wheel: HashedWheel<StdPrimitives, &str> = HashedWheel::new(8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        let idle = wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        assert_eq!(idle.until_ns, None, "an empty wheel sleeps until woken");
+        let scheduled = wheel.schedule(250 * MS, "a", 0).unwrap();
+        assert!(scheduled.wake && wheel.signals(0) != idle.seen_signals);
+        let mut fired = Vec::new();
+        let sleep = wheel.run_round(&mut thread, 0, &mut |_, payload| {
+            fired.push(payload);
+            0
+        });
+        assert_eq!(sleep.until_ns, Some(100 * MS));
+        wheel.run_round(&mut thread, 200 * MS, &mut |_, payload| {
+            fired.push(payload);
+            200 * MS
+        });
+        assert!(fired.is_empty(), "tick 2 has not ended");
+        let sleep = wheel.run_round(&mut thread, 300 * MS, &mut |_, payload| {
+            fired.push(payload);
+            300 * MS
+        });
+        assert_eq!(fired, ["a"]);
+        assert_eq!(sleep.until_ns, None);
+        assert_eq!(wheel.slots_in_use(), 0);
+    }
+
+    #[test]
+    fn a_timer_turns_of_the_wheel_away_waits_its_turns() {
+        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        let turn_ns = BUCKETS as i64 * TICK_NS;
+        wheel.schedule(turn_ns + 50 * MS, 1, 0).unwrap();
+        let mut fired = Vec::new();
+        let mut now_ns = 0;
+        while fired.is_empty() && now_ns <= 2 * turn_ns {
+            now_ns += TICK_NS;
+            wheel.run_round(&mut thread, now_ns, &mut |_, payload| {
+                fired.push((payload, now_ns));
+                now_ns
+            });
+        }
+        assert_eq!(fired, [(1, turn_ns + TICK_NS)]);
+    }
+
+    #[test]
+    fn a_cancelled_timer_leaves_the_wheel_at_the_next_tick_and_never_fires() {
+        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        let id = wheel.schedule(50 * MS, 1, 0).unwrap().id;
+        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        assert_eq!(wheel.unschedule(id), Unscheduled::Cancelled);
+        let sleep = wheel.run_round(&mut thread, 100 * MS, &mut |_, _| panic!("it fired"));
+        assert_eq!(sleep.until_ns, None);
+        assert_eq!(wheel.slots_in_use(), 0);
+    }
+
+    #[test]
+    fn a_timer_already_due_when_the_worker_sees_it_fires_at_once() {
+        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        // The worker, idle at 930 ms, mid-tick, is woken by a timer whose deadline passed at
+        // 850 ms, in a tick that has ended (its caller was held up).
+        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        wheel.run_round(&mut thread, 930 * MS, &mut |_, _| 0);
+        wheel.schedule(850 * MS, 1, 0).unwrap();
+        let mut fired = Vec::new();
+        let sleep = wheel.run_round(&mut thread, 930 * MS, &mut |_, payload| {
+            fired.push(payload);
+            930 * MS
+        });
+        assert_eq!(fired, [1], "not at the tick's end, 70 ms later");
+        assert_eq!(sleep.until_ns, None);
+    }
+}
+
+/// [`HashedWheel`] as scenario files name it.
+#[derive(Debug)]
+pub struct HashedWheelDesign;
+
+impl super::BuildTimerDesign for HashedWheelDesign {
+    const NAME: &'static str = "hashed-wheel";
+    const ABOUT: &'static str = "Netty's HashedWheelTimer: one worker, 512 buckets of 100 ms ticks \
+         with turns to wait, new timers and cancels queued for the next tick";
+    /// A timer fires at the end of the tick its deadline falls in.
+    const PROMISE: super::Promise = super::Promise::Within {
+        late_ns: TICK_NS as u64,
+    };
+    type Design<S: Primitives, P: Send + 'static> = HashedWheel<S, P>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &super::TimerParams) -> HashedWheel<S, P> {
+        HashedWheel::new(params.capacity, params.clock)
+    }
+}
