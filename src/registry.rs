@@ -40,7 +40,7 @@
 
 use std::fmt;
 
-use ticklab_models::timer::{BuildTimerDesign, DesignKey, Promise, TimerParams};
+use ticklab_models::timer::{BuildTimerDesign, DesignKey, DesignMetric, Promise, TimerParams};
 
 use crate::scenario::{Scenario, ScenarioError};
 use crate::timer::designs::{SimTimers, build};
@@ -50,8 +50,10 @@ use crate::timer::designs::{SimTimers, build};
 pub struct TimerDesignEntry {
     pub name: &'static str,
     pub about: &'static str,
-    /// The design-specific keys it reads.
+    /// The keys of its own it reads from `[model]`.
     pub keys: &'static [DesignKey],
+    /// The metrics of its own it reports.
+    pub metrics: &'static [DesignMetric],
     /// Listed in hints and errors; planted bugs are not.
     pub listed: bool,
     /// What one timer it holds costs in memory at most.
@@ -72,6 +74,7 @@ impl TimerDesignEntry {
             name: B::NAME,
             about: B::ABOUT,
             keys: B::KEYS,
+            metrics: B::METRICS,
             listed: true,
             bytes_per_timer: B::BYTES_PER_TIMER,
             promise: B::PROMISE,
@@ -99,8 +102,9 @@ impl TimerDesignEntry {
         (self.build)(params)
     }
 
-    pub fn reads(&self, key: DesignKey) -> bool {
-        self.keys.contains(&key)
+    /// Whether it reads the key named `name`.
+    pub fn reads(&self, name: &str) -> bool {
+        self.keys.iter().any(|key| key.name == name)
     }
 }
 
@@ -167,6 +171,7 @@ impl Registry {
             "a timer design named `{}` is already registered",
             entry.name
         );
+        check_own_names(&entry);
         self.timer_designs.push(entry);
         self
     }
@@ -188,6 +193,48 @@ impl Registry {
     /// Reads and validates a scenario file against this registry.
     pub fn load(&self, path: &std::path::Path) -> Result<Scenario, ScenarioError> {
         crate::scenario::load_with(self, path)
+    }
+}
+
+/// A design's own keys and metrics must not hide a timer scenario's, nor each other: a file or
+/// an `[expect]` could not tell them apart.
+///
+/// # Panics
+/// On the first name that clashes, naming it.
+fn check_own_names(entry: &TimerDesignEntry) {
+    let shared_keys = crate::scenario::keys_of::<crate::timer::spec::TimerSpec>();
+    let mut keys: Vec<&str> = Vec::new();
+    for key in entry.keys {
+        assert!(
+            !shared_keys.contains(&key.name) && !keys.contains(&key.name),
+            "timer design `{}` declares the key `{}`, which {}",
+            entry.name,
+            key.name,
+            if keys.contains(&key.name) {
+                "it declares twice"
+            } else {
+                "every timer scenario already has"
+            }
+        );
+        keys.push(key.name);
+    }
+    let mut metrics: Vec<&str> = Vec::new();
+    for metric in entry.metrics {
+        let shared = crate::timer::METRICS
+            .iter()
+            .any(|shared| shared.name == metric.name);
+        assert!(
+            !shared && !metrics.contains(&metric.name),
+            "timer design `{}` declares the metric `{}`, which {}",
+            entry.name,
+            metric.name,
+            if shared {
+                "every timer run already reports"
+            } else {
+                "it declares twice"
+            }
+        );
+        metrics.push(metric.name);
     }
 }
 

@@ -93,6 +93,11 @@ pub enum RunError {
         /// How many could wait, as estimated; 0 once stopped.
         wakes: u128,
     },
+    /// The design declared a metric of its own and did not report it.
+    UnreportedMetric {
+        design: &'static str,
+        metric: &'static str,
+    },
     /// Writing the trace failed.
     Io(io::Error),
     /// The simulator a model runs inside (turmoil, for hosts) stopped with an error.
@@ -201,6 +206,12 @@ impl fmt::Display for RunError {
                      latencies and timeouts, or lower the rate"
                 )
             }
+            RunError::UnreportedMetric { design, metric } => write!(
+                f,
+                "the {design} design declares the metric `{metric}` and did not report it at \
+                 the end of the run\n  hint: its `TimerDesign::metric` must answer \
+                 Some(value) for every name in its `BuildTimerDesign::METRICS`"
+            ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
             RunError::Simulator(why) => write!(f, "{why}"),
         }

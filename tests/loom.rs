@@ -14,6 +14,8 @@ use std::marker::PhantomData;
 use ticklab::Registry;
 use ticklab::battery::{DEADLOCK, LATE, failure_of, loom_setup};
 use ticklab::models::sync::Primitives;
+use ticklab::models::timer::builtin::BUCKETS;
+use ticklab::models::timer::go_timers::{GOMAXPROCS, GoTimeout, GoVersion};
 use ticklab::models::timer::{
     Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, GoTimers, HashedWheel,
     HashedWheelDesign, Promise, Protocol, RuntimeProtocol, TimerParams, TokioWheel,
@@ -69,11 +71,12 @@ struct BucketedWith<V>(PhantomData<V>);
 impl<V: Protocol> BuildTimerDesign for BucketedWith<V> {
     const NAME: &'static str = "bucketed-mutant";
     const ABOUT: &'static str = "brpc's design with one protocol step flipped";
-    const KEYS: &'static [DesignKey] = &[DesignKey::Buckets];
+    const KEYS: &'static [DesignKey] = &[BUCKETS];
     type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P, V>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P, V> {
-        Bucketed::new(params.buckets, params.capacity, params.clock)
+        let buckets = params.count(&BUCKETS).expect("a default") as usize;
+        Bucketed::new(buckets, params.capacity, params.clock)
     }
 }
 
@@ -101,12 +104,15 @@ impl<V: RuntimeProtocol> BuildTimerDesign for GoTimersWith<V> {
     type Design<S: Primitives, P: Send + 'static> = GoTimers<S, P, V>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GoTimers<S, P, V> {
+        let procs = params
+            .count(&GOMAXPROCS)
+            .map_or(params.cores, |procs| procs as usize);
         GoTimers::new(
-            params.gomaxprocs,
+            procs,
             params.capacity,
             params.clock,
-            params.go_version,
-            params.go_timeout,
+            GoVersion::Go1_23,
+            GoTimeout::Context,
         )
     }
 }

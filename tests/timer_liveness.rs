@@ -33,11 +33,12 @@ impl<S: Primitives, P: Send + 'static, const EXTRA_NS: i64> TimerDesign<P>
 
     fn schedule(
         &self,
+        now_ns: i64,
         deadline_ns: i64,
         payload: P,
         caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
-        self.0.schedule(deadline_ns, payload, caller)
+        self.0.schedule(now_ns, deadline_ns, payload, caller)
     }
 
     fn unschedule(&self, id: TimerId) -> Unscheduled {

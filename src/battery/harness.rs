@@ -130,7 +130,7 @@ macro_rules! harness {
                 ) -> TimerId {
                     let scheduled: Scheduled = self
                         .timers
-                        .schedule(deadline_ns, timer, caller)
+                        .schedule(NOW, deadline_ns, timer, caller)
                         .expect("the battery never fills the design's slots");
                     if scheduled.wake {
                         self.wake_all();

@@ -59,13 +59,16 @@ pub const LATE: &str = "a thread slept past it";
 /// loom's state space small while still letting schedulers miss each other, and a heap of two
 /// already gets swept, so that a design with brpc's reclaim fix has its sweep explored too.
 pub fn battery_params() -> TimerParams {
-    TimerParams {
-        buckets: 2,
-        timer_threads: 2,
-        gomaxprocs: 2,
-        heap_sweep_min_size: 2,
-        ..TimerParams::new(TimerClock::Monotonic, 8)
-    }
+    use ticklab_models::timer::KeyValue::Count;
+    use ticklab_models::timer::builtin::{BUCKETS, HEAP_SWEEP_MIN_SIZE, TIMER_THREADS};
+    use ticklab_models::timer::go_timers::GOMAXPROCS;
+    let mut params = TimerParams::new(TimerClock::Monotonic, 8);
+    params.cores = 2;
+    params
+        .with(&BUCKETS, Count(2))
+        .with(&TIMER_THREADS, Count(2))
+        .with(&GOMAXPROCS, Count(2))
+        .with(&HEAP_SWEEP_MIN_SIZE, Count(2))
 }
 
 /// Runs every setup of the battery under loom on design `B`. Panics, naming the setup, if loom
@@ -110,10 +113,8 @@ fn on_loom<B: BuildTimerDesign>() -> B::Design<LoomPrimitives, usize> {
 
 /// The design on shuttle's primitives, with room for the larger setups.
 fn on_shuttle<B: BuildTimerDesign>() -> B::Design<ShuttlePrimitives, usize> {
-    let params = TimerParams {
-        capacity: 64,
-        ..battery_params()
-    };
+    let mut params = battery_params();
+    params.capacity = 64;
     B::build::<ShuttlePrimitives, usize>(&params)
 }
 

@@ -83,7 +83,42 @@ pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Fai
         plural(workloads.len(), "workload"),
         plural(designs.len(), "timer design")
     ))?;
-    super::print(table)
+    super::print(table)?;
+    let own = own_metrics(registry, &workloads, &designs, &cells, &summaries);
+    if own.row_count() > 0 {
+        super::print("\nWhat each design reports of its own:")?;
+        super::print(own)?;
+    }
+    Ok(())
+}
+
+/// The metrics designs declare for themselves, one row per workload, design and metric.
+fn own_metrics(
+    registry: &Registry,
+    workloads: &[Workload],
+    designs: &[&str],
+    cells: &[(usize, usize)],
+    summaries: &[(Summary, u64)],
+) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(ASCII_MARKDOWN)
+        .force_no_tty()
+        .set_header(vec!["workload", "design", "metric", "value"]);
+    for (&(workload, design), (summary, _)) in cells.iter().zip(summaries) {
+        let declared = registry
+            .timer_design(designs[design])
+            .map_or(&[][..], |entry| entry.metrics);
+        for metric in declared {
+            table.add_row(vec![
+                workload_name(&workloads[workload]),
+                designs[design].to_string(),
+                metric.name.to_string(),
+                summary.get(metric.name).unwrap_or(0).to_string(),
+            ]);
+        }
+    }
+    table
 }
 
 const HEADER: [&str; 11] = [

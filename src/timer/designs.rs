@@ -14,6 +14,7 @@ pub(crate) trait SimTimers {
     fn timer_threads(&self) -> usize;
     fn schedule(
         &self,
+        now_ns: i64,
         deadline_ns: i64,
         call: u32,
         caller: u64,
@@ -28,6 +29,7 @@ pub(crate) trait SimTimers {
     fn woken_by_round(&mut self, thread: usize) -> Option<usize>;
     fn signals(&self, thread: usize) -> u64;
     fn slots_in_use(&self) -> usize;
+    fn metric(&self, name: &str) -> Option<u64>;
 }
 
 /// A built design with its threads' states.
@@ -47,11 +49,12 @@ impl<D: TimerDesign<u32>> SimTimers for Built<D> {
 
     fn schedule(
         &self,
+        now_ns: i64,
         deadline_ns: i64,
         call: u32,
         caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
-        self.design.schedule(deadline_ns, call, caller)
+        self.design.schedule(now_ns, deadline_ns, call, caller)
     }
 
     fn unschedule(&self, id: TimerId) -> Unscheduled {
@@ -78,6 +81,10 @@ impl<D: TimerDesign<u32>> SimTimers for Built<D> {
 
     fn slots_in_use(&self) -> usize {
         self.design.slots_in_use()
+    }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        self.design.metric(name)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Timer threads under an RPC-style load: clients arm a timeout per call and cancel it when the
 //! response arrives; the design's timer thread(s) run the timeouts that fire.
 
+mod design_keys;
 pub(crate) mod designs;
 mod events;
 mod model;

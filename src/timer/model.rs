@@ -41,7 +41,7 @@ impl ModelConfig for TimerConfig {
     }
 
     fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(METRICS)
+        ExpectSchema::flat(&self.metrics)
     }
 
     fn run(

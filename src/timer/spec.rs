@@ -1,9 +1,10 @@
 //! The `[model]` table of a timer scenario: an RPC-style load on one timer design.
 
 use serde::Deserialize;
-use ticklab_models::timer::{DesignKey, GoTimeout, GoVersion, TimerClock, TimerParams};
+use ticklab_models::timer::{DesignKey, KeyValue, TimerClock, TimerParams};
 use toml::Spanned;
 
+use crate::expect::Metric;
 use crate::registry::{Registry, TimerDesignEntry};
 use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
 use crate::scenario::{Located, ScenarioError};
@@ -13,32 +14,10 @@ impl Named for TimerClock {
     const NAMES: &'static [&'static str] = TimerClock::NAMES;
 }
 
-impl Named for GoVersion {
-    const ALL: &'static [Self] = &GoVersion::ALL;
-    const NAMES: &'static [&'static str] = GoVersion::NAMES;
-    /// The releases whose timers behave as one of the two.
-    const UNLISTED: &'static [(Self, &'static str)] = &[
-        (GoVersion::Go1_22, "1.14"),
-        (GoVersion::Go1_22, "1.15"),
-        (GoVersion::Go1_22, "1.16"),
-        (GoVersion::Go1_22, "1.17"),
-        (GoVersion::Go1_22, "1.18"),
-        (GoVersion::Go1_22, "1.19"),
-        (GoVersion::Go1_22, "1.20"),
-        (GoVersion::Go1_22, "1.21"),
-        (GoVersion::Go1_23, "1.24"),
-        (GoVersion::Go1_23, "1.25"),
-        (GoVersion::Go1_23, "1.26"),
-    ];
-}
-
-impl Named for GoTimeout {
-    const ALL: &'static [Self] = &GoTimeout::ALL;
-    const NAMES: &'static [&'static str] = GoTimeout::NAMES;
-}
-
+/// The keys every timer scenario takes. A design's own keys are read beside them
+/// (in `timer::design_keys`), which also refuses any key neither knows.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
+#[serde(expecting = "a [model] table")]
 pub struct TimerSpec {
     #[allow(
         dead_code,
@@ -47,13 +26,6 @@ pub struct TimerSpec {
     kind: String,
     design: Spanned<String>,
     clock: Name<TimerClock>,
-    buckets: Option<Spanned<i64>>,
-    timer_threads: Option<Spanned<i64>>,
-    heap_sweep_min_size: Option<Spanned<i64>>,
-    max_wakeup_interval: Option<Spanned<DurationNs>>,
-    gomaxprocs: Option<Spanned<i64>>,
-    go_version: Option<Spanned<Name<GoVersion>>>,
-    go_timeout: Option<Spanned<Name<GoTimeout>>>,
     capacity: Option<Spanned<i64>>,
     task_bytes: Option<Spanned<i64>>,
     clients: Spanned<i64>,
@@ -73,18 +45,11 @@ pub struct TimerSpec {
 pub struct TimerConfig {
     pub design: TimerDesignEntry,
     pub clock: TimerClock,
-    /// Buckets of the bucketed design (brpc's default is 13).
-    pub buckets: usize,
-    /// Timer threads of the hashed design.
-    pub timer_threads: usize,
-    /// The heap size from which the reclaim fix sweeps cancelled timers (brpc's 4096).
-    pub heap_sweep_min_size: usize,
-    /// The reclaim fix's cap on the timer thread's sleep, if set.
-    pub max_wakeup_interval_ns: Option<u64>,
-    /// Ps of Go's timers; `None`: as many as the machine has cores, as Go's default.
-    pub gomaxprocs: Option<usize>,
-    pub go_version: GoVersion,
-    pub go_timeout: GoTimeout,
+    /// The design's own keys the file sets, in the file's order.
+    pub design_settings: Vec<(DesignKey, KeyValue)>,
+    /// What the summary reports and `[expect]` may bound: every timer run's metrics, then the
+    /// design's own.
+    pub metrics: Vec<Metric>,
     /// Bytes a timer slot stands for in the memory metrics: brpc's `Task` is one 64-byte cache
     /// line.
     pub task_bytes: u64,
@@ -111,9 +76,6 @@ pub struct TimerConfig {
     pub sleep_overshoot_ns: Option<u64>,
 }
 
-pub const DEFAULT_BUCKETS: usize = 13;
-pub const DEFAULT_TIMER_THREADS: usize = 4;
-pub const DEFAULT_HEAP_SWEEP_MIN_SIZE: usize = 4096;
 /// brpc's `TimerThread::Task` is `BAIDU_CACHELINE_ALIGNMENT`: 64 bytes each.
 pub const DEFAULT_TASK_BYTES: u64 = 64;
 /// As many as a design may have: brpc's slots grow until memory runs out, and a run that would
@@ -162,17 +124,18 @@ fn positive(
 impl TimerConfig {
     /// What the design is built with, on a machine of `cores` cores.
     pub fn params(&self, cores: usize) -> TimerParams {
-        TimerParams {
-            gomaxprocs: self.gomaxprocs.unwrap_or(cores),
-            go_version: self.go_version,
-            go_timeout: self.go_timeout,
-            clock: self.clock,
-            capacity: self.capacity,
-            buckets: self.buckets,
-            timer_threads: self.timer_threads,
-            heap_sweep_min_size: self.heap_sweep_min_size,
-            max_wakeup_interval_ns: self.max_wakeup_interval_ns,
-        }
+        let mut params = TimerParams::new(self.clock, self.capacity);
+        params.cores = cores;
+        self.design_settings
+            .iter()
+            .fold(params, |params, (key, value)| params.with(key, *value))
+    }
+
+    /// The most timer threads the design runs on any machine.
+    pub fn most_timer_threads(&self) -> usize {
+        self.design
+            .build(&self.params(ticklab_models::timer::go_timers::MAX_PROCS))
+            .timer_threads()
     }
 }
 
@@ -199,36 +162,6 @@ pub(crate) fn design(
         .with_hint(hint))
 }
 
-/// A design-specific key, refused for a design that does not read it.
-fn only_for<T>(
-    file: &Located<'_>,
-    registry: &Registry,
-    value: &Option<Spanned<T>>,
-    key: DesignKey,
-    design: &TimerDesignEntry,
-) -> Result<(), ScenarioError> {
-    match value {
-        Some(value) if !design.reads(key) => {
-            let readers: Vec<&str> = registry
-                .timer_designs()
-                .filter(|entry| entry.reads(key))
-                .map(|entry| entry.name)
-                .collect();
-            let name = key.name();
-            Err(file
-                .error(
-                    value.span(),
-                    format!("the {} design does not read `{name}`", design.name),
-                )
-                .with_hint(format!(
-                    "remove `{name}`, or pick a design that reads it: {}",
-                    readers.join(", ")
-                )))
-        }
-        _ => Ok(()),
-    }
-}
-
 pub(crate) fn validate(
     file: &Located<'_>,
     registry: &Registry,
@@ -236,86 +169,12 @@ pub(crate) fn validate(
     run_for_ns: u64,
 ) -> Result<TimerConfig, ScenarioError> {
     let design = design(file, registry, &spec.design)?;
-    only_for(file, registry, &spec.buckets, DesignKey::Buckets, &design)?;
-    only_for(
+    let design_settings = super::design_keys::read(
         file,
         registry,
-        &spec.timer_threads,
-        DesignKey::TimerThreads,
         &design,
+        crate::scenario::keys_of::<TimerSpec>(),
     )?;
-    only_for(
-        file,
-        registry,
-        &spec.heap_sweep_min_size,
-        DesignKey::HeapSweepMinSize,
-        &design,
-    )?;
-    only_for(
-        file,
-        registry,
-        &spec.max_wakeup_interval,
-        DesignKey::MaxWakeupInterval,
-        &design,
-    )?;
-    only_for(
-        file,
-        registry,
-        &spec.gomaxprocs,
-        DesignKey::Gomaxprocs,
-        &design,
-    )?;
-    only_for(
-        file,
-        registry,
-        &spec.go_version,
-        DesignKey::GoVersion,
-        &design,
-    )?;
-    only_for(
-        file,
-        registry,
-        &spec.go_timeout,
-        DesignKey::GoTimeout,
-        &design,
-    )?;
-    let gomaxprocs = spec
-        .gomaxprocs
-        .as_ref()
-        .map(|procs| {
-            count(
-                file,
-                &Some(procs.clone()),
-                "gomaxprocs",
-                1..=ticklab_models::timer::go_timers::MAX_PROCS as i64,
-                1,
-                "the Go program's Ps (GOMAXPROCS); leave it out for one per core of the machine",
-            )
-            .map(|procs| procs as usize)
-        })
-        .transpose()?;
-    let heap_sweep_min_size = count(
-        file,
-        &spec.heap_sweep_min_size,
-        "heap_sweep_min_size",
-        1..=DEFAULT_CAPACITY as i64,
-        DEFAULT_HEAP_SWEEP_MIN_SIZE as i64,
-        "the heap is swept of cancelled timers once it holds this many and has doubled since \
-         the last sweep (brpc_timer_heap_sweep_min_size, 4096 by default)",
-    )?;
-    let max_wakeup_interval_ns = spec
-        .max_wakeup_interval
-        .as_ref()
-        .map(|interval| {
-            positive(
-                file,
-                interval,
-                "max_wakeup_interval",
-                "the longest the timer thread sleeps while it holds timers, such as \"1s\"; \
-                 leave it out to sleep until the earliest deadline",
-            )
-        })
-        .transpose()?;
     let task_bytes = count(
         file,
         &spec.task_bytes,
@@ -323,22 +182,6 @@ pub(crate) fn validate(
         1..=1 << 20,
         DEFAULT_TASK_BYTES as i64,
         "the bytes one timer slot stands for in the memory metrics; brpc's Task is 64",
-    )?;
-    let buckets = count(
-        file,
-        &spec.buckets,
-        "buckets",
-        1..=1024,
-        DEFAULT_BUCKETS as i64,
-        "brpc allows 1 to 1024 buckets",
-    )?;
-    let timer_threads = count(
-        file,
-        &spec.timer_threads,
-        "timer_threads",
-        1..=64,
-        DEFAULT_TIMER_THREADS as i64,
-        "each thread is one heap",
     )?;
     let capacity = count(
         file,
@@ -412,19 +255,17 @@ pub(crate) fn validate(
     Ok(TimerConfig {
         design,
         clock: spec.clock.0,
-        buckets: buckets as usize,
-        timer_threads: timer_threads as usize,
-        heap_sweep_min_size: heap_sweep_min_size as usize,
-        max_wakeup_interval_ns,
-        gomaxprocs,
-        go_version: spec
-            .go_version
-            .as_ref()
-            .map_or(GoVersion::Go1_23, |version| version.get_ref().0),
-        go_timeout: spec
-            .go_timeout
-            .as_ref()
-            .map_or(GoTimeout::Context, |timeout| timeout.get_ref().0),
+        design_settings,
+        metrics: super::METRICS
+            .iter()
+            .copied()
+            .chain(
+                design
+                    .metrics
+                    .iter()
+                    .map(|own| Metric::count(own.name, own.about)),
+            )
+            .collect(),
         task_bytes: task_bytes as u64,
         capacity: capacity as usize,
         clients: clients as u32,

@@ -3,6 +3,7 @@
 use ticklab_sim::{NS_PER_SEC, ThreadCpu};
 
 use super::METRICS;
+use crate::expect::Metric;
 use crate::expect::NEVER;
 use crate::latencies::Latencies;
 use crate::trace::Summary;
@@ -108,6 +109,7 @@ impl TimerStats {
         end_ns: u64,
         lost: u64,
         memory: Memory,
+        (metrics, design_values): (&[Metric], &[u64]),
         threads: Vec<ThreadCpu>,
     ) -> Summary {
         self.on_live(memory.live_slots);
@@ -144,6 +146,8 @@ impl TimerStats {
             self.peak_live_slots.saturating_mul(memory.task_bytes),
             self.violations(),
         ];
-        Summary::new("timer", end_ns, METRICS, &values, threads)
+        debug_assert_eq!(values.len(), METRICS.len());
+        let values: Vec<u64> = values.iter().chain(design_values).copied().collect();
+        Summary::new("timer", end_ns, metrics, &values, threads)
     }
 }

@@ -88,7 +88,9 @@ impl<D: TimerDesign<P> + 'static, P: Send + 'static> ThreadedTimers<D, P> {
         payload: P,
         caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
-        let scheduled = self.design.schedule(deadline_ns, payload, caller)?;
+        let scheduled = self
+            .design
+            .schedule(self.now_ns(), deadline_ns, payload, caller)?;
         if scheduled.wake {
             self.wake(scheduled.thread);
         }

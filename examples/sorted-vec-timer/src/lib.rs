@@ -7,13 +7,39 @@
 //! model-checking battery on it, and on [`SortedVecForgetsToSignal`], a copy with a bug planted
 //! on purpose, which the battery must catch. [`SortedVecFiresOnlyPastDeadlines`] plants another,
 //! one that never returns: ticklab must stop it and name it, not hang.
+//!
+//! It adds a key of its own to scenario files, `search` ("binary" or "linear": how a new timer's
+//! place is found), and two metrics of its own to a run's summary, `comparisons` and
+//! `entries_moved`: what keeping the vector sorted costs.
 
 use std::sync::atomic::Ordering::SeqCst;
 
 use ticklab::models::sync::{Atomic64, Lock, Primitives};
 use ticklab::models::timer::{
-    BuildTimerDesign, ScheduleError, Scheduled, Sleep, TimerClock, TimerDesign, TimerId,
-    TimerParams, Unscheduled,
+    BuildTimerDesign, DesignKey, DesignMetric, ScheduleError, Scheduled, Sleep, TimerClock,
+    TimerDesign, TimerId, TimerParams, Unscheduled,
+};
+
+/// How `schedule` finds a new timer's place: `search = "binary"` (the default) or `"linear"`,
+/// which walks from the latest deadline down.
+pub const SEARCH: DesignKey = DesignKey::choice(
+    "search",
+    "how a new timer's place in the vector is found: \"binary\" (the default) or \"linear\", \
+     walking from the latest deadline down",
+    &["binary", "linear"],
+    "binary",
+);
+
+/// Deadline comparisons made to place new timers.
+pub const COMPARISONS: DesignMetric = DesignMetric {
+    name: "comparisons",
+    about: "deadline comparisons made to find each new timer's place",
+};
+
+/// Entries shifted by inserting and removing: a `Vec` keeps its order by moving the rest.
+pub const ENTRIES_MOVED: DesignMetric = DesignMetric {
+    name: "entries_moved",
+    about: "entries the vector shifted to insert new timers and remove cancelled ones",
 };
 
 /// One timer waiting in the vector.
@@ -30,6 +56,10 @@ struct State<P> {
     running: Option<TimerId>,
     next_id: u64,
     stopped: bool,
+    /// [`COMPARISONS`] so far.
+    comparisons: u64,
+    /// [`ENTRIES_MOVED`] so far.
+    entries_moved: u64,
 }
 
 /// The design: every scheduler and the one timer thread share the lock.
@@ -39,6 +69,8 @@ pub struct SortedVecTimer<S: Primitives, P: Send> {
     signals: S::AtomicU64,
     capacity: usize,
     clock: TimerClock,
+    /// Find a new timer's place by walking the vector rather than by bisecting it.
+    linear_search: bool,
     /// A planted bug: forget to bump `signals` for an earlier timer.
     forgets_to_signal: bool,
     /// A planted bug: fire only timers whose deadline has passed, not one due this very
@@ -63,10 +95,13 @@ impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
                 running: None,
                 next_id: 1,
                 stopped: false,
+                comparisons: 0,
+                entries_moved: 0,
             }),
             signals: S::AtomicU64::new(0),
             capacity,
             clock,
+            linear_search: false,
             forgets_to_signal: false,
             fires_only_past_deadlines: false,
         }
@@ -82,9 +117,23 @@ impl<S: Primitives, P: Send> SortedVecTimer<S, P> {
     }
 }
 
-/// Where a timer goes so the vector stays sorted latest first.
-fn position<P>(timers: &[Entry<P>], deadline_ns: i64, id: TimerId) -> usize {
-    timers.partition_point(|entry| (entry.deadline_ns, entry.id) > (deadline_ns, id))
+/// Where a timer goes so the vector stays sorted latest first, and how many comparisons it
+/// took to find.
+fn position<P>(timers: &[Entry<P>], deadline_ns: i64, id: TimerId, linear: bool) -> (usize, u64) {
+    let mut comparisons = 0;
+    let mut later = |entry: &Entry<P>| {
+        comparisons += 1;
+        (entry.deadline_ns, entry.id) > (deadline_ns, id)
+    };
+    let at = if linear {
+        timers
+            .iter()
+            .position(|entry| !later(entry))
+            .unwrap_or(timers.len())
+    } else {
+        timers.partition_point(later)
+    };
+    (at, comparisons)
 }
 
 /// The thread's next step, decided under the lock.
@@ -136,6 +185,7 @@ impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
 
     fn schedule(
         &self,
+        _now_ns: i64,
         deadline_ns: i64,
         payload: P,
         _caller: u64,
@@ -153,7 +203,9 @@ impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
                 .timers
                 .last()
                 .is_none_or(|entry| deadline_ns < entry.deadline_ns);
-            let at = position(&state.timers, deadline_ns, id);
+            let (at, comparisons) = position(&state.timers, deadline_ns, id, self.linear_search);
+            state.comparisons += comparisons;
+            state.entries_moved += (state.timers.len() - at) as u64;
             state.timers.insert(
                 at,
                 Entry {
@@ -182,6 +234,7 @@ impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
             match state.timers.iter().position(|entry| entry.id == id) {
                 Some(at) => {
                     state.timers.remove(at);
+                    state.entries_moved += (state.timers.len() - at) as u64;
                     Unscheduled::Cancelled
                 }
                 None => Unscheduled::NotFound,
@@ -218,6 +271,14 @@ impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
     fn slots_in_use(&self) -> usize {
         self.state.with(|state| state.timers.len())
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        self.state.with(|state| match name {
+            "comparisons" => Some(state.comparisons),
+            "entries_moved" => Some(state.entries_moved),
+            _ => None,
+        })
+    }
 }
 
 /// The design under the name scenario files give it: `design = "sorted-vec"`.
@@ -227,10 +288,15 @@ pub struct SortedVec;
 impl BuildTimerDesign for SortedVec {
     const NAME: &'static str = "sorted-vec";
     const ABOUT: &'static str = "one mutex around a Vec of timers sorted by deadline";
+    const KEYS: &'static [DesignKey] = &[SEARCH];
+    const METRICS: &'static [DesignMetric] = &[COMPARISONS, ENTRIES_MOVED];
     type Design<S: Primitives, P: Send + 'static> = SortedVecTimer<S, P>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> SortedVecTimer<S, P> {
-        SortedVecTimer::new(params.capacity, params.clock)
+        SortedVecTimer {
+            linear_search: params.choice(&SEARCH) == "linear",
+            ..SortedVecTimer::new(params.capacity, params.clock)
+        }
     }
 }
 
@@ -288,10 +354,10 @@ mod tests {
     fn timers_fire_in_deadline_order_and_a_cancelled_one_never_does() {
         let timers: SortedVecTimer<StdPrimitives, &str> =
             SortedVecTimer::new(8, TimerClock::Monotonic);
-        timers.schedule(300, "c", 0).unwrap();
-        let cancelled = timers.schedule(100, "cancelled", 0).unwrap();
-        timers.schedule(200, "b", 0).unwrap();
-        timers.schedule(100, "a", 0).unwrap();
+        timers.schedule(0, 300, "c", 0).unwrap();
+        let cancelled = timers.schedule(0, 100, "cancelled", 0).unwrap();
+        timers.schedule(0, 200, "b", 0).unwrap();
+        timers.schedule(0, 100, "a", 0).unwrap();
         assert_eq!(timers.unschedule(cancelled.id), Unscheduled::Cancelled);
         let mut fired = Vec::new();
         let sleep = timers.run_round(&mut (), 250, &mut |_, payload| {
@@ -301,5 +367,39 @@ mod tests {
         assert_eq!(fired, ["a", "b"]);
         assert_eq!(sleep.until_ns, Some(300));
         assert_eq!(timers.slots_in_use(), 1);
+    }
+
+    #[test]
+    fn a_linear_search_compares_more_and_both_move_the_same_entries() {
+        let run = |linear: bool| {
+            let timers: SortedVecTimer<StdPrimitives, u32> = SortedVecTimer {
+                linear_search: linear,
+                ..SortedVecTimer::new(64, TimerClock::Monotonic)
+            };
+            // Each new deadline is the earliest yet: its place is at the end of the vector.
+            for timer in 0..32 {
+                timers.schedule(0, 1_000 - timer, timer as u32, 0).unwrap();
+            }
+            (
+                timers.metric("comparisons").unwrap(),
+                timers.metric("entries_moved").unwrap(),
+            )
+        };
+        let (binary, binary_moved) = run(false);
+        let (linear, linear_moved) = run(true);
+        assert_eq!(
+            linear,
+            (0..32).sum::<u64>(),
+            "a walk past every timer already there"
+        );
+        assert!(
+            binary < linear / 3,
+            "{binary} comparisons bisecting, {linear} walking"
+        );
+        assert_eq!(
+            (binary_moved, linear_moved),
+            (0, 0),
+            "appending moves nothing"
+        );
     }
 }

@@ -20,11 +20,113 @@ fn stdout_of(command: &mut Command) -> String {
 #[test]
 fn check_runs_the_scenarios_that_name_the_design() {
     let table = stdout_of(binary().arg("check"));
+    for scenario in [SCENARIO, LINEAR_SEARCH] {
+        let row = table.lines().find(|line| line.contains(scenario));
+        assert!(
+            row.is_some_and(|row| row.contains("| timer | ok ")),
+            "{table}"
+        );
+    }
+    assert!(table.contains("2 scenarios: 2 passed"), "{table}");
+}
+
+/// A scenario file in a temporary folder, for the tests that change one line of it.
+fn edited(from: &str, to: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(LINEAR_SEARCH),
+    )
+    .unwrap();
+    assert!(text.contains(from), "{from} is in {LINEAR_SEARCH}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edited.toml");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    (dir, path)
+}
+
+const LINEAR_SEARCH: &str = "scenarios/sorted-vec-linear-search.toml";
+
+#[test]
+fn the_designs_own_key_and_metrics_reach_the_summary_expect_and_compare() {
+    let linear = stdout_of(binary().args(["run", LINEAR_SEARCH, "--summary-only"]));
+    let binary_search = stdout_of(binary().args(["run", SCENARIO, "--summary-only"]));
+    let metric = |summary: &str, name: &str| -> u64 {
+        let line = summary
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in {summary}"));
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    // The key changes what the design does, and the metrics show it.
+    assert!(metric(&linear, "comparisons") <= 150_000, "{linear}");
     assert!(
-        table.contains("| scenarios/sorted-vec-rpc.toml | timer | ok"),
+        metric(&binary_search, "comparisons") > 5 * metric(&linear, "comparisons"),
+        "{binary_search}"
+    );
+    assert_eq!(
+        metric(&linear, "entries_moved"),
+        metric(&binary_search, "entries_moved")
+    );
+    // [expect] bounds them like any metric.
+    let (_dir, path) = edited("max_comparisons = 150000", "max_comparisons = 10");
+    let output = binary()
+        .arg("run")
+        .arg(&path)
+        .arg("--summary-only")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("expect FAILED: comparisons <= 10 (got 149999)"),
+        "{stderr}"
+    );
+    // compare lists them under its table.
+    let table = stdout_of(binary().args([
+        "compare",
+        "--designs",
+        "global-heap,sorted-vec",
+        "../../scenarios/timer/compare/rpc-10k.toml",
+    ]));
+    assert!(
+        table.contains("What each design reports of its own:"),
         "{table}"
     );
-    assert!(table.contains("1 scenarios: 1 passed"), "{table}");
+    assert!(
+        table.contains("| rpc-10k  | sorted-vec | comparisons"),
+        "{table}"
+    );
+    assert!(!table.contains("| global-heap | comparisons"), "{table}");
+}
+
+#[test]
+fn a_designs_own_key_misspelt_or_mistyped_is_refused_with_what_it_takes() {
+    for (from, to, error, hint) in [
+        (
+            "search = \"linear\"",
+            "serch = \"linear\"",
+            "unknown key `serch` in [model]",
+            "did you mean `search`?",
+        ),
+        (
+            "search = \"linear\"",
+            "search = \"lineal\"",
+            "unknown value \"lineal\" for `search`",
+            "did you mean \"linear\"? `search` takes one of \"binary\", \"linear\"",
+        ),
+        (
+            "design = \"sorted-vec\"",
+            "design = \"global-heap\"",
+            "the global-heap design does not read `search`",
+            "pick a design that reads it: sorted-vec",
+        ),
+    ] {
+        let (_dir, path) = edited(from, to);
+        let output = binary().arg("check").arg(&path).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(error), "{to}: {stderr}");
+        assert!(stderr.contains(hint), "{to}: {stderr}");
+    }
 }
 
 #[test]

@@ -234,6 +234,7 @@ impl<S: Primitives, P: Send> TimerDesign<P> for GlobalHeap<S, P> {
 
     fn schedule(
         &self,
+        _now_ns: i64,
         deadline_ns: i64,
         payload: P,
         _caller: u64,

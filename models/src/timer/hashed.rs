@@ -74,6 +74,7 @@ impl<S: Primitives, P: Send> TimerDesign<P> for Hashed<S, P> {
 
     fn schedule(
         &self,
+        _now_ns: i64,
         deadline_ns: i64,
         payload: P,
         caller: u64,

@@ -22,8 +22,26 @@ use crate::sync::{Atomic64, Lock, Primitives};
 
 /// Netty's default tick.
 pub const TICK_NS: i64 = 100_000_000;
-/// Netty's default wheel.
+/// Netty's default wheel: `ticksPerWheel`.
 pub const BUCKETS: usize = 512;
+
+/// The wheel's size, as Netty's constructor takes it.
+pub const TICKS_PER_WHEEL: super::DesignKey = super::DesignKey::count(
+    "ticks_per_wheel",
+    "buckets of the wheel, one per 100 ms tick (Netty's ticksPerWheel, 512 by default), rounded \
+     up to a power of two as Netty does; a timer further away than one turn waits its turns in \
+     its bucket",
+    1,
+    1 << 30,
+    Some(BUCKETS as i64),
+);
+
+/// Netty's cost of a wheel too small for its timeouts: every tick walks its bucket's timers.
+pub const TURNS_COUNTED_DOWN: super::DesignMetric = super::DesignMetric {
+    name: "turns_counted_down",
+    about: "times the worker passed a timer in its bucket that still had turns of the wheel to \
+            wait, counting it down",
+};
 
 /// The steps of the design that a model check flips one at a time.
 pub trait WheelProtocol: Send + Sync + 'static {
@@ -51,6 +69,8 @@ struct WheelState<P> {
     buckets: Vec<Vec<Entry<P>>>,
     /// Timers cancelled since the worker last ticked, taken out of the wheel at the next tick.
     cancelled: Vec<TimerId>,
+    /// Timers passed over with turns still to wait: [`TURNS_COUNTED_DOWN`].
+    counted_down: u64,
     /// Where each filed timer waits, by slot: its bucket.
     bucket_of: Vec<u32>,
     /// When the worker started, on the design's clock: ticks count from it.
@@ -91,11 +111,19 @@ pub struct HashedWheelThread {
 }
 
 impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
+    /// Netty's default wheel of [`BUCKETS`] buckets.
     pub fn new(capacity: usize, clock: TimerClock) -> Self {
+        Self::with_buckets(BUCKETS, capacity, clock)
+    }
+
+    /// A wheel of `buckets` buckets, rounded up to a power of two.
+    pub fn with_buckets(buckets: usize, capacity: usize, clock: TimerClock) -> Self {
+        let buckets = buckets.max(1).next_power_of_two();
         HashedWheel {
             state: S::Mutex::new(WheelState {
                 arrived: Vec::new(),
-                buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+                counted_down: 0,
+                buckets: (0..buckets).map(|_| Vec::new()).collect(),
                 cancelled: Vec::new(),
                 bucket_of: Vec::new(),
                 start_ns: None,
@@ -124,8 +152,9 @@ impl<P> WheelState<P> {
     fn file_arrivals(&mut self, start_ns: i64) {
         for mut entry in std::mem::take(&mut self.arrived) {
             let ticks = (entry.deadline_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
-            entry.rounds = ticks.saturating_sub(self.tick) / BUCKETS as u64;
-            let bucket = (ticks.max(self.tick) % BUCKETS as u64) as usize;
+            let wheel = self.buckets.len() as u64;
+            entry.rounds = ticks.saturating_sub(self.tick) / wheel;
+            let bucket = (ticks.max(self.tick) % wheel) as usize;
             let slot = entry.id.slot() as usize;
             if self.bucket_of.len() <= slot {
                 self.bucket_of.resize(slot + 1, 0);
@@ -159,7 +188,8 @@ impl<P> WheelState<P> {
     /// Counts down the bucket of the tick that just ended, and takes out the timers with no
     /// turns left.
     fn expire(&mut self) -> Vec<Entry<P>> {
-        let bucket = &mut self.buckets[(self.tick % BUCKETS as u64) as usize];
+        let wheel = self.buckets.len() as u64;
+        let bucket = &mut self.buckets[(self.tick % wheel) as usize];
         let mut due = Vec::new();
         let mut at = 0;
         while at < bucket.len() {
@@ -167,6 +197,7 @@ impl<P> WheelState<P> {
                 due.push(bucket.swap_remove(at));
             } else {
                 bucket[at].rounds -= 1;
+                self.counted_down += 1;
                 at += 1;
             }
         }
@@ -217,8 +248,17 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                     stopped: true,
                 });
             }
-            let start_ns = *state.start_ns.get_or_insert(now_ns);
             state.drop_cancelled();
+            // Ticks count from the first schedule, as Netty's worker starts with the first
+            // timeout.
+            let Some(start_ns) = state.start_ns else {
+                state.idle = true;
+                return Step::Sleep(Sleep {
+                    until_ns: None,
+                    seen_signals: self.signals.load(SeqCst),
+                    stopped: false,
+                });
+            };
             if state.held == 0 {
                 // Nothing to wait for: the ticks that pass meanwhile need no work.
                 state.tick = (now_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
@@ -271,6 +311,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
 
     fn schedule(
         &self,
+        now_ns: i64,
         deadline_ns: i64,
         payload: P,
         _caller: u64,
@@ -279,6 +320,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
             if state.stopped {
                 return Err(ScheduleError::Stopped);
             }
+            state.start_ns.get_or_insert(now_ns);
             let slot = state
                 .free
                 .pop()
@@ -351,6 +393,10 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
     fn slots_in_use(&self) -> usize {
         self.slots.minted() - self.state.with(|state| state.free.len())
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        (name == TURNS_COUNTED_DOWN.name).then(|| self.state.with(|state| state.counted_down))
+    }
 }
 
 #[cfg(test)]
@@ -366,7 +412,7 @@ mod tests {
         let mut thread = wheel.new_thread_state(0);
         let idle = wheel.run_round(&mut thread, 0, &mut |_, _| 0);
         assert_eq!(idle.until_ns, None, "an empty wheel sleeps until woken");
-        let scheduled = wheel.schedule(250 * MS, "a", 0).unwrap();
+        let scheduled = wheel.schedule(0, 250 * MS, "a", 0).unwrap();
         assert!(scheduled.wake && wheel.signals(0) != idle.seen_signals);
         let mut fired = Vec::new();
         let sleep = wheel.run_round(&mut thread, 0, &mut |_, payload| {
@@ -394,7 +440,7 @@ mod tests {
         let mut thread = wheel.new_thread_state(0);
         wheel.run_round(&mut thread, 0, &mut |_, _| 0);
         let turn_ns = BUCKETS as i64 * TICK_NS;
-        wheel.schedule(turn_ns + 50 * MS, 1, 0).unwrap();
+        wheel.schedule(0, turn_ns + 50 * MS, 1, 0).unwrap();
         let mut fired = Vec::new();
         let mut now_ns = 0;
         while fired.is_empty() && now_ns <= 2 * turn_ns {
@@ -408,11 +454,43 @@ mod tests {
     }
 
     #[test]
+    fn ticks_count_from_the_first_schedule_and_a_small_wheel_counts_turns_down() {
+        let wheel: HashedWheel<StdPrimitives, u32> =
+            HashedWheel::with_buckets(3, 8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        let idle = wheel.run_round(&mut thread, 0, &mut |_, _| 0);
+        assert_eq!(idle.until_ns, None, "no tick before the first timer");
+        // Four buckets (3 rounded up); the first schedule at 1,050 ms starts the ticks there,
+        // and a timer 1 s away is two and a half turns out.
+        wheel.schedule(1_050 * MS, 2_050 * MS, 1, 0).unwrap();
+        let mut now_ns = 1_050 * MS;
+        let mut sleep = wheel.run_round(&mut thread, now_ns, &mut |_, _| now_ns);
+        assert_eq!(
+            sleep.until_ns,
+            Some(1_150 * MS),
+            "the first tick ends 100 ms after it"
+        );
+        let mut fired_at = None;
+        while fired_at.is_none() {
+            now_ns = sleep
+                .until_ns
+                .expect("the worker ticks while it holds a timer");
+            sleep = wheel.run_round(&mut thread, now_ns, &mut |_, _| {
+                fired_at = Some(now_ns);
+                now_ns
+            });
+        }
+        assert_eq!(fired_at, Some(2_150 * MS));
+        assert_eq!(wheel.metric("turns_counted_down"), Some(2));
+        assert_eq!(wheel.metric("anything else"), None);
+    }
+
+    #[test]
     fn a_cancelled_timer_leaves_the_wheel_at_the_next_tick_and_never_fires() {
         let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
         let mut thread = wheel.new_thread_state(0);
         wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        let id = wheel.schedule(50 * MS, 1, 0).unwrap().id;
+        let id = wheel.schedule(0, 50 * MS, 1, 0).unwrap().id;
         wheel.run_round(&mut thread, 0, &mut |_, _| 0);
         assert_eq!(wheel.unschedule(id), Unscheduled::Cancelled);
         let sleep = wheel.run_round(&mut thread, 100 * MS, &mut |_, _| panic!("it fired"));
@@ -426,9 +504,10 @@ mod tests {
         let mut thread = wheel.new_thread_state(0);
         // The worker, idle at 930 ms, mid-tick, is woken by a timer whose deadline passed at
         // 850 ms, in a tick that has ended (its caller was held up).
+        wheel.schedule(0, 0, 0, 0).unwrap();
         wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        wheel.run_round(&mut thread, 930 * MS, &mut |_, _| 0);
-        wheel.schedule(850 * MS, 1, 0).unwrap();
+        wheel.run_round(&mut thread, 930 * MS, &mut |_, _| 930 * MS);
+        wheel.schedule(930 * MS, 850 * MS, 1, 0).unwrap();
         let mut fired = Vec::new();
         let sleep = wheel.run_round(&mut thread, 930 * MS, &mut |_, payload| {
             fired.push(payload);
@@ -451,9 +530,12 @@ impl super::BuildTimerDesign for HashedWheelDesign {
     const PROMISE: super::Promise = super::Promise::Within {
         late_ns: TICK_NS as u64,
     };
+    const KEYS: &'static [super::DesignKey] = &[TICKS_PER_WHEEL];
+    const METRICS: &'static [super::DesignMetric] = &[TURNS_COUNTED_DOWN];
     type Design<S: Primitives, P: Send + 'static> = HashedWheel<S, P>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &super::TimerParams) -> HashedWheel<S, P> {
-        HashedWheel::new(params.capacity, params.clock)
+        let buckets = params.count(&TICKS_PER_WHEEL).unwrap_or(BUCKETS as i64) as usize;
+        HashedWheel::with_buckets(buckets, params.capacity, params.clock)
     }
 }

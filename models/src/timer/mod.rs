@@ -11,9 +11,14 @@
 //!   the "more timer threads" alternative brpc rejects because each of them needs waking.
 //! - [`TokioWheel`]: tokio 1.x's time driver, a hierarchical wheel of 1 ms ticks behind one lock.
 //! - [`GoTimers`]: Go's runtime timers, a 4-ary heap per P, with one P polling for all of them.
+//! - [`HashedWheel`]: Netty's `HashedWheelTimer`, 512 buckets of 100 ms ticks and one worker.
+//!
+//! A design may add keys of its own to a scenario and metrics of its own to a run's summary:
+//! see [`DesignKey`] and [`DesignMetric`].
 //!
 //! Every design is a sans-time core generic over the [sync facade](crate::sync). Scheduling
-//! threads call [`schedule`](TimerDesign::schedule) and [`unschedule`](TimerDesign::unschedule);
+//! threads call [`schedule`](TimerDesign::schedule) with the time they read and the deadline,
+//! and [`unschedule`](TimerDesign::unschedule);
 //! a timer thread calls [`run_round`](TimerDesign::run_round) with the current time, which runs
 //! what is due and says how long to sleep and which signal count to sleep on. Waking the timer
 //! thread when `schedule` asks for it, and sleeping, are the driver's job.
@@ -24,8 +29,9 @@
 //!
 //! let timers: Bucketed<StdPrimitives, &str> = Bucketed::new(13, 1024, TimerClock::Monotonic);
 //! let mut thread = timers.new_thread_state(0);
-//! let call = timers.schedule(100, "rpc 1 timed out", 7).unwrap();
-//! let other = timers.schedule(100, "rpc 2 timed out", 7).unwrap();
+//! // Armed at 0 for 100 ns later, by the thread whose id is 7.
+//! let call = timers.schedule(0, 100, "rpc 1 timed out", 7).unwrap();
+//! let other = timers.schedule(0, 100, "rpc 2 timed out", 7).unwrap();
 //! assert_eq!(timers.unschedule(call.id), Unscheduled::Cancelled);
 //!
 //! let mut fired = Vec::new();
@@ -43,6 +49,7 @@ mod global_heap;
 pub mod go_timers;
 mod hashed;
 pub mod hashed_wheel;
+mod keys;
 mod promise;
 mod slots;
 pub mod tokio_wheel;
@@ -54,6 +61,7 @@ pub use go_timers::{
 };
 pub use hashed::{Hashed, HashedThread};
 pub use hashed_wheel::{HashedWheel, HashedWheelDesign, HashedWheelThread, Netty, WheelProtocol};
+pub use keys::{DesignKey, DesignMetric, KeyKind, KeyValue, TimerParams};
 pub use promise::Promise;
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};
@@ -120,10 +128,13 @@ pub trait TimerDesign<P: Send>: Send + Sync {
 
     fn new_thread_state(&self, thread: usize) -> Self::ThreadState;
 
-    /// Arms a timer for `deadline_ns` on the design's clock. `caller` identifies the calling thread,
-    /// which designs hash to spread contention.
+    /// Arms a timer for `deadline_ns` on the design's clock, which reads `now_ns` as the caller
+    /// arms it (a design that files timers relative to the present needs it, as the Linux
+    /// kernel's wheel moves its base forward when a timer is queued). `caller` identifies the
+    /// calling thread, which designs hash to spread contention.
     fn schedule(
         &self,
+        now_ns: i64,
         deadline_ns: i64,
         payload: P,
         caller: u64,
@@ -160,80 +171,13 @@ pub trait TimerDesign<P: Send>: Send + Sync {
 
     /// Slots in use: scheduled timers, and cancelled or finished ones not yet freed.
     fn slots_in_use(&self) -> usize;
-}
 
-/// What a scenario can set on a timer design. Each design reads the parts it declares in
-/// [`BuildTimerDesign::KEYS`]; the rest keep their defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimerParams {
-    pub clock: TimerClock,
-    /// The most timers the whole design holds at once, scheduled or cancelled and not yet freed.
-    pub capacity: usize,
-    /// Buckets, for designs that spread schedulers over buckets (`buckets`).
-    pub buckets: usize,
-    /// Timer threads, for designs that run several (`timer_threads`).
-    pub timer_threads: usize,
-    /// The heap size from which cancelled timers are swept out (`heap_sweep_min_size`), for
-    /// designs with brpc's reclaim fix.
-    pub heap_sweep_min_size: usize,
-    /// The longest a timer thread sleeps while it holds timers (`max_wakeup_interval`); `None`
-    /// sleeps until the earliest deadline.
-    pub max_wakeup_interval_ns: Option<u64>,
-    /// Ps, for Go's timers (`gomaxprocs`).
-    pub gomaxprocs: usize,
-    /// The Go release whose timers are modelled (`go_version`).
-    pub go_version: GoVersion,
-    /// How the Go program's calls arm their timeouts (`go_timeout`).
-    pub go_timeout: GoTimeout,
-}
-
-impl TimerParams {
-    /// `capacity` timers on `clock`, every other setting at its default.
-    pub fn new(clock: TimerClock, capacity: usize) -> Self {
-        TimerParams {
-            clock,
-            capacity,
-            buckets: 13,
-            timer_threads: 4,
-            heap_sweep_min_size: 4096,
-            max_wakeup_interval_ns: None,
-            gomaxprocs: 4,
-            go_version: GoVersion::Go1_23,
-            go_timeout: GoTimeout::Context,
-        }
-    }
-}
-
-/// A design-specific key of a timer scenario, read by the designs that declare it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DesignKey {
-    /// `buckets`: [`TimerParams::buckets`].
-    Buckets,
-    /// `timer_threads`: [`TimerParams::timer_threads`].
-    TimerThreads,
-    /// `heap_sweep_min_size`: [`TimerParams::heap_sweep_min_size`].
-    HeapSweepMinSize,
-    /// `max_wakeup_interval`: [`TimerParams::max_wakeup_interval_ns`].
-    MaxWakeupInterval,
-    /// `gomaxprocs`: [`TimerParams::gomaxprocs`].
-    Gomaxprocs,
-    /// `go_version`: [`TimerParams::go_version`].
-    GoVersion,
-    /// `go_timeout`: [`TimerParams::go_timeout`].
-    GoTimeout,
-}
-
-impl DesignKey {
-    pub fn name(self) -> &'static str {
-        match self {
-            DesignKey::Buckets => "buckets",
-            DesignKey::TimerThreads => "timer_threads",
-            DesignKey::HeapSweepMinSize => "heap_sweep_min_size",
-            DesignKey::MaxWakeupInterval => "max_wakeup_interval",
-            DesignKey::Gomaxprocs => "gomaxprocs",
-            DesignKey::GoVersion => "go_version",
-            DesignKey::GoTimeout => "go_timeout",
-        }
+    /// The value of the metric named `name`, one of those the design declares in
+    /// [`BuildTimerDesign::METRICS`], read once at the end of a run. A declared metric the
+    /// design does not answer fails the run.
+    fn metric(&self, name: &str) -> Option<u64> {
+        let _ = name;
+        None
     }
 }
 
@@ -270,8 +214,14 @@ pub trait BuildTimerDesign: 'static {
     const NAME: &'static str;
     /// One line on what the design is, for listings and errors.
     const ABOUT: &'static str;
-    /// The design-specific keys it reads from a scenario.
+    /// The keys of its own it reads from a scenario's `[model]`, handed to
+    /// [`build`](Self::build) in [`TimerParams`]. A scenario that sets one for a design that
+    /// does not declare it is refused.
     const KEYS: &'static [DesignKey] = &[];
+    /// The metrics of its own it reports at the end of a run, through
+    /// [`TimerDesign::metric`]: the run's summary shows them, `[expect]` can bound them and
+    /// `compare` lists them.
+    const METRICS: &'static [DesignMetric] = &[];
     /// The preemptions loom explores in the battery unless `LOOM_MAX_PREEMPTIONS` says
     /// otherwise. A design whose every round touches every timer thread's state has far more
     /// interleavings per preemption; it may lower this so that CI's run stays short, and be
@@ -322,11 +272,11 @@ pub mod builtin {
         const ABOUT: &'static str = "brpc's TimerThread before its reclaim fix: buckets picked \
              by the caller, one timer thread with its own heap, cancelled timers freed at their \
              deadlines";
-        const KEYS: &'static [DesignKey] = &[DesignKey::Buckets];
+        const KEYS: &'static [DesignKey] = &[BUCKETS];
         type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P>;
 
         fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P> {
-            Bucketed::new(params.buckets, params.capacity, params.clock)
+            Bucketed::new(buckets(params), params.capacity, params.clock)
         }
     }
 
@@ -339,21 +289,17 @@ pub mod builtin {
         const NAME: &'static str = "bucketed-reclaim";
         const ABOUT: &'static str = "brpc's TimerThread after its reclaim fix (#3384): cancelled \
              timers swept out of the heap, and an optional periodic drain of the buckets";
-        const KEYS: &'static [DesignKey] = &[
-            DesignKey::Buckets,
-            DesignKey::HeapSweepMinSize,
-            DesignKey::MaxWakeupInterval,
-        ];
+        const KEYS: &'static [DesignKey] = &[BUCKETS, HEAP_SWEEP_MIN_SIZE, MAX_WAKEUP_INTERVAL];
         type Design<S: Primitives, P: Send + 'static> = Bucketed<S, P>;
 
         fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Bucketed<S, P> {
             let reclaim = Reclaim {
-                heap_sweep_min_size: Some(params.heap_sweep_min_size),
+                heap_sweep_min_size: params.count(&HEAP_SWEEP_MIN_SIZE).map(|size| size as usize),
                 max_wakeup_interval_ns: params
-                    .max_wakeup_interval_ns
+                    .duration_ns(&MAX_WAKEUP_INTERVAL)
                     .map(|ns| i64::try_from(ns).unwrap_or(i64::MAX)),
             };
-            Bucketed::with_reclaim(params.buckets, params.capacity, params.clock, reclaim)
+            Bucketed::with_reclaim(buckets(params), params.capacity, params.clock, reclaim)
         }
     }
 
@@ -365,12 +311,54 @@ pub mod builtin {
         const NAME: &'static str = "hashed";
         const ABOUT: &'static str =
             "K timer threads with a heap each, picked by hashing the caller";
-        const KEYS: &'static [DesignKey] = &[DesignKey::TimerThreads];
+        const KEYS: &'static [DesignKey] = &[TIMER_THREADS];
         type Design<S: Primitives, P: Send + 'static> = Hashed<S, P>;
 
         fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Hashed<S, P> {
-            Hashed::new(params.timer_threads, params.capacity, params.clock)
+            let threads = params.count(&TIMER_THREADS).unwrap_or(4) as usize;
+            Hashed::new(threads, params.capacity, params.clock)
         }
+    }
+
+    /// brpc's buckets: `brpc_timer_num_buckets`.
+    pub const BUCKETS: DesignKey = DesignKey::count(
+        "buckets",
+        "buckets the schedulers are spread over (brpc allows 1 to 1024; 13 by default)",
+        1,
+        1024,
+        Some(13),
+    );
+
+    /// The reclaim fix's sweep threshold: `brpc_timer_heap_sweep_min_size`.
+    pub const HEAP_SWEEP_MIN_SIZE: DesignKey = DesignKey::count(
+        "heap_sweep_min_size",
+        "the heap is swept of cancelled timers once it holds this many and has doubled since \
+         the last sweep (brpc_timer_heap_sweep_min_size, 4096 by default)",
+        1,
+        MAX_CAPACITY as i64,
+        Some(4096),
+    );
+
+    /// The reclaim fix's optional cap on the timer thread's sleep.
+    pub const MAX_WAKEUP_INTERVAL: DesignKey = DesignKey::duration(
+        "max_wakeup_interval",
+        "the longest the timer thread sleeps while it holds timers, such as \"1s\"; leave it \
+         out to sleep until the earliest deadline",
+        1,
+        None,
+    );
+
+    /// Threads of the hashed design.
+    pub const TIMER_THREADS: DesignKey = DesignKey::count(
+        "timer_threads",
+        "timer threads, each with a heap of its own (4 by default)",
+        1,
+        64,
+        Some(4),
+    );
+
+    fn buckets(params: &TimerParams) -> usize {
+        params.count(&BUCKETS).unwrap_or(13) as usize
     }
 }
 

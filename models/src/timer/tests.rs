@@ -57,9 +57,9 @@ fn timers_run_at_their_deadline_in_order_and_never_before() {
     for (name, design) in designs() {
         on_each!(design, |timers| {
             let mut thread = timers.new_thread_state(0);
-            timers.schedule(300, "c", 1).unwrap();
-            timers.schedule(100, "a", 2).unwrap();
-            timers.schedule(200, "b", 3).unwrap();
+            timers.schedule(0, 300, "c", 1).unwrap();
+            timers.schedule(0, 100, "a", 2).unwrap();
+            timers.schedule(0, 200, "b", 3).unwrap();
             let (fired, sleep) = round(&timers, &mut thread, 99);
             assert!(fired.is_empty(), "{name}");
             assert_eq!(sleep.until_ns, Some(100), "{name}");
@@ -75,8 +75,8 @@ fn unschedule_follows_brpc() {
     for (name, design) in designs() {
         on_each!(design, |timers| {
             let mut thread = timers.new_thread_state(0);
-            let cancelled = timers.schedule(100, "cancelled", 1).unwrap().id;
-            let ran = timers.schedule(100, "ran", 1).unwrap().id;
+            let cancelled = timers.schedule(0, 100, "cancelled", 1).unwrap().id;
+            let ran = timers.schedule(0, 100, "ran", 1).unwrap().id;
             assert_eq!(
                 timers.unschedule(cancelled),
                 Unscheduled::Cancelled,
@@ -104,12 +104,12 @@ fn a_stale_id_never_cancels_the_timer_that_reused_its_slot() {
     for (name, design) in designs() {
         on_each!(design, |timers| {
             let mut thread = timers.new_thread_state(0);
-            let old = timers.schedule(10, "old", 5).unwrap().id;
+            let old = timers.schedule(0, 10, "old", 5).unwrap().id;
             round(&timers, &mut thread, 10);
             // Freed slots go back on the next round; schedule until one is reused.
             round(&timers, &mut thread, 10);
             let reused = (0..64)
-                .map(|_| timers.schedule(1_000, "new", 5).unwrap().id)
+                .map(|_| timers.schedule(0, 1_000, "new", 5).unwrap().id)
                 .find(|id| id.slot() == old.slot())
                 .unwrap_or_else(|| panic!("{name}: the slot was never reused"));
             assert_eq!(timers.unschedule(old), Unscheduled::NotFound, "{name}");
@@ -126,19 +126,19 @@ fn a_full_design_refuses_and_a_stopped_one_frees_everything() {
             // The capacity is the design's total: one caller, in one bucket or thread, can
             // hold all of it.
             let mut scheduled = 0;
-            while timers.schedule(1_000, "pending", 9).is_ok() {
+            while timers.schedule(0, 1_000, "pending", 9).is_ok() {
                 scheduled += 1;
             }
             assert_eq!(scheduled, 64, "{name}");
             assert_eq!(
-                timers.schedule(1_000, "one more", 9),
+                timers.schedule(0, 1_000, "one more", 9),
                 Err(ScheduleError::Full),
                 "{name}"
             );
             assert_eq!(timers.slots_in_use(), scheduled, "{name}");
             assert!(timers.stop(), "{name}");
             assert_eq!(
-                timers.schedule(1, "late", 9),
+                timers.schedule(0, 1, "late", 9),
                 Err(ScheduleError::Stopped),
                 "{name}"
             );
@@ -153,22 +153,22 @@ fn a_full_design_refuses_and_a_stopped_one_frees_everything() {
 fn bucketed_takes_the_global_lock_and_wakes_only_for_earlier_timers() {
     let timers: Bucketed<StdPrimitives, Payload> = Bucketed::new(13, 64, TimerClock::Wall);
     let mut thread = timers.new_thread_state(0);
-    let first = timers.schedule(100, "a", 1).unwrap();
+    let first = timers.schedule(0, 100, "a", 1).unwrap();
     assert!(first.took_global_lock && first.wake);
     // Later in the same bucket: no global lock, no wake.
-    let later = timers.schedule(200, "b", 1).unwrap();
+    let later = timers.schedule(0, 200, "b", 1).unwrap();
     assert!(!later.took_global_lock && !later.wake);
     // Earlier than its bucket but not than the global nearest (another bucket's): lock, no wake.
     let other_bucket = (2..100)
         .find(|caller| fmix64(*caller) % 13 != fmix64(1) % 13)
         .unwrap();
-    timers.schedule(150, "c", other_bucket).unwrap();
+    timers.schedule(0, 150, "c", other_bucket).unwrap();
     let (_, sleep) = round(&timers, &mut thread, 0);
     assert_eq!(sleep.until_ns, Some(100));
-    let beats_bucket_only = timers.schedule(120, "d", other_bucket).unwrap();
+    let beats_bucket_only = timers.schedule(0, 120, "d", other_bucket).unwrap();
     assert!(beats_bucket_only.took_global_lock && !beats_bucket_only.wake);
     let signals = timers.signals(0);
-    let beats_all = timers.schedule(50, "e", 1).unwrap();
+    let beats_all = timers.schedule(0, 50, "e", 1).unwrap();
     assert!(beats_all.wake);
     assert_eq!(timers.signals(0), signals + 1);
 }
@@ -176,10 +176,10 @@ fn bucketed_takes_the_global_lock_and_wakes_only_for_earlier_timers() {
 #[test]
 fn global_heap_wakes_whenever_the_earliest_deadline_moves() {
     let timers: GlobalHeap<StdPrimitives, Payload> = GlobalHeap::new(8, TimerClock::Monotonic);
-    assert!(timers.schedule(100, "a", 0).unwrap().wake);
-    assert!(!timers.schedule(200, "b", 0).unwrap().wake);
-    assert!(timers.schedule(50, "c", 0).unwrap().took_global_lock);
-    assert!(timers.schedule(40, "d", 0).unwrap().wake);
+    assert!(timers.schedule(0, 100, "a", 0).unwrap().wake);
+    assert!(!timers.schedule(0, 200, "b", 0).unwrap().wake);
+    assert!(timers.schedule(0, 50, "c", 0).unwrap().took_global_lock);
+    assert!(timers.schedule(0, 40, "d", 0).unwrap().wake);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn hashed_threads_each_run_their_own_timers() {
         .map(|thread| timers.new_thread_state(thread))
         .collect();
     let placed: Vec<Scheduled> = (0..16)
-        .map(|caller| timers.schedule(10, "t", caller).unwrap())
+        .map(|caller| timers.schedule(0, 10, "t", caller).unwrap())
         .collect();
     let fired_per_thread: Vec<usize> = threads
         .iter_mut()
@@ -216,16 +216,16 @@ fn slots_after_cancelling_below_a_live_top(reclaim: Reclaim) -> usize {
         Bucketed::with_reclaim(1, 3 * FLOOR, TimerClock::Monotonic, reclaim);
     let mut thread = timers.new_thread_state(0);
     // A live timer stays at the top, so cancelled ones below it are only reached by a sweep.
-    timers.schedule(1_000, "top", 1).unwrap();
+    timers.schedule(0, 1_000, "top", 1).unwrap();
     let doomed: Vec<TimerId> = (0..FLOOR as i64)
-        .map(|i| timers.schedule(2_000 + i, "doomed", 1).unwrap().id)
+        .map(|i| timers.schedule(0, 2_000 + i, "doomed", 1).unwrap().id)
         .collect();
     round(&timers, &mut thread, 0);
     doomed
         .iter()
         .for_each(|id| assert_eq!(timers.unschedule(*id), Unscheduled::Cancelled));
     for i in 0..=FLOOR as i64 {
-        timers.schedule(10_000 + i, "live", 1).unwrap();
+        timers.schedule(0, 10_000 + i, "live", 1).unwrap();
     }
     round(&timers, &mut thread, 0);
     round(&timers, &mut thread, 0);
@@ -250,7 +250,7 @@ fn cancelled_timers_in_the_heap_wait_for_their_deadlines_until_the_reclaim_fix_s
 fn a_cancelled_timer_at_the_top_is_freed_at_its_deadline_not_before() {
     let timers: Bucketed<StdPrimitives, Payload> = Bucketed::new(1, 8, TimerClock::Monotonic);
     let mut thread = timers.new_thread_state(0);
-    let id = timers.schedule(1_000, "doomed", 1).unwrap().id;
+    let id = timers.schedule(0, 1_000, "doomed", 1).unwrap().id;
     round(&timers, &mut thread, 0);
     assert_eq!(timers.unschedule(id), Unscheduled::Cancelled);
     let (fired, sleep) = round(&timers, &mut thread, 10);
@@ -275,12 +275,12 @@ fn the_wakeup_cap_bounds_the_sleep_only_while_the_heap_holds_something() {
     let mut thread = timers.new_thread_state(0);
     let (_, sleep) = round(&timers, &mut thread, 0);
     assert_eq!(sleep.until_ns, None, "an empty heap waits for a schedule");
-    timers.schedule(1_000_000, "far", 1).unwrap();
+    timers.schedule(0, 1_000_000, "far", 1).unwrap();
     let (_, sleep) = round(&timers, &mut thread, 50);
     assert_eq!(sleep.until_ns, Some(150));
     let before: Bucketed<StdPrimitives, Payload> = Bucketed::new(13, 8, TimerClock::Monotonic);
     let mut thread = before.new_thread_state(0);
-    before.schedule(1_000_000, "far", 1).unwrap();
+    before.schedule(0, 1_000_000, "far", 1).unwrap();
     let (_, sleep) = round(&before, &mut thread, 50);
     assert_eq!(sleep.until_ns, Some(1_000_000));
 }
@@ -289,8 +289,8 @@ fn the_wakeup_cap_bounds_the_sleep_only_while_the_heap_holds_something() {
 fn a_slow_callback_lets_later_timers_run_late_in_the_same_round() {
     let timers: Bucketed<StdPrimitives, Payload> = Bucketed::new(13, 64, TimerClock::Monotonic);
     let mut thread = timers.new_thread_state(0);
-    timers.schedule(100, "slow", 1).unwrap();
-    timers.schedule(150, "next", 1).unwrap();
+    timers.schedule(0, 100, "slow", 1).unwrap();
+    timers.schedule(0, 150, "next", 1).unwrap();
     let mut fired = Vec::new();
     // "next" is not due when the round starts at 100; the slow callback returns at 400.
     timers.run_round(&mut thread, 100, &mut |_, payload| {
@@ -322,11 +322,11 @@ fn slots_freed_in_one_bucket_or_thread_serve_callers_of_another_at_capacity() {
     for (name, design) in designs {
         on_each!(design, |timers| {
             let first: Vec<Scheduled> = (0..16)
-                .map(|_| timers.schedule(100, "first", 1).unwrap())
+                .map(|_| timers.schedule(0, 100, "first", 1).unwrap())
                 .collect();
             let mut thread = timers.new_thread_state(first[0].thread);
             assert_eq!(
-                timers.schedule(100, "over", other),
+                timers.schedule(0, 100, "over", other),
                 Err(ScheduleError::Full)
             );
             for scheduled in &first {
@@ -340,11 +340,11 @@ fn slots_freed_in_one_bucket_or_thread_serve_callers_of_another_at_capacity() {
             }
             assert_eq!(timers.slots_in_use(), 0, "{name}");
             for _ in 0..16 {
-                timers.schedule(200, "second", other).unwrap();
+                timers.schedule(0, 200, "second", other).unwrap();
             }
             assert_eq!(timers.slots_in_use(), 16, "{name}");
             assert_eq!(
-                timers.schedule(200, "over", other),
+                timers.schedule(0, 200, "over", other),
                 Err(ScheduleError::Full)
             );
         });
@@ -357,7 +357,7 @@ fn a_design_holds_a_million_timers_without_making_slots_up_front() {
         Bucketed::new(13, MAX_CAPACITY, TimerClock::Monotonic);
     assert_eq!(timers.slots_in_use(), 0);
     for call in 0..1_000_000u32 {
-        timers.schedule(i64::from(call), call, 7).unwrap();
+        timers.schedule(0, i64::from(call), call, 7).unwrap();
     }
     assert_eq!(timers.slots_in_use(), 1_000_000);
 }

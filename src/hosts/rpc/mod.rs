@@ -209,11 +209,12 @@ impl Rpc {
 
     fn call(&mut self, host: HostId, cluster: &mut Cluster, out: &mut Out<'_>) {
         let call = self.calls.len() as u32;
-        let deadline = cluster
-            .read(host, self.clocks[host])
-            .saturating_add(self.config.timeout_ns as i64);
+        let armed_at_ns = cluster.read(host, self.clocks[host]);
+        let deadline = armed_at_ns.saturating_add(self.config.timeout_ns as i64);
         let client = self.clients[host].as_mut().expect("a client");
-        let scheduled = client.timers.schedule(deadline, call, host as u64);
+        let scheduled = client
+            .timers
+            .schedule(armed_at_ns, deadline, call, host as u64);
         self.calls.push(CallRecord {
             client: host,
             sent_ns: cluster.now_ns(),

@@ -24,7 +24,7 @@ pub(super) fn check_work(
     // Each call is a start, a response, at most one fire, at most two timer rounds (the one its
     // wake-up caused and the one its deadline did) and at most one check that its timer fired in
     // time; clock changes re-time every pending wake.
-    let pending = 2 * calls + config.timer_threads as u128 + u128::from(config.clients) + 1;
+    let pending = 2 * calls + config.most_timer_threads() as u128 + u128::from(config.clients) + 1;
     let bound = 6 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
     if bound > u128::from(options.max_events) {
         return Err(RunError::TooMuchWork {
@@ -68,7 +68,7 @@ pub(super) fn peak_footprint(scenario: &Scenario, config: &TimerConfig) -> Footp
     } else {
         0
     };
-    let threads = config.timer_threads.max(config.gomaxprocs.unwrap_or(1)) as u128;
+    let threads = config.most_timer_threads() as u128;
     let wakes = in_flight + checked + u128::from(config.clients) + 2 * threads + 1;
     Footprint::new()
         .with(CALLS, in_flight, BYTES_PER_CALL)

@@ -146,7 +146,33 @@ impl Binding for TimerRun<'_> {
             live_slots: self.timers.slots_in_use() as u64,
             task_bytes: self.config.task_bytes,
         };
-        Ok(stats.into_summary(end_ns, lost, memory, report.model_cpu()))
+        let own = self.design_metrics()?;
+        Ok(stats.into_summary(
+            end_ns,
+            lost,
+            memory,
+            (&self.config.metrics, &own),
+            report.model_cpu(),
+        ))
+    }
+}
+
+impl TimerRun<'_> {
+    /// The values of the design's own metrics, in the order it declares them.
+    fn design_metrics(&self) -> Result<Vec<u64>, RunError> {
+        self.config
+            .design
+            .metrics
+            .iter()
+            .map(|metric| {
+                self.timers
+                    .metric(metric.name)
+                    .ok_or(RunError::UnreportedMetric {
+                        design: self.config.design.name,
+                        metric: metric.name,
+                    })
+            })
+            .collect()
     }
 }
 
@@ -186,7 +212,7 @@ impl<'a> TimerRun<'a> {
         // Go's GOMAXPROCS defaults to the machine's cores; a machine with a core per thread
         // gets the default Ps.
         let cores = match world.cores() {
-            cores if cores.is_unlimited() => TimerParams::new(config.clock, 1).gomaxprocs,
+            cores if cores.is_unlimited() => TimerParams::new(config.clock, 1).cores,
             cores => cores.count(),
         };
         let timers = config.design.build(&config.params(cores));
@@ -248,9 +274,8 @@ impl<'a> TimerRun<'a> {
             Wake::Call { client },
         );
         self.stats.calls += 1;
-        let deadline_ns = self
-            .design_now(m)
-            .saturating_add(self.config.timeout_ns as i64);
+        let armed_at_ns = self.design_now(m);
+        let deadline_ns = armed_at_ns.saturating_add(self.config.timeout_ns as i64);
         let call_ref = self.calls.start(Call {
             timeout_at_ns: now_ns + self.config.timeout_ns,
             deadline_ns,
@@ -268,7 +293,10 @@ impl<'a> TimerRun<'a> {
             global_lock: false,
             woke: false,
         };
-        match self.timers.schedule(deadline_ns, call, u64::from(client)) {
+        match self
+            .timers
+            .schedule(armed_at_ns, deadline_ns, call, u64::from(client))
+        {
             Ok(scheduled) => {
                 self.calls.get_mut(call).expect("just started").timer = Some(scheduled.id);
                 self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);

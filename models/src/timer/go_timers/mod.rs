@@ -79,6 +79,26 @@ impl GoVersion {
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
+
+    /// Every release a scenario may name: those before 1.23 behave as 1.22, the later ones as
+    /// 1.23.
+    pub const RELEASES: &'static [&'static str] = &[
+        "1.14", "1.15", "1.16", "1.17", "1.18", "1.19", "1.20", "1.21", "1.22", "1.23", "1.24",
+        "1.25", "1.26",
+    ];
+
+    /// The behaviour of release `release`, one of [`Self::RELEASES`].
+    pub fn named(release: &str) -> Self {
+        let minor: u32 = release
+            .strip_prefix("1.")
+            .and_then(|minor| minor.parse().ok())
+            .unwrap_or(23);
+        if minor < 23 {
+            GoVersion::Go1_22
+        } else {
+            GoVersion::Go1_23
+        }
+    }
 }
 
 /// How the program's calls arm and drop their timeouts.
@@ -97,6 +117,15 @@ impl GoTimeout {
 
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
+    }
+
+    /// The way named `name`, one of [`Self::NAMES`].
+    pub fn named(name: &str) -> Self {
+        if name == "time-after" {
+            GoTimeout::TimeAfter
+        } else {
+            GoTimeout::Context
+        }
     }
 }
 
@@ -502,6 +531,7 @@ impl<S: Primitives, P: Send, V: RuntimeProtocol> TimerDesign<P> for GoTimers<S, 
 
     fn schedule(
         &self,
+        _now_ns: i64,
         deadline_ns: i64,
         payload: P,
         caller: u64,
@@ -629,23 +659,52 @@ impl BuildTimerDesign for GoTimersDesign {
     /// a release build (`LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom`), too long
     /// for CI's debug run.
     const LOOM_PREEMPTION_BOUND: usize = 1;
-    const KEYS: &'static [DesignKey] = &[
-        DesignKey::Gomaxprocs,
-        DesignKey::GoVersion,
-        DesignKey::GoTimeout,
-    ];
+    const KEYS: &'static [DesignKey] = &[GOMAXPROCS, GO_VERSION, GO_TIMEOUT];
     type Design<S: Primitives, P: Send + 'static> = GoTimers<S, P>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GoTimers<S, P> {
+        // As Go's GOMAXPROCS defaults to the CPU count.
+        let procs = params
+            .count(&GOMAXPROCS)
+            .map_or(params.cores, |procs| procs as usize);
         GoTimers::new(
-            params.gomaxprocs,
+            procs.clamp(1, MAX_PROCS),
             params.capacity,
             params.clock,
-            params.go_version,
-            params.go_timeout,
+            GoVersion::named(params.choice(&GO_VERSION)),
+            GoTimeout::named(params.choice(&GO_TIMEOUT)),
         )
     }
 }
+
+/// The Go program's Ps.
+pub const GOMAXPROCS: DesignKey = DesignKey::count(
+    "gomaxprocs",
+    "the Go program's Ps (GOMAXPROCS), each with its own heap and each a thread on the \
+     machine's cores; leave it out for one per core of the machine",
+    1,
+    MAX_PROCS as i64,
+    None,
+);
+
+/// The Go release whose timers are modelled.
+pub const GO_VERSION: DesignKey = DesignKey::choice(
+    "go_version",
+    "the Go release: before 1.23, a `time.After` timer nobody waits on any more stays in its \
+     heap until it fires",
+    GoVersion::RELEASES,
+    "1.23",
+);
+
+/// How each call arms its timeout.
+pub const GO_TIMEOUT: DesignKey = DesignKey::choice(
+    "go_timeout",
+    "how each call arms its timeout: \"context\" (context.WithTimeout, whose cancel stops the \
+     timer when the answer comes) or \"time-after\" (a select on the answer and time.After, \
+     never stopped)",
+    GoTimeout::NAMES,
+    "context",
+);
 
 #[cfg(test)]
 mod tests;

@@ -152,6 +152,7 @@ impl<S: Primitives, P: Send, V: DriverProtocol> TimerDesign<P> for TokioWheel<S,
 
     fn schedule(
         &self,
+        _now_ns: i64,
         deadline_ns: i64,
         payload: P,
         _caller: u64,
@@ -321,7 +322,7 @@ mod tests {
     fn deadlines_round_up_to_the_millisecond_and_sleeps_count_from_the_tick_rounded_down() {
         let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
         let mut thread = timers.new_thread_state(0);
-        let scheduled = timers.schedule(10 * TICK_NS + 1, "a", 0).unwrap();
+        let scheduled = timers.schedule(0, 10 * TICK_NS + 1, "a", 0).unwrap();
         assert!(scheduled.wake && scheduled.took_global_lock);
         // At 0.7 ms the timer is 11 ticks away from tick 0: tokio parks 11 ms, to 11.7 ms.
         let (fired, sleep) = round(&timers, &mut thread, 700_000);
@@ -338,11 +339,11 @@ mod tests {
     fn a_later_timer_does_not_wake_the_driver_and_a_cancel_frees_its_slot_at_once() {
         let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
         let mut thread = timers.new_thread_state(0);
-        timers.schedule(5 * TICK_NS, "early", 0).unwrap();
+        timers.schedule(0, 5 * TICK_NS, "early", 0).unwrap();
         round(&timers, &mut thread, 0);
-        let later = timers.schedule(9 * TICK_NS, "later", 0).unwrap();
+        let later = timers.schedule(0, 9 * TICK_NS, "later", 0).unwrap();
         assert!(!later.wake);
-        let earlier = timers.schedule(2 * TICK_NS, "earlier", 0).unwrap();
+        let earlier = timers.schedule(0, 2 * TICK_NS, "earlier", 0).unwrap();
         assert!(earlier.wake);
         assert_eq!(timers.slots_in_use(), 3);
         assert_eq!(timers.unschedule(later.id), Unscheduled::Cancelled);
@@ -357,14 +358,14 @@ mod tests {
         let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
         let mut thread = timers.new_thread_state(0);
         for (deadline_ns, name) in [(0, "due"), (5 * TICK_NS, "soon"), (1 << 50, "later")] {
-            timers.schedule(deadline_ns, name, 0).unwrap();
+            timers.schedule(0, deadline_ns, name, 0).unwrap();
         }
-        let cancelled = timers.schedule(7 * TICK_NS, "cancelled", 0).unwrap();
+        let cancelled = timers.schedule(0, 7 * TICK_NS, "cancelled", 0).unwrap();
         assert_eq!(timers.unschedule(cancelled.id), Unscheduled::Cancelled);
         assert_eq!(timers.slots_in_use(), 3);
         assert!(timers.stop());
         assert_eq!(
-            timers.schedule(TICK_NS, "late", 0),
+            timers.schedule(0, TICK_NS, "late", 0),
             Err(ScheduleError::Stopped)
         );
         let (fired, sleep) = round(&timers, &mut thread, 20 * TICK_NS);
@@ -377,7 +378,7 @@ mod tests {
         let timers = TokioWheel::<StdPrimitives, &str>::new(8, TimerClock::Monotonic);
         let mut thread = timers.new_thread_state(0);
         round(&timers, &mut thread, 50 * TICK_NS);
-        let late = timers.schedule(3 * TICK_NS, "late", 0).unwrap();
+        let late = timers.schedule(0, 3 * TICK_NS, "late", 0).unwrap();
         assert!(late.wake);
         let (fired, _) = round(&timers, &mut thread, 50 * TICK_NS);
         assert_eq!(fired, ["late"]);
