@@ -242,6 +242,9 @@ pub struct ExpectSchema<'a> {
     pub group_metrics: &'a [Metric],
     /// What a part is called in messages: `task group`, `strategy`.
     pub group_noun: &'static str,
+    /// Metrics that other setups of the model report, with who reports them (another timer
+    /// design's own), so that bounding one here says whose it is.
+    pub elsewhere: &'a [(&'static str, &'static str)],
 }
 
 impl<'a> ExpectSchema<'a> {
@@ -252,6 +255,7 @@ impl<'a> ExpectSchema<'a> {
             groups: Vec::new(),
             group_metrics: &[],
             group_noun: "part",
+            elsewhere: &[],
         }
     }
 }
@@ -281,7 +285,7 @@ pub(crate) fn parse_expectations(
                 raw,
                 value.span(),
                 None,
-                schema.metrics,
+                (schema.metrics, schema.elsewhere),
             )?),
         }
     }
@@ -349,7 +353,7 @@ fn parse_group(
                 raw.get_ref(),
                 raw.span(),
                 Some(group),
-                schema.group_metrics,
+                (schema.group_metrics, &[]),
             )
         })
         .collect()
@@ -377,7 +381,7 @@ fn parse_one(
     value: &toml::Value,
     value_span: std::ops::Range<usize>,
     group: Option<&str>,
-    metrics: &[Metric],
+    (metrics, elsewhere): (&[Metric], &[(&'static str, &'static str)]),
 ) -> Result<Expectation, ScenarioError> {
     let table = match group {
         Some(group) => format!("[expect.{group}]"),
@@ -392,8 +396,13 @@ fn parse_one(
         // The metric's name decides the suggestion, not the bound's prefix, which every
         // `max_...` key shares.
         let names: Vec<&str> = metrics.iter().map(|metric| metric.name).collect();
+        let owner = elsewhere.iter().find(|(metric, _)| *metric == name);
         let hint = match same_words(name, &names).or_else(|| crate::scenario::nearest(name, &names))
         {
+            _ if owner.is_some() => format!(
+                "`{name}` is reported by the {} design, not by this scenario's.",
+                owner.map_or("", |(_, design)| design)
+            ),
             Some(best) => {
                 let prefix = &written[..written.len() - name.len()];
                 format!("did you mean `{prefix}{best}`?")

@@ -60,6 +60,8 @@ pub struct TimerDesignEntry {
     pub bytes_per_timer: u64,
     /// How late it may fire by its own design.
     pub promise: Promise,
+    /// Whether its timer threads run each other's timers.
+    pub threads_share_timers: bool,
     build: fn(&TimerParams) -> Box<dyn SimTimers>,
     /// The design's battery, so that a test can run it on every registered design.
     #[cfg(feature = "battery")]
@@ -78,6 +80,7 @@ impl TimerDesignEntry {
             listed: true,
             bytes_per_timer: B::BYTES_PER_TIMER,
             promise: B::PROMISE,
+            threads_share_timers: B::THREADS_SHARE_TIMERS,
             build: build::<B>,
             #[cfg(feature = "battery")]
             loom_setup: crate::battery::loom_setup::<B>,

@@ -175,6 +175,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
         "hashed",
         "tokio-wheel",
         "go-timers",
+        "hashed-wheel",
     ] {
         files.push((design, timer(design, "5s", "300s"), "either"));
     }

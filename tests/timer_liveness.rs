@@ -4,7 +4,7 @@
 
 use ticklab::models::sync::Primitives;
 use ticklab::models::timer::{
-    BuildTimerDesign, GlobalHeap, Promise, ScheduleError, Scheduled, Sleep, TimerClock,
+    BuildTimerDesign, GlobalHeap, Hashed, Promise, ScheduleError, Scheduled, Sleep, TimerClock,
     TimerDesign, TimerId, TimerParams, Unscheduled,
 };
 use ticklab::run::{RunOptions, run_scenario};
@@ -159,4 +159,94 @@ fn a_correct_heap_misses_nothing_under_the_same_load() {
     let summary = summary_of("global-heap");
     assert_eq!(summary.get("missed"), Some(0), "{summary:?}");
     assert_eq!(summary.get("lost"), Some(0), "{summary:?}");
+}
+
+/// Two hashed heaps whose second thread never runs its timers: a lost wake-up on one thread.
+struct SecondThreadDeaf<S: Primitives, P: Send>(Hashed<S, P>);
+
+impl<S: Primitives, P: Send + 'static> TimerDesign<P> for SecondThreadDeaf<S, P> {
+    type ThreadState = (usize, <Hashed<S, P> as TimerDesign<P>>::ThreadState);
+
+    fn clock(&self) -> TimerClock {
+        self.0.clock()
+    }
+
+    fn timer_threads(&self) -> usize {
+        self.0.timer_threads()
+    }
+
+    fn new_thread_state(&self, thread: usize) -> Self::ThreadState {
+        (thread, self.0.new_thread_state(thread))
+    }
+
+    fn schedule(
+        &self,
+        now_ns: i64,
+        deadline_ns: i64,
+        payload: P,
+        caller: u64,
+    ) -> Result<Scheduled, ScheduleError> {
+        self.0.schedule(now_ns, deadline_ns, payload, caller)
+    }
+
+    fn unschedule(&self, id: TimerId) -> Unscheduled {
+        self.0.unschedule(id)
+    }
+
+    fn run_round(
+        &self,
+        (thread, state): &mut Self::ThreadState,
+        now_ns: i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> Sleep {
+        if *thread == 1 {
+            return Sleep {
+                until_ns: None,
+                seen_signals: self.0.signals(1),
+                stopped: false,
+            };
+        }
+        self.0.run_round(state, now_ns, fire)
+    }
+
+    fn signals(&self, thread: usize) -> u64 {
+        self.0.signals(thread)
+    }
+
+    fn stop(&self) -> bool {
+        self.0.stop()
+    }
+
+    fn slots_in_use(&self) -> usize {
+        self.0.slots_in_use()
+    }
+}
+
+struct SecondThreadDeafDesign;
+
+impl BuildTimerDesign for SecondThreadDeafDesign {
+    const NAME: &'static str = "second-thread-deaf";
+    const ABOUT: &'static str = "two hashed heaps whose second thread never runs its timers";
+    type Design<S: Primitives, P: Send + 'static> = SecondThreadDeaf<S, P>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Self::Design<S, P> {
+        SecondThreadDeaf(Hashed::new(2, params.capacity, params.clock))
+    }
+}
+
+#[test]
+fn a_thread_kept_busy_does_not_excuse_another_thread_that_never_wakes() {
+    let registry = ticklab::Registry::builtin().with_timer_design::<SecondThreadDeafDesign>();
+    // Every callback of the first thread takes 2 s, so it is nearly always busy.
+    let text = format!(
+        "{}\nslow_callback_every = 1\nslow_callback_cost = \"2s\"\n",
+        rpc("second-thread-deaf")
+    );
+    let scenario = registry.parse("deaf.toml", &text).unwrap();
+    let summary = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
+        .unwrap()
+        .summary;
+    let missed = summary.get("missed").unwrap();
+    assert!(missed > 50, "{summary:?}");
+    assert_eq!(summary.get("invariant_violations"), Some(missed));
 }

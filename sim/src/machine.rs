@@ -26,6 +26,8 @@ pub struct Machine {
     system_suspends: u32,
     process_suspends: u32,
     stopped_since_ns: Option<u64>,
+    /// When the process last became able to run: physical zero until a fault stops it.
+    running_since_ns: u64,
 }
 
 impl Machine {
@@ -41,6 +43,7 @@ impl Machine {
             system_suspends: 0,
             process_suspends: 0,
             stopped_since_ns: None,
+            running_since_ns: 0,
         }
     }
 
@@ -80,6 +83,13 @@ impl Machine {
     #[inline]
     pub fn can_run(&self) -> bool {
         self.system_suspends == 0 && self.process_suspends == 0
+    }
+
+    /// Since when the process has been able to run, in physical ns; `None` while it cannot. A
+    /// check of what the process should have done counts only from here.
+    #[inline]
+    pub fn running_since_ns(&self) -> Option<u64> {
+        self.can_run().then_some(self.running_since_ns)
     }
 
     /// Whether the system is awake, whatever its process is doing: a frozen process's machine
@@ -137,6 +147,7 @@ impl Machine {
             (false, true) => {
                 let since_ns = self.stopped_since_ns.take().unwrap_or(now_ns);
                 effect.resumed_after_ns = Some(now_ns - since_ns);
+                self.running_since_ns = now_ns;
             }
             _ => {}
         }

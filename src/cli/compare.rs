@@ -189,6 +189,10 @@ fn run_cell(
     options: &RunOptions,
 ) -> Result<(Summary, u64), Failure> {
     let invalid = |message: String| Failure::Invalid(format!("{}: {message}", workload.source));
+    // The file as written, so that a mistake in it is shown at its own line.
+    registry
+        .parse(&workload.source, &workload.text)
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
     let mut table: toml::Table = workload
         .text
         .parse()
@@ -205,6 +209,20 @@ fn run_cell(
         ));
     }
     model.insert("design".into(), toml::Value::String(design.to_string()));
+    // Each design runs at its own settings: another design's keys are left out.
+    let reads = |key: &str| {
+        registry
+            .timer_design(design)
+            .is_some_and(|entry| entry.reads(key))
+    };
+    let others: Vec<String> = model
+        .keys()
+        .filter(|key| !reads(key) && registry.timer_designs().any(|entry| entry.reads(key)))
+        .cloned()
+        .collect();
+    for key in others {
+        model.remove(&key);
+    }
     // The comparison reads metrics; the workload's own [expect] was written for its own design.
     table.remove("expect");
     let source = format!("{} on {design}", workload.source);
@@ -279,7 +297,14 @@ fn designs<'r>(registry: &'r Registry, names: &[String]) -> Result<Vec<&'r str>,
                     ))
                 })
         })
-        .collect()
+        .try_fold(Vec::new(), |mut designs, name| {
+            // A design named twice is compared once.
+            let name = name?;
+            if !designs.contains(&name) {
+                designs.push(name);
+            }
+            Ok(designs)
+        })
 }
 
 #[cfg(test)]

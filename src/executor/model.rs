@@ -56,6 +56,7 @@ impl ModelConfig for ExecutorConfig {
                 .collect(),
             group_metrics: GROUP_METRICS,
             group_noun: "task group",
+            elsewhere: &[],
         }
     }
 

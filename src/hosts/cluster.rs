@@ -163,6 +163,11 @@ impl Cluster {
         self.hosts[host].machine.can_run()
     }
 
+    /// Since when `host`'s process has been able to run, in physical ns; `None` while it cannot.
+    pub(crate) fn running_since_ns(&self, host: HostId) -> Option<u64> {
+        self.hosts[host].machine.running_since_ns()
+    }
+
     /// Why `host` cannot run now, if it cannot: its system is asleep, or its process frozen.
     pub(crate) fn stopped(&self, host: HostId) -> Option<&'static str> {
         let machine = &self.hosts[host].machine;

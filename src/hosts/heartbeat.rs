@@ -362,36 +362,46 @@ impl Heartbeat {
         cluster: &Cluster,
         out: &mut Out<'_>,
     ) {
-        // A host outside the detector is nobody's to detect.
-        if !self.config.hosts.contains(&host) {
+        // The hosts a host sends to are those that watch it; one nobody watches is nobody's to
+        // detect.
+        if self.targets[host].is_empty() {
             return;
         }
         let now_ns = cluster.now_ns();
         // A watcher that already suspects the host as it stops has detected it.
-        let suspected = self
-            .watches
-            .iter()
-            .flatten()
-            .any(|watch| watch.peer == host && watch.suspected);
-        let health = &mut self.health[host];
+        let suspected = self.targets[host].iter().any(|&watcher| {
+            self.watches[watcher]
+                .iter()
+                .any(|watch| watch.peer == host && watch.suspected)
+        });
         if effect.stopped {
+            let health = &mut self.health[host];
             health.down_since_ns = Some(now_ns);
             health.detected = suspected;
+            self.detected += u64::from(suspected);
         }
         if effect.resumed_after_ns.is_some() {
-            self.close_outage(host, now_ns, out);
+            self.close_outage(host, now_ns, cluster, out);
         }
     }
 
-    /// A host's outage ended at `now_ns`: every detector must have suspected it if it lasted
-    /// longer than a detector needs to notice. One that went unnoticed is a broken invariant.
-    fn close_outage(&mut self, host: HostId, now_ns: u64, out: &mut Out<'_>) {
+    /// A host's outage ends now: a detector must have suspected it if one of its watchers ran
+    /// long enough to notice. One that went unnoticed is a broken invariant; one no watcher
+    /// could see (they were down too, or had only just come back) is nobody's fault.
+    fn close_outage(&mut self, host: HostId, now_ns: u64, cluster: &Cluster, out: &mut Out<'_>) {
         let health = &mut self.health[host];
         let Some(since_ns) = health.down_since_ns.take() else {
             return;
         };
         let down_ns = now_ns - since_ns;
-        if health.detected || down_ns <= self.noticeable_ns {
+        let noticeable_ns = self.noticeable_ns;
+        // Held heartbeats reach a watcher as it thaws, so its silence counts from then.
+        let some_watcher_could = self.targets[host].iter().any(|&watcher| {
+            cluster.running_since_ns(watcher).is_some_and(|running_ns| {
+                now_ns.saturating_sub(running_ns.max(since_ns)) > noticeable_ns
+            })
+        });
+        if health.detected || !some_watcher_could {
             return;
         }
         self.missed += 1;
@@ -409,9 +419,9 @@ impl Heartbeat {
     }
 
     /// The metrics, in the order of [`super::HEARTBEAT_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
+    pub(crate) fn finish(&mut self, end_ns: u64, cluster: &Cluster, out: &mut Out<'_>) -> Vec<u64> {
         for host in self.config.hosts.clone() {
-            self.close_outage(host, end_ns, out);
+            self.close_outage(host, end_ns, cluster, out);
         }
         vec![
             self.sent,

@@ -286,10 +286,10 @@ pub(crate) fn run(
         values.extend(lease.finish(end_ns, &mut out));
     }
     if let Some(heartbeat) = &mut workloads.heartbeat {
-        values.extend(heartbeat.finish(end_ns, &mut out));
+        values.extend(heartbeat.finish(end_ns, &cluster, &mut out));
     }
     if let Some(rpc) = &mut workloads.rpc {
-        values.extend(rpc.finish(end_ns, &mut out));
+        values.extend(rpc.finish(&cluster, end_ns, &mut out));
     }
     values[2] = out.violations;
     let summary = Summary::new("hosts", end_ns, &config.metrics, &values, Vec::new());

@@ -56,6 +56,7 @@ impl ModelConfig for IdleConfig {
                 .collect(),
             group_metrics: STRATEGY_METRICS,
             group_noun: "strategy",
+            elsewhere: &[],
         }
     }
 

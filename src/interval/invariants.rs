@@ -98,6 +98,25 @@ impl IntervalInvariants {
         broken
     }
 
+    /// The run ended with interval `index` armed for `deadline_ns`: one armed more than a
+    /// period after its last tick was handled went quiet too, though it never ticks again to
+    /// show it. Returns what was broken, if anything.
+    pub fn on_end(&mut self, index: usize, deadline_ns: i64) -> Option<String> {
+        let checked = &self.intervals[index];
+        let handled_ns = (checked.last_handled_ns != NONE).then_some(checked.last_handled_ns)?;
+        let gap_ns = deadline_ns.saturating_sub(handled_ns);
+        let broken = (gap_ns > checked.period_ns).then(|| {
+            format!(
+                "interval {index} went quiet: it is armed for {} after its last tick was handled, \
+                 more than a period ({})",
+                Compact(gap_ns),
+                Compact(checked.period_ns)
+            )
+        });
+        self.violations += u64::from(broken.is_some());
+        broken
+    }
+
     fn spacing(
         &self,
         index: usize,
@@ -151,6 +170,25 @@ impl IntervalInvariants {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_armed_more_than_a_period_ahead_at_the_end_went_quiet() {
+        let mut checks = IntervalInvariants::new(MissedTick::Skip, ClockId::Monotonic, vec![10]);
+        assert_eq!(
+            checks.on_end(0, 1_000),
+            None,
+            "never ticked: nothing to measure from"
+        );
+        assert_eq!(checks.on_tick(0, 25, 20), None);
+        assert_eq!(
+            checks.on_end(0, 35),
+            None,
+            "a period after the tick was handled"
+        );
+        let broken = checks.on_end(0, 1_000).expect("armed far past its period");
+        assert!(broken.contains("went quiet"), "{broken}");
+        assert_eq!(checks.violations, 1);
+    }
 
     #[test]
     fn a_burst_interval_must_step_exactly_one_period() {

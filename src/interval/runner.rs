@@ -204,6 +204,12 @@ impl Binding for IntervalRun<'_> {
         machine: &mut Machine<u32>,
         report: &MachineReport,
     ) -> Result<Summary, RunError> {
+        let now_ns = machine.end_ns();
+        for (index, core) in self.cores.iter().enumerate() {
+            if let Some(broken) = self.invariants.on_end(index, core.deadline_ns()) {
+                crate::invariant::report(self.sink, now_ns, self.invariants.violations, broken)?;
+            }
+        }
         let stats = std::mem::replace(&mut self.stats, IntervalStats::new(0));
         Ok(stats.into_summary(
             machine.end_ns(),

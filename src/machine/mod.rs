@@ -167,6 +167,12 @@ impl<W: Copy> Machine<W> {
         self.world.read(clock)
     }
 
+    /// Since when the process has been able to run, in physical ns; `None` while it is asleep
+    /// or frozen.
+    pub fn running_since_ns(&self) -> Option<u64> {
+        self.world.machine().running_since_ns()
+    }
+
     pub fn platform(&self) -> Platform {
         self.world.machine().platform()
     }

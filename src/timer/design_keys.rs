@@ -59,7 +59,7 @@ fn not_read(
     let name = key.get_ref().as_str();
     let readers: Vec<&str> = registry
         .timer_designs()
-        .filter(|entry| entry.keys.iter().any(|own| own.name == name))
+        .filter(|entry| entry.reads(name))
         .map(|entry| entry.name)
         .collect();
     if !readers.is_empty() {
@@ -76,7 +76,7 @@ fn not_read(
     let valid: Vec<&str> = shared
         .iter()
         .copied()
-        .filter(|key| *key != "kind" || name == "kind")
+        .filter(|key| *key != "kind")
         .chain(design.keys.iter().map(|own| own.name))
         .collect();
     let listed: Vec<String> = valid.iter().map(|key| format!("`{key}`")).collect();
@@ -144,10 +144,14 @@ fn value_of(
             let written = other.to_string();
             let kind_of = other.type_str();
             let (message, hint) = match kind {
-                // A Go release or any other name that TOML read as a number.
-                KeyKind::Choice { names, .. } if names.contains(&written.as_str()) => (
+                // A Go release or any other name that TOML read as a number ("1.20" reads
+                // as 1.2).
+                KeyKind::Choice { names, .. } if as_name(names, other).is_some() => (
                     format!("`{name}` takes a name in quotes, not {kind_of} `{written}`"),
-                    format!("write it in quotes: {name} = \"{written}\""),
+                    format!(
+                        "write it in quotes: {name} = \"{}\"",
+                        as_name(names, other).unwrap_or(&written)
+                    ),
                 ),
                 _ => (
                     format!("`{name}` takes {}, not {kind_of} `{written}`", key.takes()),
@@ -157,4 +161,17 @@ fn value_of(
             Err(file.error(value.span(), message).with_hint(hint))
         }
     }
+}
+
+/// The name among `names` that TOML read as the number `value`, if any.
+fn as_name<'n>(names: &[&'n str], value: &toml::Value) -> Option<&'n str> {
+    let number = match value {
+        toml::Value::Float(number) => *number,
+        toml::Value::Integer(number) => *number as f64,
+        _ => return None,
+    };
+    names
+        .iter()
+        .copied()
+        .find(|name| name.parse::<f64>() == Ok(number))
 }

@@ -88,9 +88,10 @@ pub const METRICS: &[Metric] = &[
     ),
     Metric::count(
         "lost",
-        "timers the caller never saw fire within their promise and the machine's delay: cancelled \
-         by a response that came after that, or still waiting at the end; a clock that moved \
-         their deadline counts here too",
+        "timers the caller never saw fire within their promise and the machine's delay: those \
+         the design missed (`missed`), and those still waiting at the end, as a clock stepped \
+         back leaves wall-clock deadlines; a timer held back by its own busy, starved or frozen \
+         thread and then cancelled is not counted",
     ),
     Metric::count(
         "missed",

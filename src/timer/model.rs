@@ -41,7 +41,10 @@ impl ModelConfig for TimerConfig {
     }
 
     fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(&self.metrics)
+        ExpectSchema {
+            elsewhere: &self.metrics_elsewhere,
+            ..ExpectSchema::flat(&self.metrics)
+        }
     }
 
     fn run(

@@ -50,6 +50,8 @@ pub struct TimerConfig {
     /// What the summary reports and `[expect]` may bound: every timer run's metrics, then the
     /// design's own.
     pub metrics: Vec<Metric>,
+    /// The other registered designs' own metrics, with their designs, for `[expect]`'s errors.
+    pub metrics_elsewhere: Vec<(&'static str, &'static str)>,
     /// Bytes a timer slot stands for in the memory metrics: brpc's `Task` is one 64-byte cache
     /// line.
     pub task_bytes: u64,
@@ -265,6 +267,11 @@ pub(crate) fn validate(
                     .iter()
                     .map(|own| Metric::count(own.name, own.about)),
             )
+            .collect(),
+        metrics_elsewhere: registry
+            .timer_designs()
+            .filter(|other| other.name != design.name)
+            .flat_map(|other| other.metrics.iter().map(|metric| (metric.name, other.name)))
             .collect(),
         task_bytes: task_bytes as u64,
         capacity: capacity as usize,

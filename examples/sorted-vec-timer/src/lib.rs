@@ -273,10 +273,14 @@ impl<S: Primitives, P: Send> TimerDesign<P> for SortedVecTimer<S, P> {
     }
 
     fn metric(&self, name: &str) -> Option<u64> {
-        self.state.with(|state| match name {
-            "comparisons" => Some(state.comparisons),
-            "entries_moved" => Some(state.entries_moved),
-            _ => None,
+        self.state.with(|state| {
+            if name == COMPARISONS.name {
+                Some(state.comparisons)
+            } else if name == ENTRIES_MOVED.name {
+                Some(state.entries_moved)
+            } else {
+                None
+            }
         })
     }
 }

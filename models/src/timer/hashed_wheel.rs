@@ -32,7 +32,7 @@ pub const TICKS_PER_WHEEL: super::DesignKey = super::DesignKey::count(
      up to a power of two as Netty does; a timer further away than one turn waits its turns in \
      its bucket",
     1,
-    1 << 30,
+    1 << 16,
     Some(BUCKETS as i64),
 );
 
@@ -71,16 +71,19 @@ struct WheelState<P> {
     cancelled: Vec<TimerId>,
     /// Timers passed over with turns still to wait: [`TURNS_COUNTED_DOWN`].
     counted_down: u64,
-    /// Where each filed timer waits, by slot: its bucket.
-    bucket_of: Vec<u32>,
+    /// Where each held timer waits, by slot, so that a cancel takes it out at once, as
+    /// Netty's doubly linked buckets do.
+    place: Vec<Place>,
     /// When the worker started, on the design's clock: ticks count from it.
     start_ns: Option<i64>,
     /// The next tick to end.
     tick: u64,
     /// Timers in the wheel and the arrivals queue.
     held: usize,
-    /// The worker sleeps with no deadline.
+    /// The worker sleeps with no deadline, and no schedule has woken it yet.
     idle: bool,
+    /// The worker went idle, and has not run a round since.
+    was_idle: bool,
     free: Vec<u32>,
     stopped: bool,
 }
@@ -125,11 +128,12 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                 counted_down: 0,
                 buckets: (0..buckets).map(|_| Vec::new()).collect(),
                 cancelled: Vec::new(),
-                bucket_of: Vec::new(),
+                place: Vec::new(),
                 start_ns: None,
                 tick: 0,
                 held: 0,
                 idle: false,
+                was_idle: false,
                 free: Vec::new(),
                 stopped: false,
             }),
@@ -141,6 +145,17 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
     }
 }
 
+/// Where a held timer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Fired, freed, or never held.
+    Nowhere,
+    /// At this index of the arrivals.
+    Arrived(u32),
+    /// At this index of this bucket.
+    Bucket(u32, u32),
+}
+
 /// What the worker does next, decided under the lock.
 enum Step<P> {
     Fire(Vec<Entry<P>>),
@@ -148,6 +163,36 @@ enum Step<P> {
 }
 
 impl<P> WheelState<P> {
+    fn set_place(&mut self, id: TimerId, place: Place) {
+        let slot = id.slot() as usize;
+        if self.place.len() <= slot {
+            self.place.resize(slot + 1, Place::Nowhere);
+        }
+        self.place[slot] = place;
+    }
+
+    /// Records where every arrival is, after the queue was reordered.
+    fn place_arrivals(&mut self) {
+        for at in 0..self.arrived.len() {
+            self.set_place(self.arrived[at].id, Place::Arrived(at as u32));
+        }
+    }
+
+    /// Records where every timer of `bucket` is, after it was reordered.
+    fn place_bucket(&mut self, bucket: usize) {
+        for at in 0..self.buckets[bucket].len() {
+            let id = self.buckets[bucket][at].id;
+            self.set_place(id, Place::Bucket(bucket as u32, at as u32));
+        }
+    }
+
+    /// A timer joins the arrivals.
+    fn arrive(&mut self, entry: Entry<P>) {
+        self.set_place(entry.id, Place::Arrived(self.arrived.len() as u32));
+        self.arrived.push(entry);
+        self.held += 1;
+    }
+
     /// Files the arrivals in their buckets, counted from the tick about to end.
     fn file_arrivals(&mut self, start_ns: i64) {
         for mut entry in std::mem::take(&mut self.arrived) {
@@ -155,32 +200,43 @@ impl<P> WheelState<P> {
             let wheel = self.buckets.len() as u64;
             entry.rounds = ticks.saturating_sub(self.tick) / wheel;
             let bucket = (ticks.max(self.tick) % wheel) as usize;
-            let slot = entry.id.slot() as usize;
-            if self.bucket_of.len() <= slot {
-                self.bucket_of.resize(slot + 1, 0);
-            }
-            self.bucket_of[slot] = bucket as u32;
+            let at = self.buckets[bucket].len() as u32;
+            self.set_place(entry.id, Place::Bucket(bucket as u32, at));
             self.buckets[bucket].push(entry);
         }
+    }
+
+    /// Takes the timer at `place` out, moving the last of its queue into its spot.
+    fn take_out(&mut self, place: Place) {
+        let moved = match place {
+            Place::Nowhere => return,
+            Place::Arrived(at) => {
+                self.arrived.swap_remove(at as usize);
+                self.arrived.get(at as usize).map(|entry| (entry.id, place))
+            }
+            Place::Bucket(bucket, at) => {
+                let entries = &mut self.buckets[bucket as usize];
+                entries.swap_remove(at as usize);
+                entries.get(at as usize).map(|entry| (entry.id, place))
+            }
+        };
+        if let Some((id, place)) = moved {
+            self.set_place(id, place);
+        }
+        self.held -= 1;
     }
 
     /// Takes cancelled timers out of the arrivals and the wheel, and frees their slots; a timer
     /// whose cancel won the race with its expiry was taken out already, and is freed here too.
     fn drop_cancelled(&mut self) {
         for id in std::mem::take(&mut self.cancelled) {
-            let slot = id.slot() as usize;
-            let held = if let Some(at) = self.arrived.iter().position(|entry| entry.id == id) {
-                self.arrived.swap_remove(at);
-                true
-            } else {
-                let bucket = self.bucket_of.get(slot).map(|&bucket| bucket as usize);
-                bucket.is_some_and(|bucket| {
-                    let entries = &mut self.buckets[bucket];
-                    let at = entries.iter().position(|entry| entry.id == id);
-                    at.map(|at| entries.swap_remove(at)).is_some()
-                })
-            };
-            self.held -= usize::from(held);
+            let place = self
+                .place
+                .get(id.slot() as usize)
+                .copied()
+                .unwrap_or(Place::Nowhere);
+            self.take_out(place);
+            self.set_place(id, Place::Nowhere);
             self.free.push(id.slot());
         }
     }
@@ -189,17 +245,18 @@ impl<P> WheelState<P> {
     /// turns left.
     fn expire(&mut self) -> Vec<Entry<P>> {
         let wheel = self.buckets.len() as u64;
-        let bucket = &mut self.buckets[(self.tick % wheel) as usize];
-        let mut due = Vec::new();
-        let mut at = 0;
-        while at < bucket.len() {
-            if bucket[at].rounds == 0 {
-                due.push(bucket.swap_remove(at));
-            } else {
-                bucket[at].rounds -= 1;
-                self.counted_down += 1;
-                at += 1;
-            }
+        let index = (self.tick % wheel) as usize;
+        let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.buckets[index])
+            .into_iter()
+            .partition(|entry| entry.rounds == 0);
+        self.buckets[index] = waiting;
+        for entry in &mut self.buckets[index] {
+            entry.rounds -= 1;
+        }
+        self.counted_down += self.buckets[index].len() as u64;
+        self.place_bucket(index);
+        for entry in &due {
+            self.set_place(entry.id, Place::Nowhere);
         }
         self.held -= due.len();
         self.tick += 1;
@@ -208,14 +265,16 @@ impl<P> WheelState<P> {
 
     /// Takes out the arrivals whose deadline has passed.
     fn take_overdue(&mut self, now_ns: i64) -> Vec<Entry<P>> {
-        let mut due = Vec::new();
-        let mut at = 0;
-        while at < self.arrived.len() {
-            if self.arrived[at].deadline_ns <= now_ns {
-                due.push(self.arrived.swap_remove(at));
-            } else {
-                at += 1;
-            }
+        if self.arrived.iter().all(|entry| entry.deadline_ns > now_ns) {
+            return Vec::new();
+        }
+        let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.arrived)
+            .into_iter()
+            .partition(|entry| entry.deadline_ns <= now_ns);
+        self.arrived = waiting;
+        self.place_arrivals();
+        for entry in &due {
+            self.set_place(entry.id, Place::Nowhere);
         }
         self.held -= due.len();
         due
@@ -230,6 +289,7 @@ impl<P> WheelState<P> {
             .map(|entry| entry.id.slot())
             .collect();
         self.free.extend(slots);
+        self.place.clear();
         self.held = 0;
     }
 }
@@ -259,10 +319,16 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                     stopped: false,
                 });
             };
+            // The ticks that passed while the worker was idle held nothing: a worker woken from
+            // idle skips to the present, so that it neither replays them nor files its arrivals
+            // turns behind.
+            if std::mem::take(&mut state.was_idle) {
+                let now_tick = (now_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
+                state.tick = state.tick.max(now_tick);
+            }
             if state.held == 0 {
-                // Nothing to wait for: the ticks that pass meanwhile need no work.
-                state.tick = (now_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
                 state.idle = true;
+                state.was_idle = true;
                 return Step::Sleep(Sleep {
                     until_ns: None,
                     seen_signals: self.signals.load(SeqCst),
@@ -278,9 +344,9 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                 }
             }
             // A timer already due when the worker first sees it fires at once, as Netty's does
-            // at the tick end where it is transferred. Here the worker also sees arrivals when a
-            // schedule wakes it from idle, mid-tick, so waiting for the tick's end would add a
-            // tick to a timer that is late already.
+            // at the tick end where it is transferred. This worker also sees arrivals mid-tick,
+            // when a schedule wakes it from idle with a deadline already past (see
+            // `TimerDesign::schedule`), and waiting for the tick's end would break its promise.
             let overdue = state.take_overdue(now_ns);
             if !overdue.is_empty() {
                 return Step::Fire(overdue);
@@ -327,13 +393,12 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
                 .or_else(|| self.slots.mint())
                 .ok_or(ScheduleError::Full)?;
             let id = self.slots.id_for(slot);
-            state.arrived.push(Entry {
+            state.arrive(Entry {
                 deadline_ns,
                 rounds: 0,
                 id,
                 payload,
             });
-            state.held += 1;
             let wake = std::mem::take(&mut state.idle);
             if wake && W::SIGNAL_WHEN_IDLE {
                 self.signals.fetch_add(1, SeqCst);
@@ -486,6 +551,62 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_woken_after_an_idle_hour_files_its_timer_from_the_present() {
+        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        wheel.schedule(0, 50 * MS, 1, 0).unwrap();
+        wheel.run_round(&mut thread, 100 * MS, &mut |_, _| 100 * MS);
+        // An hour with nothing held: 36,000 ticks, seven turns of the wheel.
+        let hour_ns = 3_600_000 * MS;
+        wheel.schedule(hour_ns, hour_ns + 250 * MS, 2, 0).unwrap();
+        let mut fired = Vec::new();
+        let mut sleep = wheel.run_round(&mut thread, hour_ns, &mut |_, payload| {
+            fired.push(payload);
+            hour_ns
+        });
+        while fired.is_empty() {
+            let now_ns = sleep.until_ns.expect("a tick to wait for");
+            sleep = wheel.run_round(&mut thread, now_ns, &mut |_, payload| {
+                fired.push(payload);
+                now_ns
+            });
+        }
+        assert_eq!(
+            wheel.metric("turns_counted_down"),
+            Some(0),
+            "no turns to wait"
+        );
+    }
+
+    #[test]
+    fn a_cancel_takes_its_timer_out_wherever_it_waits() {
+        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(64, TimerClock::Monotonic);
+        let mut thread = wheel.new_thread_state(0);
+        let ids: Vec<TimerId> = (0..20)
+            .map(|timer| wheel.schedule(0, 150 * MS, timer, 0).unwrap().id)
+            .collect();
+        // Half are filed in their bucket at the first tick, then every other one is cancelled,
+        // in the bucket and among later arrivals.
+        wheel.run_round(&mut thread, 100 * MS, &mut |_, _| 100 * MS);
+        let late: Vec<TimerId> = (20..30)
+            .map(|timer| wheel.schedule(100 * MS, 150 * MS, timer, 0).unwrap().id)
+            .collect();
+        for id in ids.iter().chain(&late).step_by(2) {
+            assert_eq!(wheel.unschedule(*id), Unscheduled::Cancelled);
+        }
+        let mut fired = Vec::new();
+        wheel.run_round(&mut thread, 200 * MS, &mut |_, payload| {
+            fired.push(payload);
+            200 * MS
+        });
+        fired.sort_unstable();
+        let kept: Vec<u32> = (0..30).filter(|timer| timer % 2 == 1).collect();
+        assert_eq!(fired, kept);
+        wheel.run_round(&mut thread, 300 * MS, &mut |_, _| 300 * MS);
+        assert_eq!(wheel.slots_in_use(), 0);
+    }
+
+    #[test]
     fn a_cancelled_timer_leaves_the_wheel_at_the_next_tick_and_never_fires() {
         let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
         let mut thread = wheel.new_thread_state(0);
@@ -530,12 +651,15 @@ impl super::BuildTimerDesign for HashedWheelDesign {
     const PROMISE: super::Promise = super::Promise::Within {
         late_ns: TICK_NS as u64,
     };
+    /// A timer is a 32-byte entry in a bucket that grows by doubling, and its place (12 bytes,
+    /// in a table that grows the same way) beside its slot: `tests/memory.rs` measures it.
+    const BYTES_PER_TIMER: u64 = 144;
     const KEYS: &'static [super::DesignKey] = &[TICKS_PER_WHEEL];
     const METRICS: &'static [super::DesignMetric] = &[TURNS_COUNTED_DOWN];
     type Design<S: Primitives, P: Send + 'static> = HashedWheel<S, P>;
 
     fn build<S: Primitives, P: Send + 'static>(params: &super::TimerParams) -> HashedWheel<S, P> {
-        let buckets = params.count(&TICKS_PER_WHEEL).unwrap_or(BUCKETS as i64) as usize;
+        let buckets = params.count(&TICKS_PER_WHEEL).expect("a default") as usize;
         HashedWheel::with_buckets(buckets, params.capacity, params.clock)
     }
 }

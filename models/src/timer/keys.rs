@@ -99,15 +99,6 @@ impl DesignKey {
             }
         }
     }
-
-    /// Its default, as a scenario file would write it; `None` if the design decides.
-    pub fn default_text(&self) -> Option<String> {
-        match self.kind {
-            KeyKind::Count { default, .. } => default.map(|value| value.to_string()),
-            KeyKind::Duration { default_ns, .. } => default_ns.map(|ns| format!("{ns} ns")),
-            KeyKind::Choice { default, .. } => Some(format!("\"{default}\"")),
-        }
-    }
 }
 
 /// A value a scenario gave a [`DesignKey`], validated against its kind.

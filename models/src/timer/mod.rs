@@ -132,6 +132,11 @@ pub trait TimerDesign<P: Send>: Send + Sync {
     /// arms it (a design that files timers relative to the present needs it, as the Linux
     /// kernel's wheel moves its base forward when a timer is queued). `caller` identifies the
     /// calling thread, which designs hash to spread contention.
+    ///
+    /// `now_ns` may be earlier than a timer thread has already seen, and the deadline may have
+    /// passed by then: on real threads a caller can be held up between reading the clock and
+    /// taking the lock, and in the simulator a round's callbacks run ahead of the schedules made
+    /// while they ran. The design must still fire such a timer within its promise.
     fn schedule(
         &self,
         now_ns: i64,
@@ -236,6 +241,11 @@ pub trait BuildTimerDesign: 'static {
     /// to this, and reports a timer it has not fired by then as a violation. A heap keeps the
     /// default, [`Promise::Exact`].
     const PROMISE: Promise = Promise::Exact;
+    /// Whether a timer thread may run timers another thread was given, as Go's Ps steal from
+    /// each other. A run excuses a late timer while the thread it was given to is held back
+    /// (busy, waiting for a core, or about to take a wake); for a design that shares, while
+    /// any of its threads is.
+    const THREADS_SHARE_TIMERS: bool = false;
     /// The design on primitives `S`, carrying payloads `P`.
     type Design<S: crate::sync::Primitives, P: Send + 'static>: TimerDesign<P>;
 
@@ -315,7 +325,7 @@ pub mod builtin {
         type Design<S: Primitives, P: Send + 'static> = Hashed<S, P>;
 
         fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> Hashed<S, P> {
-            let threads = params.count(&TIMER_THREADS).unwrap_or(4) as usize;
+            let threads = params.count(&TIMER_THREADS).expect("a default") as usize;
             Hashed::new(threads, params.capacity, params.clock)
         }
     }
@@ -358,7 +368,7 @@ pub mod builtin {
     );
 
     fn buckets(params: &TimerParams) -> usize {
-        params.count(&BUCKETS).unwrap_or(13) as usize
+        params.count(&BUCKETS).expect("a default") as usize
     }
 }
 

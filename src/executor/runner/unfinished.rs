@@ -19,6 +19,11 @@ impl ExecutorRun<'_> {
         // A due timer reaches its task at the driver's next tick, once a parked worker's timed
         // wait for it ends.
         let allowance_ns = TIMER_RESOLUTION_NS as u64 + timing.resolution_ns + timing.slack_ns;
+        // A process asleep or frozen at the end could not fire anything, and one that has just
+        // come back has had only that long.
+        let ran_for_ns = m
+            .running_since_ns()
+            .map_or(0, |since_ns| m.now_ns().saturating_sub(since_ns));
         let mut unfinished: Vec<TaskId> = (0..self.tasks.len() as u32)
             .map(TaskId)
             .filter(|&task| {
@@ -32,11 +37,15 @@ impl ExecutorRun<'_> {
             let overdue_ns = state
                 .sleep_deadline_ns
                 .filter(|_| state.runnable.is_none())
-                .map(|deadline_ns| instant_ns.saturating_sub(deadline_ns));
+                .map(|deadline_ns| {
+                    instant_ns
+                        .saturating_sub(deadline_ns)
+                        .min(i64::try_from(ran_for_ns).unwrap_or(i64::MAX))
+                });
             let parked = self.runtimes[state.runtime]
                 .workers
                 .iter()
-                .find(|worker| matches!(worker.state, WorkerState::Parked { .. }))
+                .find(|worker| matches!(worker.state, WorkerState::Parked { on_driver: true }))
                 .map(|worker| worker.name.clone());
             if let (Some(overdue_ns), Some(worker)) = (overdue_ns, &parked)
                 && overdue_ns > allowance_ns as i64

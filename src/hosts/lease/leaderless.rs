@@ -1,8 +1,10 @@
 //! What a lease must eventually do: find a holder. The time with no leader, while some candidate
 //! could reach the lock service (both running, no partition between them), is measured stretch by
 //! stretch; a holder that stops is replaced once its lease runs out and a waiting candidate's ask
-//! and grant cross the network, so a stretch longer than the lease, a renewal period and a round
-//! trip on the slowest link is a broken invariant.
+//! and grant cross the network. A holder gives its lease up `length × drift_bound` early, and the
+//! lock service counts from when it granted, a trip after the holder asked. So a stretch longer
+//! than the lease, that margin, a renewal period and three trips on the slowest link is a broken
+//! invariant.
 
 use super::super::cluster::{Cluster, HostId};
 use super::super::runner::Out;
@@ -17,11 +19,15 @@ pub(super) struct Leaderless {
 }
 
 impl Leaderless {
-    pub(super) fn new(length_ns: u64, renew_every_ns: u64, longest_latency_ns: u64) -> Self {
+    pub(super) fn new(config: &super::spec::LeaseConfig, longest_latency_ns: u64) -> Self {
+        let drift_margin_ns =
+            u128::from(config.length_ns) * u128::from(config.drift_bound_ppb) / 1_000_000_000;
         Leaderless {
-            limit_ns: length_ns
-                .saturating_add(renew_every_ns)
-                .saturating_add(2 * longest_latency_ns),
+            limit_ns: config
+                .length_ns
+                .saturating_add(u64::try_from(drift_margin_ns).unwrap_or(u64::MAX))
+                .saturating_add(config.renew_every_ns)
+                .saturating_add(3 * longest_latency_ns),
             since_ns: None,
             longest_ns: 0,
             longest_from_ns: None,
@@ -67,7 +73,7 @@ impl Leaderless {
             out.violation(now_ns, || {
                 format!(
                     "no host held the lease for {} from {}, while a candidate could reach the \
-                     lock service; a lease, a renewal and a round trip take {}",
+                     lock service; a lease, its drift margin, a renewal and three trips take {}",
                     ticklab_sim::Approx(lasted_ns),
                     ticklab_sim::Secs(since_ns),
                     ticklab_sim::Approx(limit_ns)

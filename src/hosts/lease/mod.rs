@@ -118,11 +118,7 @@ impl Lease {
             newest_token_seen: 0,
             holders: 0,
             two_since_ns: None,
-            leaderless: leaderless::Leaderless::new(
-                config.length_ns,
-                config.renew_every_ns,
-                longest_latency_ns,
-            ),
+            leaderless: leaderless::Leaderless::new(config, longest_latency_ns),
             values: LeaseValues::default(),
         }
     }

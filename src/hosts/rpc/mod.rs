@@ -4,8 +4,10 @@
 //! resolves the call: the reply, if `unschedule` still cancels the timer, or the timer's
 //! callback. A reply to a client asleep is lost; so is a call to a server asleep.
 //!
-//! Every call must resolve exactly once. A call a whole timeout past its deadline in physical time
-//! at the end of the run and never resolved is lost: its deadline is waiting on a clock that stopped.
+//! Every call must resolve exactly once. A call never resolved by the end of the run is lost if
+//! its client could have ended it: the client runs, and its own timer clock reads a whole
+//! timeout past the deadline. One whose client is asleep or frozen at the end, or whose clock
+//! stopped while it slept, is still waiting for that clock, and is no loss.
 
 mod spec;
 
@@ -44,6 +46,8 @@ pub(crate) const BYTES_PER_CALL: u64 = crate::memory::grown::<CallRecord>();
 struct CallRecord {
     client: HostId,
     sent_ns: u64,
+    /// The deadline, on the client's timer clock.
+    deadline_ns: i64,
     timer: Option<TimerId>,
     resolutions: u8,
 }
@@ -218,6 +222,7 @@ impl Rpc {
         self.calls.push(CallRecord {
             client: host,
             sent_ns: cluster.now_ns(),
+            deadline_ns: deadline,
             timer: scheduled.ok().map(|scheduled| scheduled.id),
             resolutions: 0,
         });
@@ -394,22 +399,24 @@ impl Rpc {
     }
 
     /// The metrics, in the order of [`super::RPC_METRICS`]. Every call must end, answered or
-    /// timed out: one still open a whole timeout past its deadline at the end is a broken
-    /// invariant as well as a count.
-    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
-        let timeout_ns = self.config.timeout_ns;
+    /// timed out: one its client could have ended (see the module's text) and did not is a
+    /// broken invariant as well as a count.
+    pub(crate) fn finish(&mut self, cluster: &Cluster, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
+        let timeout_ns = self.config.timeout_ns as i64;
         let mut lost = 0u64;
         for (call, record) in self.calls.iter().enumerate() {
+            let client = record.client;
             // A whole timeout past its deadline: a timer design's own resolution is no loss.
-            if record.resolutions == 0 && record.sent_ns.saturating_add(2 * timeout_ns) < end_ns {
+            let overdue_ns = cluster.read(client, self.clocks[client]) - record.deadline_ns;
+            if record.resolutions == 0 && cluster.can_run(client) && overdue_ns > timeout_ns {
                 lost += 1;
                 let sent_ns = record.sent_ns;
                 out.violation(end_ns, || {
                     format!(
                         "call {call}, sent at {}, never ended: no reply and no timeout by the end, \
-                         {} past its deadline",
+                         {} past its deadline on its client's clock",
                         ticklab_sim::Secs(sent_ns),
-                        ticklab_sim::Approx(end_ns - sent_ns - timeout_ns)
+                        ticklab_sim::Approx(overdue_ns as u64)
                     )
                 });
             }

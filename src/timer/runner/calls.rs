@@ -10,6 +10,8 @@ pub(super) struct Call {
     /// The timer's deadline on the design's clock: what the design was asked for.
     pub(super) deadline_ns: i64,
     pub(super) timer: Option<TimerId>,
+    /// The timer thread the design gave the timer to.
+    pub(super) thread: u32,
     pub(super) fired: bool,
     /// Already reported as not fired within the design's promise.
     pub(super) overdue: bool,
@@ -83,6 +85,7 @@ mod tests {
             timeout_at_ns: 0,
             deadline_ns: 0,
             timer: None,
+            thread: 0,
             fired: false,
             overdue: false,
         }

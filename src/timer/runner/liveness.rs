@@ -8,8 +8,9 @@
 //! A timer not fired by then is the design's fault only if nothing else explains it. The check
 //! waits, and looks again after the next round or burst of CPU, while a timer thread
 //!
-//! - is busy with callbacks, or waits for a core, or has a wake it could not take while busy;
-//! - has a wake due now that it has not yet taken (a process just thawed, a tie at one instant);
+//! - is the timer's own thread, and is busy with callbacks, or waits for a core, or has a wake
+//!   it could not take while busy, or has a wake due now that it has not yet taken (a process
+//!   just thawed, a tie at one instant);
 //! - sleeps, measured on `CLOCK_MONOTONIC` as brpc's does, towards a deadline on the design's
 //!   clock that was in time when it went to sleep, but that clock has since moved against
 //!   monotonic (a wall step or slew, or a suspend that wall time counts and monotonic does not).
@@ -71,9 +72,14 @@ impl TimerRun<'_> {
             .saturating_add(self.overshoot_ns)
     }
 
+    /// The allowance as a clock offset: a promise with no bound saturates rather than wraps.
+    fn allowance_i64(&self) -> i64 {
+        i64::try_from(self.allowance_ns()).unwrap_or(i64::MAX)
+    }
+
     /// Files the check of `call`, whose deadline is `deadline_ns` on the design's clock.
     pub(super) fn file_check(&self, m: &mut Machine<Wake>, call: CallRef, deadline_ns: i64) {
-        let at_ns = deadline_ns.saturating_add(self.allowance_ns() as i64);
+        let at_ns = deadline_ns.saturating_add(self.allowance_i64());
         m.wake_at(
             Deadline {
                 clock: self.design_clock(),
@@ -135,10 +141,10 @@ impl TimerRun<'_> {
         &mut self,
         m: &mut Machine<Wake>,
         index: u32,
-        deadline_ns: i64,
+        call: &super::calls::Call,
     ) -> Result<(), RunError> {
-        let overdue_ns = self.overdue_ns(m, deadline_ns);
-        if overdue_ns < 0 || self.excuse(m, deadline_ns) {
+        let overdue_ns = self.overdue_ns(m, call.deadline_ns);
+        if overdue_ns < 0 || self.excuse(m, call.deadline_ns, call.thread as usize) {
             return Ok(());
         }
         self.missed(m, index, overdue_ns)
@@ -146,7 +152,8 @@ impl TimerRun<'_> {
 
     /// How far the design's clock is past `deadline_ns` and the allowance.
     fn overdue_ns(&self, m: &Machine<Wake>, deadline_ns: i64) -> i64 {
-        m.read(self.design_clock()) - deadline_ns.saturating_add(self.allowance_ns() as i64)
+        m.read(self.design_clock())
+            .saturating_sub(deadline_ns.saturating_add(self.allowance_i64()))
     }
 
     fn finding(&mut self, m: &Machine<Wake>, call: CallRef) -> Finding {
@@ -157,22 +164,33 @@ impl TimerRun<'_> {
             return Finding::Done;
         }
         let deadline_ns = state.deadline_ns;
+        let thread = state.thread as usize;
         let overdue_ns = self.overdue_ns(m, deadline_ns);
         if overdue_ns < 0 {
             Finding::NotYet
-        } else if self.excuse(m, deadline_ns) {
+        } else if self.excuse(m, deadline_ns, thread) {
             Finding::Excused
         } else {
             Finding::Missed { overdue_ns }
         }
     }
 
-    /// Whether some timer thread is about to act, so a late fire is not yet the design's fault.
-    fn excuse(&self, m: &Machine<Wake>, deadline_ns: i64) -> bool {
+    /// Whether the timer's own thread `thread` is held back by the machine, or some timer
+    /// thread sleeps towards a deadline in time on a clock that moved since: a late fire is not
+    /// yet the design's fault. A busy thread excuses only its own timers, so a design whose
+    /// other thread never wakes is caught however busy the first is kept; in a design whose
+    /// threads share timers (`BuildTimerDesign::THREADS_SHARE_TIMERS`), any thread held back
+    /// excuses them all.
+    fn excuse(&self, m: &Machine<Wake>, deadline_ns: i64, thread: usize) -> bool {
         let promise_ns = self.config.design.promise.late_ns(self.config.timeout_ns);
-        let in_time_ns = deadline_ns.saturating_add(promise_ns as i64);
+        let in_time_ns = deadline_ns.saturating_add(i64::try_from(promise_ns).unwrap_or(i64::MAX));
         let skew_ns = self.skew_ns(m);
-        self.machine_delays(m)
+        let held_back = if self.config.design.threads_share_timers {
+            self.machine_delays(m)
+        } else {
+            self.thread_delayed(m, thread)
+        };
+        held_back
             || self.sleeps.iter().any(|sleep| {
                 sleep.skew_ns != skew_ns
                     && sleep
@@ -185,13 +203,19 @@ impl TimerRun<'_> {
     /// core, with a wake it could not take while busy, or with a wake due that it has not yet
     /// taken.
     pub(super) fn machine_delays(&self, m: &Machine<Wake>) -> bool {
-        self.threads.iter().enumerate().any(|(thread, (cpu, _))| {
-            m.is_busy(*cpu)
-                || self.deferred[thread].is_some()
-                || self.sleeps[thread]
-                    .wake
-                    .is_some_and(|wake| m.read(wake.clock) >= wake.at_ns)
-        })
+        (0..self.threads.len()).any(|thread| self.thread_delayed(m, thread))
+    }
+
+    /// Whether the machine holds timer thread `thread` back now.
+    fn thread_delayed(&self, m: &Machine<Wake>, thread: usize) -> bool {
+        let Some((cpu, _)) = self.threads.get(thread) else {
+            return false;
+        };
+        m.is_busy(*cpu)
+            || self.deferred[thread].is_some()
+            || self.sleeps[thread]
+                .wake
+                .is_some_and(|wake| m.read(wake.clock) >= wake.at_ns)
     }
 
     /// Reports that the design did not fire call `index`'s timer within its promise.
@@ -213,7 +237,7 @@ impl TimerRun<'_> {
         let what = format!(
             "timer of call #{index} is {} past its deadline and has not fired: its design \
              promises to fire {}, and the machine adds up to {}; {}",
-            Approx(overdue_ns as u64 + self.allowance_ns()),
+            Approx((overdue_ns as u64).saturating_add(self.allowance_ns())),
             promise_text(self.config.design.promise, self.config.timeout_ns),
             Approx(self.overshoot_ns),
             threads.join(", ")

@@ -280,6 +280,7 @@ impl<'a> TimerRun<'a> {
             timeout_at_ns: now_ns + self.config.timeout_ns,
             deadline_ns,
             timer: None,
+            thread: 0,
             fired: false,
             overdue: false,
         });
@@ -298,7 +299,9 @@ impl<'a> TimerRun<'a> {
             .schedule(armed_at_ns, deadline_ns, call, u64::from(client))
         {
             Ok(scheduled) => {
-                self.calls.get_mut(call).expect("just started").timer = Some(scheduled.id);
+                let started = self.calls.get_mut(call).expect("just started");
+                started.timer = Some(scheduled.id);
+                started.thread = scheduled.thread as u32;
                 self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);
                 self.stats.waking_schedules += u64::from(scheduled.wake);
                 if scheduled.wake {
@@ -318,7 +321,11 @@ impl<'a> TimerRun<'a> {
         m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
         // Answered after its timeout: the timer must fire. One answered in time is checked only
         // if its response finds the timer overdue (a clock stepped under it).
-        if latency_ns > self.config.timeout_ns && event.timer != 0 {
+        let armed = self
+            .calls
+            .get_mut(call)
+            .is_some_and(|call| call.timer.is_some());
+        if latency_ns > self.config.timeout_ns && armed {
             self.file_check(m, call_ref, deadline_ns);
         }
         if self.wants_events {
@@ -363,7 +370,7 @@ impl<'a> TimerRun<'a> {
             Unscheduled::Cancelled => {
                 self.stats.cancels += 1;
                 if !call.overdue {
-                    self.check_at_cancel(m, index, call.deadline_ns)?;
+                    self.check_at_cancel(m, index, &call)?;
                 }
             }
             // Late only if the timer it found gone had fired: a call that never got a timer slot

@@ -659,6 +659,8 @@ impl BuildTimerDesign for GoTimersDesign {
     /// a release build (`LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom`), too long
     /// for CI's debug run.
     const LOOM_PREEMPTION_BOUND: usize = 1;
+    /// Ps run and steal each other's due timers, and one polls for all.
+    const THREADS_SHARE_TIMERS: bool = true;
     const KEYS: &'static [DesignKey] = &[GOMAXPROCS, GO_VERSION, GO_TIMEOUT];
     type Design<S: Primitives, P: Send + 'static> = GoTimers<S, P>;
 
