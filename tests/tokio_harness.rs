@@ -367,3 +367,23 @@ fn a_sweep_finds_a_burst_shrinks_it_writes_it_and_replays_it() {
         .unwrap();
     assert!(passed > 0);
 }
+
+#[test]
+fn a_run_inside_a_tokio_runtime_says_to_use_a_plain_test() {
+    let outer = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let caught = outer.block_on(async {
+        std::panic::catch_unwind(|| heartbeat_through_sleep(Platform::Linux)).unwrap_err()
+    });
+    let message = caught
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| caught.downcast_ref::<&str>().map(|text| text.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.contains("inside a tokio runtime") && message.contains("plain #[test]"),
+        "{message}"
+    );
+}

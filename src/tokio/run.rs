@@ -37,6 +37,14 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
     conditions: &Conditions,
     body: impl FnOnce() -> Fut,
 ) -> Run<T> {
+    // The harness runs its own paused runtime; inside another it would fail with tokio's
+    // "Cannot start a runtime from within a runtime", which names neither the cause nor the cure.
+    assert!(
+        tokio::runtime::Handle::try_current().is_err(),
+        "ticklab: Harness::run was called inside a tokio runtime (such as under \
+         #[tokio::test]); it runs the code on a runtime of its own, whose clock it moves, so \
+         call it from a plain #[test]"
+    );
     // The park hook needs the run's shared state, which needs the runtime's clock: it finds the
     // state through a slot filled once the runtime exists.
     let shared_slot: Arc<OnceLock<Arc<Shared>>> = Arc::default();
