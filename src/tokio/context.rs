@@ -128,33 +128,42 @@ pub fn busy(duration: Duration) {
     with_run("busy", |shared| {
         let mut state = shared.lock();
         sync(shared, &mut state);
-        if state.timeline.is_over() {
-            let end = ticklab_sim::Secs(state.timeline.now_ns());
+        let busy_ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+        if let Err(end_ns) = hold(shared, &mut state, busy_ns) {
             drop(state);
             panic!(
-                "ticklab::tokio::busy was called after the run ended at {end}: the task has \
-                 not awaited since, and would hold the runtime thread forever"
+                "ticklab::tokio::busy was called after the run ended at {}: the task has not \
+                 awaited since, and would hold the runtime thread forever",
+                ticklab_sim::Secs(end_ns)
             );
         }
-        let began = (
-            state.timeline.now_ns(),
-            state.timeline.instant_ns() as i64,
-            state.timeline.wall(),
-        );
-        let busy_ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-        let mut left_ns = busy_ns;
-        while left_ns > 0 {
-            let Some(next_ns) = state.timeline.next_event_ns() else {
-                break;
-            };
-            let now_ns = state.timeline.now_ns();
-            let target_ns = now_ns.saturating_add(left_ns).min(next_ns);
-            left_ns -= target_ns - now_ns;
-            advance_clock(state.timeline.run_to(target_ns));
-            if state.timeline.is_over() {
-                shared.end(&mut state);
-            }
-        }
-        state.timeline.busy(began, busy_ns);
     });
+}
+
+/// Holds the runtime thread for `busy_ns` of running time, moving tokio's clock and the machine
+/// through any fault on the way, and records it; `Err` with the end if the run is already over.
+pub(crate) fn hold(shared: &Shared, state: &mut State, busy_ns: u64) -> Result<(), u64> {
+    if state.timeline.is_over() {
+        return Err(state.timeline.now_ns());
+    }
+    let began = (
+        state.timeline.now_ns(),
+        state.timeline.instant_ns() as i64,
+        state.timeline.wall(),
+    );
+    let mut left_ns = busy_ns;
+    while left_ns > 0 {
+        let Some(next_ns) = state.timeline.next_event_ns() else {
+            break;
+        };
+        let now_ns = state.timeline.now_ns();
+        let target_ns = now_ns.saturating_add(left_ns).min(next_ns);
+        left_ns -= target_ns - now_ns;
+        advance_clock(state.timeline.run_to(target_ns));
+        if state.timeline.is_over() {
+            shared.end(state);
+        }
+    }
+    state.timeline.busy(began, busy_ns);
+    Ok(())
 }

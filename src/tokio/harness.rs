@@ -17,6 +17,28 @@ pub struct Harness {
     conditions: Conditions,
     /// The file's text, which a sweep adds its faults to.
     text: String,
+    options: RunOptions,
+}
+
+/// How a run treats what lies outside the simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RunOptions {
+    /// Whether a panic in a task fails the run (tokio alone would swallow a spawned task's).
+    pub(crate) task_panics_fail: bool,
+    /// Whether a run may start where OS clock reads cannot be brought inside the simulation.
+    pub(crate) unseen_os_clocks_allowed: bool,
+    /// Real time the runtime thread may poll without pausing before a warning.
+    pub(crate) warn_after_real_ns: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            task_panics_fail: true,
+            unseen_os_clocks_allowed: false,
+            warn_after_real_ns: 50_000_000,
+        }
+    }
 }
 
 impl Harness {
@@ -47,7 +69,39 @@ impl Harness {
         Ok(Harness {
             conditions,
             text: text.to_string(),
+            options: RunOptions::default(),
         })
+    }
+
+    /// Keeps tokio's own way with a spawned task that panics: the task ends and the rest go on.
+    /// By default such a panic fails the run, naming where it happened.
+    pub fn swallowing_task_panics(mut self) -> Self {
+        self.options.task_panics_fail = false;
+        self
+    }
+
+    /// Warns when the runtime thread polls for longer than `real` of real time without pausing
+    /// (50 ms unless set): something blocked it that simulated time cannot see. The warnings go
+    /// to stderr and [`Run::warnings`](super::Run::warnings), and never change the run.
+    pub fn warn_when_blocked_for(mut self, real: Duration) -> Self {
+        self.options.warn_after_real_ns = u64::try_from(real.as_nanos()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Lets a run start on a host where ticklab cannot bring `std::time::Instant`, `SystemTime`
+    /// and `thread::sleep` inside the simulation (anything but Linux with glibc, or a build
+    /// without the `os-clocks` feature). There, the code under test must read only tokio's clock
+    /// and [`wall_now`](super::wall_now), and sleep only through tokio; what it reads from the OS
+    /// is real.
+    pub fn allowing_unseen_os_clocks(mut self) -> Self {
+        self.options.unseen_os_clocks_allowed = true;
+        self
+    }
+
+    /// These conditions, run the way `other` runs.
+    pub(crate) fn with_options_of(mut self, other: &Harness) -> Self {
+        self.options = other.options.clone();
+        self
     }
 
     /// Starts building the conditions in code, on `platform`, for one minute.
@@ -80,9 +134,11 @@ impl Harness {
     /// # Panics
     ///
     /// If the code under test moves tokio's clock itself (`tokio::time::advance`) past a fault,
-    /// and whatever `body` panics with.
+    /// if a task panics (unless [`swallowing_task_panics`](Harness::swallowing_task_panics)),
+    /// if the code reads a clock or sleeps in a way the simulation cannot see (a CPU-time clock,
+    /// a `thread::sleep` on a `spawn_blocking` thread), and with whatever `body` panics with.
     pub fn run<T, Fut: Future<Output = T>>(&self, body: impl FnOnce() -> Fut) -> Run<T> {
-        run(&self.conditions, body)
+        run(&self.conditions, &self.options, body)
     }
 }
 

@@ -1,13 +1,15 @@
 //! Running the code under test, and what a run leaves: how it ended, its notes and its trace.
 
 use std::future::{Future, poll_fn};
-use std::io;
-use std::sync::{Arc, OnceLock};
+use std::io::{self, Write};
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
 use super::context::Entered;
 use super::events::Note;
+use super::harness::RunOptions;
+use super::os::{self, answer, answer::RunClocks, answer::Role, answer::Scope};
 use super::shared::Shared;
 use super::summary::summarise;
 use super::timeline::{Recorded, Timeline};
@@ -30,11 +32,13 @@ pub struct Run<T> {
     conditions: Conditions,
     events: Vec<Recorded>,
     summary: Summary,
+    warnings: Vec<String>,
 }
 
 /// Runs `body` on a fresh paused current-thread runtime under `conditions`.
 pub(crate) fn run<T, Fut: Future<Output = T>>(
     conditions: &Conditions,
+    options: &RunOptions,
     body: impl FnOnce() -> Fut,
 ) -> Run<T> {
     // The harness runs its own paused runtime; inside another it would fail with tokio's
@@ -45,27 +49,36 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
          #[tokio::test]); it runs the code on a runtime of its own, whose clock it moves, so \
          call it from a plain #[test]"
     );
-    // The park hook needs the run's shared state, which needs the runtime's clock: it finds the
-    // state through a slot filled once the runtime exists.
-    let shared_slot: Arc<OnceLock<Arc<Shared>>> = Arc::default();
-    let hook_slot = Arc::clone(&shared_slot);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .on_thread_park(move || {
-            if let Some(shared) = hook_slot.get() {
-                shared.on_idle();
-            }
-        })
-        .build()
-        .expect("a current-thread runtime builds");
+    assert!(
+        os::INTERCEPTED || options.unseen_os_clocks_allowed,
+        "ticklab: this build cannot bring std::time::Instant, SystemTime and thread::sleep \
+         inside the simulation (that needs Linux with glibc and the `os-clocks` feature), so \
+         code that reads them would run on the real clock. If the code under test reads only \
+         tokio's clock and ticklab::tokio::wall_now, call `allowing_unseen_os_clocks()` on the \
+         harness"
+    );
+    os::keep_linked();
+    super::panics::install_hook();
+    // From here on this thread reads the simulated clocks: tokio's paused clock takes its base
+    // from std's `Instant` as the runtime is built, so both start at the same reading.
+    let clocks = RunClocks::new(conditions.wall_start_ns);
+    let scope = Scope::enter(&clocks, Role::Runtime);
+    let runtime = build_runtime(&clocks);
     let shared = {
         let _entered = runtime.enter();
-        Shared::new(Timeline::new(conditions), tokio::time::Instant::now())
+        Shared::new(
+            Timeline::new(conditions),
+            tokio::time::Instant::now(),
+            options,
+        )
     };
-    shared_slot
+    clocks
+        .shared
         .set(Arc::clone(&shared))
         .expect("set once per run");
+    if let Some(why) = clocks.take_early_failure() {
+        shared.fail(why);
+    }
     {
         // Faults at the very start come before any task runs.
         let _entered = runtime.enter();
@@ -84,9 +97,44 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         }
         body.as_mut().poll(cx).map(Some)
     }));
+    finish(conditions, &shared, (scope, runtime), finished)
+}
+
+/// A current-thread runtime with paused time, whose blocking-pool threads belong to the run and
+/// whose parks let the fault driver in.
+fn build_runtime(clocks: &Arc<RunClocks>) -> tokio::runtime::Runtime {
+    let (park_clocks, unpark_clocks, thread_clocks) =
+        (Arc::clone(clocks), Arc::clone(clocks), Arc::clone(clocks));
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .on_thread_park(move || {
+            if let Some(shared) = park_clocks.shared.get() {
+                shared.on_idle();
+            }
+        })
+        .on_thread_unpark(move || {
+            if let Some(shared) = unpark_clocks.shared.get() {
+                shared.stretches.begin();
+            }
+        })
+        .on_thread_start(move || answer::enter_thread(&thread_clocks, Role::Blocking))
+        .on_thread_stop(answer::leave_thread)
+        .build()
+        .expect("a current-thread runtime builds")
+}
+
+/// What the run left, once `block_on` has returned; panics if it failed.
+fn finish<T>(
+    conditions: &Conditions,
+    shared: &Arc<Shared>,
+    (scope, runtime): (Scope, tokio::runtime::Runtime),
+    finished: Option<T>,
+) -> Run<T> {
     let mut state = shared.lock();
     if let Some(why) = state.broken.take() {
         drop(state);
+        drop(scope);
         drop(runtime);
         panic!("{why}");
     }
@@ -94,7 +142,7 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         Some(value) => {
             // tokio's clock is read through the runtime, so before it goes.
             let _entered = runtime.enter();
-            super::context::sync(&shared, &mut state);
+            super::context::sync(shared, &mut state);
             Ended::Finished {
                 value,
                 at_ns: state.timeline.now_ns(),
@@ -109,12 +157,19 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
     let events = std::mem::take(&mut state.timeline.events);
     let summary = summarise(&events, &state.timeline, end_ns, &ended);
     drop(state);
+    // The tasks' destructors run as the runtime goes, on the real clocks like all code after it.
+    drop(scope);
     drop(runtime);
+    let warnings = shared.stretches.take_warnings();
+    for warning in &warnings {
+        let _ = writeln!(std::io::stderr(), "ticklab::tokio warning: {warning}");
+    }
     Run {
         ended,
         conditions: conditions.clone(),
         events,
         summary,
+        warnings,
     }
 }
 
@@ -136,6 +191,12 @@ impl<T> Run<T> {
     pub fn most_within(&self, label: &str, window: Duration) -> usize {
         let times: Vec<u64> = self.notes_of(label).map(|note| note.t_ns).collect();
         most_within_ns(&times, window.as_nanos() as u64)
+    }
+
+    /// What the run saw but could not simulate, such as a task that held the runtime thread for
+    /// long in real time. Warnings never change the run; they are also printed to stderr.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The summary every trace ends with.

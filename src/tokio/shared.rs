@@ -3,11 +3,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
 use tokio::time::Instant;
 
+use super::harness::RunOptions;
+use super::os::answer::InHarness;
+use super::stretches::Stretches;
 use super::timeline::Timeline;
 
 #[derive(Debug)]
@@ -15,6 +19,9 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// tokio's clock at the start of the run; every reading is taken relative to it.
     pub(crate) start: Instant,
+    /// Whether a panic on a harness thread fails the run, or is left to tokio.
+    pub(crate) task_panics_fail: bool,
+    pub(crate) stretches: Stretches,
 }
 
 #[derive(Debug)]
@@ -31,7 +38,7 @@ pub(crate) struct State {
 }
 
 impl Shared {
-    pub(crate) fn new(timeline: Timeline, start: Instant) -> Arc<Self> {
+    pub(crate) fn new(timeline: Timeline, start: Instant, options: &RunOptions) -> Arc<Self> {
         Arc::new(Shared {
             state: Mutex::new(State {
                 timeline,
@@ -41,14 +48,32 @@ impl Shared {
                 broken: None,
             }),
             start,
+            task_panics_fail: options.task_panics_fail,
+            stretches: Stretches::new(options.warn_after_real_ns),
         })
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> StateGuard<'_> {
+        // Marked first: taking the lock must not itself read a clock as the code under test.
+        let in_harness = InHarness::enter();
         // A panic in the code under test unwinds through `block_on`, never while this is held.
-        self.state
+        let guard = self
+            .state
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        StateGuard {
+            guard,
+            _in_harness: in_harness,
+        }
+    }
+
+    /// Ends the run at once: it fails with `why` when `run` returns. The first reason stands.
+    pub(crate) fn fail(&self, why: String) {
+        let mut state = self.lock();
+        if state.broken.is_none() {
+            state.broken = Some(why);
+        }
+        self.end(&mut state);
     }
 
     /// tokio's clock since the start of the run.
@@ -60,6 +85,7 @@ impl Shared {
     /// driver it wakes is the only task that runs next, before the runtime moves its clock.
     pub(crate) fn on_idle(&self) {
         let mut state = self.lock();
+        self.stretches.end(&state.timeline);
         if let Some(waker) = state.idle_waiter.take() {
             state.idle_count += 1;
             waker.wake();
@@ -93,6 +119,27 @@ impl Shared {
         }
         state.over_waiter = Some(cx.waker().clone());
         Poll::Pending
+    }
+}
+
+/// The run's state, locked; while it is held, clock reads on this thread are ticklab's own.
+#[derive(Debug)]
+pub(crate) struct StateGuard<'a> {
+    guard: MutexGuard<'a, State>,
+    _in_harness: InHarness,
+}
+
+impl Deref for StateGuard<'_> {
+    type Target = State;
+
+    fn deref(&self) -> &State {
+        &self.guard
+    }
+}
+
+impl DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.guard
     }
 }
 

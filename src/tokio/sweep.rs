@@ -150,7 +150,8 @@ impl Sweep {
         for file in self.regression_files() {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             let harness = Harness::parse(&file.display().to_string(), &text)
-                .unwrap_or_else(|error| panic!("a regression file no longer parses:\n{error}"));
+                .unwrap_or_else(|error| panic!("a regression file no longer parses:\n{error}"))
+                .with_options_of(&self.base);
             if let Err(reason) = verdict(&harness) {
                 return Err(SweepFailure {
                     reason,
@@ -242,7 +243,9 @@ impl Sweep {
     /// pushed out of range).
     fn with_case(&self, case: &Case) -> Option<Harness> {
         let text = case_text(self.base.text(), case, None)?;
-        Harness::parse(&self.base.conditions().source, &text).ok()
+        Harness::parse(&self.base.conditions().source, &text)
+            .ok()
+            .map(|harness| harness.with_options_of(&self.base))
     }
 
     fn shrink(

@@ -6,7 +6,7 @@
 //! either to the other. The offset changes only across a stop: a suspend whose clock `Instant`
 //! does not count (a system sleep on Linux or Apple) leaves tokio's clock behind physical time.
 
-use ticklab_sim::{Edge, FaultEdge, FaultSchedule, Machine};
+use ticklab_sim::{ClockId, Edge, FaultEdge, FaultSchedule, Machine};
 
 use super::events::{Busy, Note};
 use crate::scenario::Conditions;
@@ -80,6 +80,11 @@ impl Timeline {
     /// `Instant::now()` since the run began, as tokio's clock must read it now.
     pub(crate) fn instant_ns(&self) -> u64 {
         self.machine.instant_ns(self.now_ns) as u64
+    }
+
+    /// `CLOCK_BOOTTIME` since the run began: it counts every suspend.
+    pub(crate) fn boottime_ns(&self) -> u64 {
+        self.machine.clocks().read(ClockId::Boottime, self.now_ns) as u64
     }
 
     pub(crate) fn wall(&self) -> Wall {
@@ -173,6 +178,14 @@ impl Timeline {
         }
     }
 
+    /// The label and physical time of the latest note.
+    pub(crate) fn last_note(&self) -> Option<(&'static str, u64)> {
+        self.events.iter().rev().find_map(|event| match event {
+            Recorded::Note(note) => Some((note.label, note.t_ns)),
+            _ => None,
+        })
+    }
+
     /// Records a note at the current moment.
     pub(crate) fn note(&mut self, label: &'static str, detail: String) {
         let gap_ns = self.events.iter().rev().find_map(|event| match event {
@@ -204,7 +217,7 @@ impl Timeline {
 
 #[cfg(test)]
 mod tests {
-    use ticklab_sim::{ClockId, Fault, Platform};
+    use ticklab_sim::{Fault, Platform};
 
     use super::*;
 

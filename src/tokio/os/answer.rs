@@ -1,0 +1,306 @@
+//! What the simulated machine answers when a harness thread reads an OS clock or sleeps.
+//!
+//! A thread belongs to a run while [`Scope`] is entered on it: the thread that calls
+//! `Harness::run`, which polls every task, and the runtime's blocking-pool threads. Everything
+//! else keeps the real clocks, so the test runner and other tests running beside are untouched.
+
+use std::cell::{Cell, RefCell};
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ticklab_sim::{ClockId, Secs};
+
+use crate::tokio::context::{hold, sync};
+use crate::tokio::shared::Shared;
+
+/// A clock as the caller named it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Clock {
+    /// `CLOCK_MONOTONIC` and its variants: what std's `Instant` reads on Linux, and so the
+    /// simulated platform's `Instant` clock.
+    Instant,
+    Boottime,
+    /// `CLOCK_REALTIME` and its variants: `SystemTime`.
+    Wall,
+    /// International Atomic Time: the wall clock plus the 37 leap seconds since 1972.
+    Tai,
+    /// A clock the simulated machine does not have, such as a CPU-time clock.
+    Other(i32),
+}
+
+/// A sleep as the caller asked for it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Sleep {
+    /// For this long: Linux measures a relative sleep on `CLOCK_MONOTONIC`, so it stops while
+    /// the process cannot run.
+    For { ns: i128 },
+    /// Until `clock` reads `ns`.
+    Until { clock: Clock, ns: i128 },
+}
+
+const TAI_MINUS_UTC_NS: i128 = 37_000_000_000;
+
+/// What a run's clocks read before its first instant, and the run once it exists.
+#[derive(Debug)]
+pub(crate) struct RunClocks {
+    /// The real `CLOCK_MONOTONIC` and `CLOCK_BOOTTIME` when the run began: the simulated ones
+    /// start there, so an `Instant` taken before the run is earlier than any taken in it.
+    monotonic_origin_ns: i128,
+    boottime_origin_ns: i128,
+    wall_start_ns: i64,
+    pub(crate) shared: OnceLock<Arc<Shared>>,
+    /// Why the run must fail, when it was found before the run's state existed.
+    early_failure: Mutex<Option<String>>,
+}
+
+impl RunClocks {
+    pub(crate) fn new(wall_start_ns: i64) -> Arc<RunClocks> {
+        Arc::new(RunClocks {
+            monotonic_origin_ns: super::real_clock_ns(ClockId::Monotonic),
+            boottime_origin_ns: super::real_clock_ns(ClockId::Boottime),
+            wall_start_ns,
+            shared: OnceLock::new(),
+            early_failure: Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn take_early_failure(&self) -> Option<String> {
+        self.early_failure
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+}
+
+/// Which harness thread this is: sleeping means something different on each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The thread that polls every task.
+    Runtime,
+    /// A `spawn_blocking` thread, which runs beside the tasks and cannot move simulated time.
+    Blocking,
+}
+
+thread_local! {
+    static SCOPE: RefCell<Option<(Arc<RunClocks>, Role)>> = const { RefCell::new(None) };
+    /// How many of ticklab's own locks on the run's state this thread holds: a clock read then
+    /// comes from ticklab or tokio's internals, never from the code under test.
+    static IN_HARNESS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Makes this thread a harness thread of `clocks`'s run until dropped.
+#[derive(Debug)]
+pub(crate) struct Scope(());
+
+impl Scope {
+    pub(crate) fn enter(clocks: &Arc<RunClocks>, role: Role) -> Scope {
+        SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
+        Scope(())
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        // `try_with`: a blocking-pool thread may leave its scope while its thread-locals go.
+        let _ = SCOPE.try_with(|scope| {
+            if let Ok(mut scope) = scope.try_borrow_mut() {
+                *scope = None;
+            }
+        });
+    }
+}
+
+/// Marks that this thread holds the run's state, while the guard lives.
+#[derive(Debug)]
+pub(crate) struct InHarness(());
+
+impl InHarness {
+    pub(crate) fn enter() -> InHarness {
+        IN_HARNESS.with(|depth| depth.set(depth.get() + 1));
+        InHarness(())
+    }
+}
+
+impl Drop for InHarness {
+    fn drop(&mut self) {
+        let _ = IN_HARNESS.try_with(|depth| depth.set(depth.get().saturating_sub(1)));
+    }
+}
+
+/// Whether this thread holds the run's state now.
+pub(crate) fn holds_state() -> bool {
+    IN_HARNESS.try_with(Cell::get).unwrap_or(1) > 0
+}
+
+/// Makes a blocking-pool thread a harness thread for the rest of its life, which the runtime's
+/// thread hooks bound.
+pub(crate) fn enter_thread(clocks: &Arc<RunClocks>, role: Role) {
+    SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
+}
+
+pub(crate) fn leave_thread() {
+    drop(Scope(()));
+}
+
+/// The run this thread belongs to, unless the call comes from ticklab's own code.
+fn current() -> Option<(Arc<RunClocks>, Role)> {
+    if holds_state() {
+        return None;
+    }
+    SCOPE
+        .try_with(|scope| scope.try_borrow().ok().and_then(|scope| scope.clone()))
+        .ok()
+        .flatten()
+}
+
+/// The run that this thread belongs to, if any: a panic here fails it.
+pub(crate) fn current_run() -> Option<Arc<Shared>> {
+    SCOPE
+        .try_with(|scope| {
+            let scope = scope.try_borrow().ok()?;
+            scope.as_ref()?.0.shared.get().cloned()
+        })
+        .ok()
+        .flatten()
+}
+
+/// Fails the run with `why`: at once if it has begun, or as it begins.
+fn fail(clocks: &RunClocks, why: String) {
+    match clocks.shared.get() {
+        Some(shared) => shared.fail(why),
+        None => {
+            let mut failure = clocks
+                .early_failure
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            failure.get_or_insert(why);
+        }
+    }
+}
+
+/// Stops the process: for what no answer can make right, where a panic cannot unwind.
+pub(crate) fn fatal(why: &str) -> ! {
+    let _ = writeln!(std::io::stderr(), "ticklab::tokio: {why}");
+    std::process::abort()
+}
+
+/// What `clock` reads now on this thread's simulated machine, in ns; `None` for a thread outside
+/// a run, whose call goes on to libc.
+pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
+    let (clocks, _) = current()?;
+    if let Clock::Other(id) = clock {
+        fail(
+            &clocks,
+            format!(
+                "the code under test called {call} on clock {id}, a clock the simulated machine \
+                 does not have (a CPU-time clock, or one read through a file descriptor); it \
+                 read the real clock, so the run cannot be trusted"
+            ),
+        );
+        return None;
+    }
+    let Some(shared) = clocks.shared.get() else {
+        return Some(reading(&clocks, clock, 0, 0, clocks.wall_start_ns));
+    };
+    let mut state = shared.lock();
+    if tokio::runtime::Handle::try_current().is_ok() {
+        sync(shared, &mut state);
+    }
+    let timeline = &state.timeline;
+    Some(reading(
+        &clocks,
+        clock,
+        timeline.instant_ns(),
+        timeline.boottime_ns(),
+        timeline.wall().0,
+    ))
+}
+
+fn reading(clocks: &RunClocks, clock: Clock, instant_ns: u64, boot_ns: u64, wall_ns: i64) -> i128 {
+    match clock {
+        Clock::Instant => clocks.monotonic_origin_ns + i128::from(instant_ns),
+        Clock::Boottime => clocks.boottime_origin_ns + i128::from(boot_ns),
+        Clock::Wall => i128::from(wall_ns),
+        Clock::Tai => i128::from(wall_ns) + TAI_MINUS_UTC_NS,
+        Clock::Other(_) => unreachable!("answered by the real clock"),
+    }
+}
+
+/// Sleeps on the simulated machine; `false` for a thread outside a run, whose call goes on to
+/// libc, and for a sleep that must be real (the run then fails, naming it).
+pub(crate) fn sleep(sleep: Sleep, call: &str) -> bool {
+    let Some((clocks, role)) = current() else {
+        return false;
+    };
+    let Some(shared) = clocks.shared.get().cloned() else {
+        return false;
+    };
+    if role == Role::Blocking {
+        fail(
+            &clocks,
+            format!(
+                "the code under test called {call} on a spawn_blocking thread, which runs beside \
+                 the tasks and cannot move simulated time; it slept in real time, so the run \
+                 cannot be trusted. Sleep with tokio::time::sleep in a task instead"
+            ),
+        );
+        return false;
+    }
+    let until = match sleep {
+        Sleep::For { ns } => {
+            hold_or_abort(&shared, ns, call);
+            return true;
+        }
+        Sleep::Until {
+            clock: Clock::Other(id),
+            ..
+        } => {
+            fail(
+                &clocks,
+                format!(
+                    "the code under test called {call} until a time on clock {id}, a clock the \
+                     simulated machine does not have; it slept in real time"
+                ),
+            );
+            return false;
+        }
+        Sleep::Until { clock, ns } => (clock, ns),
+    };
+    // An absolute sleep ends when its clock reaches the time, which a suspend may bring nearer
+    // and a wall step back push away: hold until the clock itself says so.
+    loop {
+        let now_ns = {
+            let mut state = shared.lock();
+            sync(&shared, &mut state);
+            let timeline = &state.timeline;
+            reading(
+                &clocks,
+                until.0,
+                timeline.instant_ns(),
+                timeline.boottime_ns(),
+                timeline.wall().0,
+            )
+        };
+        if now_ns >= until.1 {
+            return true;
+        }
+        hold_or_abort(&shared, until.1 - now_ns, call);
+    }
+}
+
+/// Holds the runtime thread for `ns` of running time. Past the end of the run, a task that
+/// sleeps without awaiting would hold the thread forever; as no panic can leave a libc call, the
+/// process stops with the reason.
+fn hold_or_abort(shared: &Shared, ns: i128, call: &str) {
+    let hold_ns = u64::try_from(ns.max(0)).unwrap_or(u64::MAX);
+    let mut state = shared.lock();
+    sync(shared, &mut state);
+    if let Err(end_ns) = hold(shared, &mut state, hold_ns) {
+        drop(state);
+        fatal(&format!(
+            "the code under test called {call} after the run ended at {}: the task has not \
+             awaited since, and would hold the runtime thread forever",
+            Secs(end_ns)
+        ));
+    }
+}

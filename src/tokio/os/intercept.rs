@@ -1,0 +1,221 @@
+//! The libc entry points through which a program reads its clocks and sleeps, defined in
+//! ticklab itself so that the linker binds the program's calls here instead of to libc: std's
+//! `Instant::now()`, `SystemTime::now()` and `thread::sleep`, and any library that calls libc.
+//!
+//! Every call from a thread outside a harness run goes straight on to libc's own function, found
+//! with `dlsym(RTLD_NEXT)`; a harness thread gets the simulated machine's answer from
+//! [`super::answer`]. This is the only module with unsafe code in `ticklab::tokio`: the pointers
+//! libc's callers pass are read and written here, and nowhere else.
+//!
+//! A panic must not unwind out of an `extern "C"` function, so nothing here panics: the answers
+//! are computed by code that records a failure in the run instead.
+
+#![allow(unsafe_code)]
+
+use std::ffi::{CStr, c_int, c_void};
+use std::sync::OnceLock;
+
+use libc::{clockid_t, time_t, timespec, timeval};
+
+use super::answer::{self, Clock, Sleep};
+
+const NS_PER_S: i128 = 1_000_000_000;
+
+/// libc's own function named `name`, the next definition after this program's.
+fn real<F: Copy>(slot: &OnceLock<usize>, name: &CStr) -> F {
+    let address = *slot.get_or_init(|| {
+        // SAFETY: `name` is NUL-terminated and RTLD_NEXT is a valid pseudo-handle.
+        unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) as usize }
+    });
+    if address == 0 {
+        // Without libc's function there is no clock at all; carrying on would give garbage.
+        answer::fatal(&format!(
+            "libc's {} cannot be found with dlsym(RTLD_NEXT)",
+            name.to_string_lossy()
+        ));
+    }
+    // SAFETY: `F` is the function pointer type of the libc function named `name`.
+    unsafe { std::mem::transmute_copy::<usize, F>(&address) }
+}
+
+type ClockGettime = unsafe extern "C" fn(clockid_t, *mut timespec) -> c_int;
+type Gettimeofday = unsafe extern "C" fn(*mut timeval, *mut c_void) -> c_int;
+type Time = unsafe extern "C" fn(*mut time_t) -> time_t;
+type Nanosleep = unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int;
+type ClockNanosleep = unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
+
+static CLOCK_GETTIME: OnceLock<usize> = OnceLock::new();
+static GETTIMEOFDAY: OnceLock<usize> = OnceLock::new();
+static TIME: OnceLock<usize> = OnceLock::new();
+static NANOSLEEP: OnceLock<usize> = OnceLock::new();
+static CLOCK_NANOSLEEP: OnceLock<usize> = OnceLock::new();
+
+/// Reads `clockid` from libc itself, whoever calls.
+pub(crate) fn real_clock_ns(clockid: clockid_t) -> i128 {
+    let mut now = timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    let clock_gettime: ClockGettime = real(&CLOCK_GETTIME, c"clock_gettime");
+    // SAFETY: `now` is a valid timespec to write.
+    unsafe { clock_gettime(clockid, &mut now) };
+    i128::from(now.tv_sec) * NS_PER_S + i128::from(now.tv_nsec)
+}
+
+/// What the simulated machine says `clockid` reads on this thread, if it is a harness thread.
+fn clock_of(clockid: clockid_t) -> Clock {
+    match clockid {
+        libc::CLOCK_MONOTONIC | libc::CLOCK_MONOTONIC_RAW | libc::CLOCK_MONOTONIC_COARSE => {
+            Clock::Instant
+        }
+        libc::CLOCK_BOOTTIME | libc::CLOCK_BOOTTIME_ALARM => Clock::Boottime,
+        libc::CLOCK_REALTIME | libc::CLOCK_REALTIME_COARSE | libc::CLOCK_REALTIME_ALARM => {
+            Clock::Wall
+        }
+        libc::CLOCK_TAI => Clock::Tai,
+        _ => Clock::Other(clockid),
+    }
+}
+
+fn to_timespec(ns: i128) -> timespec {
+    timespec {
+        tv_sec: ns.div_euclid(NS_PER_S) as time_t,
+        tv_nsec: ns.rem_euclid(NS_PER_S) as _,
+    }
+}
+
+fn from_timespec(ts: &timespec) -> Option<i128> {
+    let valid = (0..NS_PER_S).contains(&i128::from(ts.tv_nsec));
+    valid.then(|| i128::from(ts.tv_sec) * NS_PER_S + i128::from(ts.tv_nsec))
+}
+
+/// # Safety
+///
+/// As libc's `clock_gettime`: `tp` is null or valid to write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clock_gettime(clockid: clockid_t, tp: *mut timespec) -> c_int {
+    match answer::read(clock_of(clockid), "clock_gettime") {
+        Some(ns) if !tp.is_null() => {
+            // SAFETY: the caller passes a valid timespec to write.
+            unsafe { tp.write(to_timespec(ns)) };
+            0
+        }
+        _ => {
+            let real: ClockGettime = real(&CLOCK_GETTIME, c"clock_gettime");
+            // SAFETY: the caller's arguments, passed on as they came.
+            unsafe { real(clockid, tp) }
+        }
+    }
+}
+
+/// # Safety
+///
+/// As libc's `gettimeofday`: `tv` is null or valid to write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
+    match answer::read(Clock::Wall, "gettimeofday") {
+        Some(ns) if !tv.is_null() => {
+            let now = timeval {
+                tv_sec: ns.div_euclid(NS_PER_S) as time_t,
+                tv_usec: (ns.rem_euclid(NS_PER_S) / 1_000) as _,
+            };
+            // SAFETY: the caller passes a valid timeval to write.
+            unsafe { tv.write(now) };
+            0
+        }
+        _ => {
+            let real: Gettimeofday = real(&GETTIMEOFDAY, c"gettimeofday");
+            // SAFETY: the caller's arguments, passed on as they came.
+            unsafe { real(tv, tz) }
+        }
+    }
+}
+
+/// # Safety
+///
+/// As libc's `time`: `t` is null or valid to write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
+    match answer::read(Clock::Wall, "time") {
+        Some(ns) => {
+            let seconds = ns.div_euclid(NS_PER_S) as time_t;
+            if !t.is_null() {
+                // SAFETY: the caller passes a valid time_t to write.
+                unsafe { t.write(seconds) };
+            }
+            seconds
+        }
+        None => {
+            let real: Time = real(&TIME, c"time");
+            // SAFETY: the caller's argument, passed on as it came.
+            unsafe { real(t) }
+        }
+    }
+}
+
+/// # Safety
+///
+/// As libc's `nanosleep`: `req` is valid to read, `rem` null or valid to write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
+    // SAFETY: the caller passes a valid timespec to read, or null.
+    let asked = unsafe { req.as_ref() }.and_then(from_timespec);
+    if let Some(ns) = asked.filter(|ns| *ns >= 0) {
+        if answer::sleep(Sleep::For { ns }, "nanosleep") {
+            if !rem.is_null() {
+                // SAFETY: the caller passes a valid timespec to write.
+                unsafe { rem.write(to_timespec(0)) };
+            }
+            return 0;
+        }
+    }
+    let real: Nanosleep = real(&NANOSLEEP, c"nanosleep");
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { real(req, rem) }
+}
+
+/// # Safety
+///
+/// As libc's `clock_nanosleep`: `req` is valid to read, `rem` null or valid to write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clock_nanosleep(
+    clockid: clockid_t,
+    flags: c_int,
+    req: *const timespec,
+    rem: *mut timespec,
+) -> c_int {
+    // SAFETY: the caller passes a valid timespec to read, or null.
+    let asked = unsafe { req.as_ref() }.and_then(from_timespec);
+    if let Some(ns) = asked {
+        let sleep = if flags & libc::TIMER_ABSTIME != 0 {
+            Sleep::Until {
+                clock: clock_of(clockid),
+                ns,
+            }
+        } else {
+            Sleep::For { ns: ns.max(0) }
+        };
+        if answer::sleep(sleep, "clock_nanosleep") {
+            if !rem.is_null() && flags & libc::TIMER_ABSTIME == 0 {
+                // SAFETY: the caller passes a valid timespec to write.
+                unsafe { rem.write(to_timespec(0)) };
+            }
+            return 0;
+        }
+    }
+    let real: ClockNanosleep = real(&CLOCK_NANOSLEEP, c"clock_nanosleep");
+    // SAFETY: the caller's arguments, passed on as they came.
+    unsafe { real(clockid, flags, req, rem) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_before_the_epoch_keeps_its_nanoseconds_positive() {
+        let ts = to_timespec(-1_500_000_000);
+        assert_eq!((ts.tv_sec, ts.tv_nsec), (-2, 500_000_000));
+        assert_eq!(from_timespec(&ts), Some(-1_500_000_000));
+    }
+}

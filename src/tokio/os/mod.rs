@@ -1,0 +1,58 @@
+//! The OS clocks and sleeps of the code under test, brought inside the simulation: on Linux with
+//! glibc, ticklab defines libc's `clock_gettime`, `gettimeofday`, `time`, `nanosleep` and
+//! `clock_nanosleep` itself, so that std's `Instant`, `SystemTime` and `thread::sleep`, and any
+//! library calling libc, read and sleep on the simulated machine inside a harness run, and on the
+//! real one everywhere else.
+//!
+//! Elsewhere, or without the `os-clocks` feature, those calls cannot be seen, and a harness run
+//! refuses to start unless told that the code reads only tokio's clock.
+
+pub(crate) mod answer;
+#[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+mod intercept;
+
+use ticklab_sim::ClockId;
+
+/// Whether this build brings the OS clocks inside a harness run.
+pub(crate) const INTERCEPTED: bool = cfg!(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu"
+));
+
+/// What the host's own `clock` reads now, in ns, from any thread.
+#[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
+    intercept::real_clock_ns(match clock {
+        ClockId::Monotonic => libc::CLOCK_MONOTONIC,
+        ClockId::Boottime => libc::CLOCK_BOOTTIME,
+        ClockId::Wall => libc::CLOCK_REALTIME,
+    })
+}
+
+/// What the host's own `clock` reads now, in ns: without interception, std reads the real
+/// clocks, and only differences between readings are used.
+#[cfg(not(all(feature = "os-clocks", target_os = "linux", target_env = "gnu")))]
+pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
+    use std::sync::OnceLock;
+    use std::time::{Instant, SystemTime};
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    match clock {
+        ClockId::Wall => SystemTime::UNIX_EPOCH
+            .elapsed()
+            .map_or(0, |since| since.as_nanos() as i128),
+        _ => ORIGIN.get_or_init(Instant::now).elapsed().as_nanos() as i128,
+    }
+}
+
+/// The host's `CLOCK_MONOTONIC` now: what warnings about real time measure.
+pub(crate) fn real_monotonic_ns() -> i128 {
+    real_clock_ns(ClockId::Monotonic)
+}
+
+/// Makes the linker keep the definitions above: a program binds its calls to them only if the
+/// object that holds them is part of the link, and a harness run is what needs them.
+pub(crate) fn keep_linked() {
+    #[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+    std::hint::black_box(intercept::clock_gettime as *const ());
+}
