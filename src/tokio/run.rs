@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::context::Entered;
 use super::events::Note;
 use super::harness::RunOptions;
-use super::os::{self, answer, answer::RunClocks, answer::Role, answer::Scope};
+use super::os::{self, answer, answer::Role, answer::RunClocks, answer::Scope};
 use super::shared::Shared;
 use super::summary::summarise;
 use super::timeline::{Recorded, Timeline};
@@ -132,6 +132,8 @@ fn finish<T>(
     finished: Option<T>,
 ) -> Run<T> {
     let mut state = shared.lock();
+    // The last stretch ends with the body, not with a park.
+    shared.stretches.end(&state.timeline);
     if let Some(why) = state.broken.take() {
         drop(state);
         drop(scope);

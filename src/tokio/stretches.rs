@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 
-use ticklab_sim::Secs;
+use ticklab_sim::Compact;
 
 use super::os::real_monotonic_ns;
 use super::timeline::Timeline;
@@ -48,15 +48,15 @@ impl Stretches {
         let after = timeline
             .last_note()
             .map_or_else(String::new, |(label, t_ns)| {
-                format!(", after the note \"{label}\" at {}", Secs(t_ns))
+                format!(", after the note \"{label}\" at {}", Compact(t_ns as i64))
             });
         lock(&self.warnings).push(format!(
             "the runtime thread polled tasks for {} of real time without pausing, at {} of \
              physical time{after}: something in a task blocked or ran long without telling the \
              harness (a blocking read, a contended std mutex, CPU work); simulated time did not \
              move for it. Mark such work with ticklab::tokio::busy, or move it to spawn_blocking",
-            Secs(took_ns),
-            Secs(timeline.now_ns()),
+            Compact(took_ns as i64),
+            Compact(timeline.now_ns() as i64),
         ));
     }
 
@@ -66,5 +66,7 @@ impl Stretches {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

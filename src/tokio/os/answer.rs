@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ticklab_sim::{ClockId, Secs};
+use ticklab_sim::{ClockId, Compact};
 
 use crate::tokio::context::{hold, sync};
 use crate::tokio::shared::Shared;
@@ -300,7 +300,7 @@ fn hold_or_abort(shared: &Shared, ns: i128, call: &str) {
         fatal(&format!(
             "the code under test called {call} after the run ended at {}: the task has not \
              awaited since, and would hold the runtime thread forever",
-            Secs(end_ns)
+            Compact(end_ns as i64)
         ));
     }
 }

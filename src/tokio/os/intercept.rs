@@ -42,7 +42,8 @@ type ClockGettime = unsafe extern "C" fn(clockid_t, *mut timespec) -> c_int;
 type Gettimeofday = unsafe extern "C" fn(*mut timeval, *mut c_void) -> c_int;
 type Time = unsafe extern "C" fn(*mut time_t) -> time_t;
 type Nanosleep = unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int;
-type ClockNanosleep = unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
+type ClockNanosleep =
+    unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
 
 static CLOCK_GETTIME: OnceLock<usize> = OnceLock::new();
 static GETTIMEOFDAY: OnceLock<usize> = OnceLock::new();
@@ -94,7 +95,10 @@ fn from_timespec(ts: &timespec) -> Option<i128> {
 /// As libc's `clock_gettime`: `tp` is null or valid to write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clock_gettime(clockid: clockid_t, tp: *mut timespec) -> c_int {
-    match answer::read(clock_of(clockid), "clock_gettime") {
+    match answer::read(
+        clock_of(clockid),
+        "libc's clock_gettime (which Instant::now and SystemTime::now call)",
+    ) {
         Some(ns) if !tp.is_null() => {
             // SAFETY: the caller passes a valid timespec to write.
             unsafe { tp.write(to_timespec(ns)) };
@@ -113,7 +117,7 @@ pub unsafe extern "C" fn clock_gettime(clockid: clockid_t, tp: *mut timespec) ->
 /// As libc's `gettimeofday`: `tv` is null or valid to write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
-    match answer::read(Clock::Wall, "gettimeofday") {
+    match answer::read(Clock::Wall, "libc's gettimeofday") {
         Some(ns) if !tv.is_null() => {
             let now = timeval {
                 tv_sec: ns.div_euclid(NS_PER_S) as time_t,
@@ -136,7 +140,7 @@ pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_in
 /// As libc's `time`: `t` is null or valid to write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
-    match answer::read(Clock::Wall, "time") {
+    match answer::read(Clock::Wall, "libc's time") {
         Some(ns) => {
             let seconds = ns.div_euclid(NS_PER_S) as time_t;
             if !t.is_null() {
@@ -161,7 +165,7 @@ pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> 
     // SAFETY: the caller passes a valid timespec to read, or null.
     let asked = unsafe { req.as_ref() }.and_then(from_timespec);
     if let Some(ns) = asked.filter(|ns| *ns >= 0) {
-        if answer::sleep(Sleep::For { ns }, "nanosleep") {
+        if answer::sleep(Sleep::For { ns }, "libc's nanosleep") {
             if !rem.is_null() {
                 // SAFETY: the caller passes a valid timespec to write.
                 unsafe { rem.write(to_timespec(0)) };
@@ -195,7 +199,10 @@ pub unsafe extern "C" fn clock_nanosleep(
         } else {
             Sleep::For { ns: ns.max(0) }
         };
-        if answer::sleep(sleep, "clock_nanosleep") {
+        if answer::sleep(
+            sleep,
+            "libc's clock_nanosleep (which std::thread::sleep calls)",
+        ) {
             if !rem.is_null() && flags & libc::TIMER_ABSTIME == 0 {
                 // SAFETY: the caller passes a valid timespec to write.
                 unsafe { rem.write(to_timespec(0)) };
