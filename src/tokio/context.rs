@@ -47,8 +47,14 @@ fn with_run<R>(what: &str, f: impl FnOnce(&Arc<Shared>) -> R) -> R {
 
 /// Brings physical time up to tokio's clock, which the runtime moves on its own to the next
 /// timer. The clock must not have passed the next fault: only the harness may move it that far.
+///
+/// Outside the runtime (as the body is built, before `block_on`), tokio's clock cannot be read
+/// and has not moved: physical time stays where it is.
 pub(crate) fn sync(shared: &Shared, state: &mut State) {
-    if state.timeline.is_over() || state.broken.is_some() {
+    if state.timeline.is_over()
+        || state.broken.is_some()
+        || tokio::runtime::Handle::try_current().is_err()
+    {
         return;
     }
     let elapsed_ns = shared.elapsed_ns();

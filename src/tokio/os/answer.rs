@@ -203,9 +203,7 @@ pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
         return Some(reading(&clocks, clock, 0, 0, clocks.wall_start_ns));
     };
     let mut state = shared.lock();
-    if tokio::runtime::Handle::try_current().is_ok() {
-        sync(shared, &mut state);
-    }
+    sync(shared, &mut state);
     let timeline = &state.timeline;
     Some(reading(
         &clocks,
