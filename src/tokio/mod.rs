@@ -12,10 +12,13 @@
 //! - no task runs during a jump, so every timer that fell due completes at once.
 //!
 //! Between faults, tokio's clock moves as paused time always does: straight to the next timer
-//! whenever every task waits. Your code reads the machine's wall clock with [`wall_now`], marks
-//! CPU-bound or blocking sections with [`busy`], and records what it did with [`note`]; the notes
-//! go into a trace with physical time, `Instant` and wall time, which [`Run::snapshot`] renders
-//! for insta.
+//! whenever every task waits. Your code reads the OS clocks as it always does: inside a run,
+//! `std::time::Instant::now()` reads the platform's `Instant` (equal to tokio's), `SystemTime::now()`
+//! the machine's wall clock, and `std::thread::sleep` holds the runtime thread in simulated time,
+//! for any library that calls libc too (the `os-clocks` feature, Linux with glibc). [`busy`] marks
+//! CPU-bound sections, and [`note`] records what the code did; the notes go into a trace with
+//! physical time, `Instant` and wall time, which [`Run::snapshot`] renders for insta. A task's
+//! panic fails the run.
 //!
 //! ```
 //! use std::time::Duration;
@@ -43,10 +46,10 @@
 //! invariant of your own, shrinks it, and writes it as a scenario file that the same test
 //! replays.
 //!
-//! What the harness cannot do: run a multi-thread runtime (paused time needs current-thread),
-//! move clocks your code reads from the OS directly (`std::time::Instant`, `SystemTime::now`), or
-//! charge time for blocking calls your code does not mark with [`busy`]. README.md says what to
-//! do instead.
+//! What the harness cannot do: run a multi-thread runtime (paused time needs current-thread), see
+//! clocks read without libc (`quanta`, raw system calls) or from threads the code starts itself,
+//! or charge time for blocking it is not told about (a long real-time stall is a warning).
+//! README.md says what to do instead.
 
 mod context;
 mod driver;

@@ -164,14 +164,14 @@ pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
 pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
     // SAFETY: the caller passes a valid timespec to read, or null.
     let asked = unsafe { req.as_ref() }.and_then(from_timespec);
-    if let Some(ns) = asked.filter(|ns| *ns >= 0) {
-        if answer::sleep(Sleep::For { ns }, "libc's nanosleep") {
-            if !rem.is_null() {
-                // SAFETY: the caller passes a valid timespec to write.
-                unsafe { rem.write(to_timespec(0)) };
-            }
-            return 0;
+    if let Some(ns) = asked.filter(|ns| *ns >= 0)
+        && answer::sleep(Sleep::For { ns }, "libc's nanosleep")
+    {
+        if !rem.is_null() {
+            // SAFETY: the caller passes a valid timespec to write.
+            unsafe { rem.write(to_timespec(0)) };
         }
+        return 0;
     }
     let real: Nanosleep = real(&NANOSLEEP, c"nanosleep");
     // SAFETY: the caller's arguments, passed on as they came.
