@@ -95,9 +95,28 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         if shared.poll_over(cx).is_ready() {
             return Poll::Ready(None);
         }
-        body.as_mut().poll(cx).map(Some)
+        poll_body(&shared, body.as_mut(), cx).map(Some)
     }));
     finish(conditions, &shared, (scope, runtime), finished)
+}
+
+/// Polls the body once; with tokio's task hooks, which see only spawned tasks, the poll is timed
+/// like theirs.
+fn poll_body<Fut: Future>(
+    shared: &Shared,
+    body: std::pin::Pin<&mut Fut>,
+    cx: &mut std::task::Context<'_>,
+) -> Poll<Fut::Output> {
+    if cfg!(not(tokio_unstable)) {
+        return body.poll(cx);
+    }
+    shared
+        .stretches
+        .begin_poll("the body given to Harness::run was polled".to_string());
+    let polled = body.poll(cx);
+    let state = shared.lock();
+    shared.stretches.end(&state.timeline);
+    polled
 }
 
 /// A current-thread runtime with paused time, whose blocking-pool threads belong to the run and
@@ -105,7 +124,8 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
 fn build_runtime(clocks: &Arc<RunClocks>) -> tokio::runtime::Runtime {
     let (park_clocks, unpark_clocks, thread_clocks) =
         (Arc::clone(clocks), Arc::clone(clocks), Arc::clone(clocks));
-    tokio::runtime::Builder::new_current_thread()
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder
         .enable_all()
         .start_paused(true)
         .on_thread_park(move || {
@@ -113,15 +133,42 @@ fn build_runtime(clocks: &Arc<RunClocks>) -> tokio::runtime::Runtime {
                 shared.on_idle();
             }
         })
-        .on_thread_unpark(move || {
-            if let Some(shared) = unpark_clocks.shared.get() {
-                shared.stretches.begin();
+        .on_thread_start(move || answer::enter_thread(&thread_clocks, Role::Blocking))
+        .on_thread_stop(answer::leave_thread);
+    time_each_poll(&mut builder, unpark_clocks);
+    builder.build().expect("a current-thread runtime builds")
+}
+
+/// Without tokio's task hooks, a stretch runs from an unpark to the next park.
+#[cfg(not(tokio_unstable))]
+fn time_each_poll(builder: &mut tokio::runtime::Builder, clocks: Arc<RunClocks>) {
+    builder.on_thread_unpark(move || {
+        if let Some(shared) = clocks.shared.get() {
+            shared.stretches.begin();
+        }
+    });
+}
+
+/// With tokio's task hooks, each poll is timed and named.
+#[cfg(tokio_unstable)]
+fn time_each_poll(builder: &mut tokio::runtime::Builder, clocks: Arc<RunClocks>) {
+    let after_clocks = Arc::clone(&clocks);
+    builder
+        .on_before_task_poll(move |task| {
+            if let Some(shared) = clocks.shared.get() {
+                shared.stretches.begin_poll(format!(
+                    "task {}, spawned at {}, was polled",
+                    task.id(),
+                    task.spawned_at()
+                ));
             }
         })
-        .on_thread_start(move || answer::enter_thread(&thread_clocks, Role::Blocking))
-        .on_thread_stop(answer::leave_thread)
-        .build()
-        .expect("a current-thread runtime builds")
+        .on_after_task_poll(move |_| {
+            if let Some(shared) = after_clocks.shared.get() {
+                let state = shared.lock();
+                shared.stretches.end(&state.timeline);
+            }
+        });
 }
 
 /// What the run left, once `block_on` has returned; panics if it failed.

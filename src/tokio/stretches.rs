@@ -3,9 +3,10 @@
 //! and a verdict must not depend on how loaded the host is, so such a stretch changes nothing in
 //! the run; it is reported beside it, for the user to mark with `busy` or move off the thread.
 //!
-//! tokio's stable API says when its thread parks and unparks, not which task it polls: naming the
-//! task and where it was spawned needs its `tokio_unstable` task hooks. The warning names the
-//! simulated moment and the last note before it instead.
+//! tokio's stable API says when its thread parks and unparks, not which task it polls, so a
+//! stretch runs from an unpark to the next park, and the warning names the simulated moment and
+//! the last note before it. Built with `--cfg tokio_unstable`, tokio says when each task's poll
+//! begins and ends, and a warning names the task and where it was spawned.
 
 use std::sync::Mutex;
 
@@ -17,8 +18,9 @@ use super::timeline::Timeline;
 #[derive(Debug)]
 pub(crate) struct Stretches {
     limit_ns: u64,
-    /// When the runtime thread last began to poll, on the host's real monotonic clock.
-    began_ns: Mutex<Option<i128>>,
+    /// When the runtime thread last began to poll, on the host's real monotonic clock, and what
+    /// it polls when that is known.
+    began: Mutex<Option<(i128, Option<String>)>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -26,19 +28,26 @@ impl Stretches {
     pub(crate) fn new(limit_ns: u64) -> Stretches {
         Stretches {
             limit_ns,
-            began_ns: Mutex::new(Some(real_monotonic_ns())),
+            // With task hooks, only polls are timed; without, the first stretch begins here.
+            began: Mutex::new(cfg!(not(tokio_unstable)).then(|| (real_monotonic_ns(), None))),
             warnings: Mutex::default(),
         }
     }
 
     /// The runtime thread woke, and polls again.
     pub(crate) fn begin(&self) {
-        *lock(&self.began_ns) = Some(real_monotonic_ns());
+        *lock(&self.began) = Some((real_monotonic_ns(), None));
     }
 
-    /// The runtime thread has nothing to poll: the stretch since `begin` is over.
+    /// The runtime thread begins to poll `what`: a task, named with where it was spawned.
+    pub(crate) fn begin_poll(&self, what: String) {
+        *lock(&self.began) = Some((real_monotonic_ns(), Some(what)));
+    }
+
+    /// The runtime thread has nothing to poll, or the poll is over: the stretch since `begin` or
+    /// `begin_poll` is over.
     pub(crate) fn end(&self, timeline: &Timeline) {
-        let Some(began_ns) = lock(&self.began_ns).take() else {
+        let Some((began_ns, what)) = lock(&self.began).take() else {
             return;
         };
         let took_ns = u64::try_from(real_monotonic_ns() - began_ns).unwrap_or(0);
@@ -50,11 +59,12 @@ impl Stretches {
             .map_or_else(String::new, |(label, t_ns)| {
                 format!(", after the note \"{label}\" at {}", Compact(t_ns as i64))
             });
+        let what = what.unwrap_or_else(|| "the runtime thread polled tasks".to_string());
         lock(&self.warnings).push(format!(
-            "the runtime thread polled tasks for {} of real time without pausing, at {} of \
-             physical time{after}: something in a task blocked or ran long without telling the \
-             harness (a blocking read, a contended std mutex, CPU work); simulated time did not \
-             move for it. Mark such work with ticklab::tokio::busy, or move it to spawn_blocking",
+            "{what} for {} of real time without pausing, at {} of physical time{after}: \
+             something blocked or ran long without telling the harness (a blocking read, a \
+             contended std mutex, CPU work); simulated time did not move for it. Mark such work \
+             with ticklab::tokio::busy, or move it to spawn_blocking",
             Compact(took_ns as i64),
             Compact(timeline.now_ns() as i64),
         ));
