@@ -183,6 +183,20 @@ impl<T> Run<T> {
         )
     }
 
+    /// The run drawn as `ticklab plot` draws a scenario, as an SVG document: a row per note label
+    /// over the faults' bands (suspends and freezes shaded, wall steps as red lines), each note
+    /// a mark at its physical time, then the `Instant` and wall clocks against physical time.
+    /// A lone note is ringed, and a gap that stands out among a label's notes is drawn in red.
+    pub fn svg(&self) -> String {
+        crate::plot::harness::svg_of(|sink| self.write_trace(sink))
+    }
+
+    /// Writes [`Run::svg`] to `path`, atomically. It replaces a plot an earlier run wrote there,
+    /// and refuses to replace any other file.
+    pub fn write_svg(&self, path: impl AsRef<std::path::Path>) -> io::Result<()> {
+        crate::plot::harness::write_svg(path.as_ref(), &self.svg())
+    }
+
     fn start_event(&self) -> StartEvent {
         let conditions = &self.conditions;
         let overridden = conditions.instant_clock != conditions.platform.instant_clock();
