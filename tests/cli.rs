@@ -167,6 +167,39 @@ fn an_invalid_scenario_exits_2_with_its_position() {
 }
 
 #[test]
+fn a_harness_conditions_file_says_what_it_is_and_what_to_do() {
+    let (_folder, path) = temp_scenario(
+        "about = \"a laptop sleeps\"\nplatform = \"windows\"\nrun_for = \"600s\"\n\
+         [[fault]]\nkind = \"system-suspend\"\nat = \"15s\"\nduration = \"392s\"\n",
+    );
+    let path = path.to_str().unwrap();
+    for command in ["run", "plot"] {
+        ticklab()
+            .args([command, path])
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::starts_with(format!(
+                "error: {path}:1:1: this is a harness conditions file for `ticklab::tokio::Harness`"
+            )))
+            .stderr(predicate::str::contains(format!(
+                "from a Rust test with `ticklab::tokio::Harness::load({path:?})`, or add a [model]"
+            )))
+            .stderr(predicate::str::contains("missing key").not());
+    }
+    // A file that is no harness's either (an [expect] with nothing to bound) still misses its
+    // [model].
+    let (_folder, path) = temp_scenario(
+        "about = \"x\"\nplatform = \"linux\"\nrun_for = \"60s\"\n[expect]\nticks = 3\n",
+    );
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing key `model`"));
+}
+
+#[test]
 fn unbounded_work_is_refused_before_it_starts() {
     let (_folder, path) = temp_scenario(
         r#"

@@ -167,6 +167,8 @@ pub struct Collected {
     pub wakes: Vec<Series>,
     /// What a hosts run draws.
     pub hosts: super::hosts::HostsCollected,
+    /// What a harness run draws: its notes by label, and its busy sections.
+    pub notes: super::notes::NoteRows,
     open_bands: BTreeMap<usize, (&'static str, u64)>,
     clock_columns_seen: Vec<bool>,
 }

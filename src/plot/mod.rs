@@ -7,8 +7,10 @@
 pub mod collect;
 pub(crate) mod cpu_models;
 pub(crate) mod executor;
+pub(crate) mod harness;
 pub(crate) mod hosts;
 mod hosts_legend;
+pub(crate) mod notes;
 pub(crate) mod style;
 mod time_axis;
 pub(crate) mod timeline;

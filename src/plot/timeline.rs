@@ -239,7 +239,7 @@ fn advanced(point: ClockPoint, t_ns: u64) -> ClockPoint {
     }
 }
 
-fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+pub(super) fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let points = clock_line(collected);
     let origin = points[0];
     let seconds = |ns: i64| ns as f64 / 1e9;

@@ -199,7 +199,8 @@ pub fn parse_with(
     text: &str,
 ) -> Result<Scenario, ScenarioError> {
     let file = Located { source, text };
-    let probe: schema::ModelProbe = toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+    let probe: schema::ModelProbe = toml::from_str(text)
+        .map_err(|e| harness_file(registry, source, text).unwrap_or_else(|| file.toml_error(&e)))?;
     let kind = &probe.model.kind;
     if let Some(model) = crate::model::kind(kind.get_ref()) {
         return model.parse(&file, registry);
@@ -213,6 +214,28 @@ pub fn parse_with(
     Err(file
         .error(kind.span(), format!("unknown model kind `{other}`"))
         .with_hint(hint))
+}
+
+/// The error for a file that holds valid conditions and no `[model]`: one written for
+/// `ticklab::tokio::Harness`, which has nothing for ticklab itself to simulate.
+fn harness_file(registry: &Registry, source: &str, text: &str) -> Option<ScenarioError> {
+    let raw: schema::ScenarioFile<Option<toml::Value>> = toml::from_str(text).ok()?;
+    if raw.model.is_some() || parse_conditions(registry, source, text).is_err() {
+        return None;
+    }
+    let file = Located { source, text };
+    let error = file
+        .error(
+            0..0,
+            "this is a harness conditions file for `ticklab::tokio::Harness`: a platform, a \
+             length and faults, with no [model] for ticklab to simulate",
+        )
+        .with_hint(format!(
+            "run your own tokio code under it from a Rust test with \
+             `ticklab::tokio::Harness::load({source:?})`, or add a [model] table (such as \
+             kind = \"interval\") to simulate one of ticklab's models"
+        ));
+    Some(error)
 }
 
 /// Parses a whole file whose `[model]` is of kind `M`.

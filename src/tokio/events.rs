@@ -56,6 +56,7 @@ impl ModelEvent for Note {
     fn collect(&self, plot: &mut Collected) {
         plot.clock_reading(self.t_ns, self.instant_ns, self.wall, false);
         plot.count_on_wall(self.t_ns, self.wall.0);
+        plot.note(self.label, self.t_ns, self.gap_ns);
     }
 }
 
@@ -94,5 +95,6 @@ impl ModelEvent for Busy {
 
     fn collect(&self, plot: &mut Collected) {
         plot.clock_reading(self.t_ns, self.instant_ns, self.wall, false);
+        plot.busy_span(self.t_ns, self.took_ns);
     }
 }

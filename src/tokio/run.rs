@@ -293,6 +293,41 @@ impl<T> Run<T> {
         )
     }
 
+    /// The run drawn as `ticklab plot` draws a scenario, as an SVG document: a row per note label
+    /// over the faults' bands (suspends and freezes shaded, wall steps as red lines), each note
+    /// a mark at its physical time, then the `Instant` and wall clocks against physical time.
+    /// A lone note is ringed, and a gap that stands out among a label's notes is drawn in red.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ticklab::sim::Platform;
+    /// use ticklab::tokio::{Harness, note};
+    ///
+    /// let harness = Harness::on(Platform::Linux)
+    ///     .system_suspend(Duration::from_secs(10), Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// let run = harness.run(|| async {
+    ///     let mut interval = tokio::time::interval(Duration::from_secs(1));
+    ///     loop {
+    ///         interval.tick().await;
+    ///         note("beat");
+    ///     }
+    /// });
+    /// let svg = run.svg();
+    /// assert!(svg.contains("system-suspend"));
+    /// assert!(svg.contains(&format!("beat ({})", run.notes_of("beat").count())));
+    /// ```
+    pub fn svg(&self) -> String {
+        crate::plot::harness::svg_of(|sink| self.write_trace(sink))
+    }
+
+    /// Writes [`Run::svg`] to `path`, atomically. It replaces a plot an earlier run wrote there,
+    /// and refuses to replace any other file.
+    pub fn write_svg(&self, path: impl AsRef<std::path::Path>) -> io::Result<()> {
+        crate::plot::harness::write_svg(path.as_ref(), &self.svg())
+    }
+
     fn start_event(&self) -> StartEvent {
         let conditions = &self.conditions;
         let overridden = conditions.instant_clock != conditions.platform.instant_clock();
