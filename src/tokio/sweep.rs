@@ -16,7 +16,7 @@ use super::run::Run;
 use crate::sweep::faults::{self, Case};
 
 const DEFAULT_CASES: u64 = 64;
-/// Shrinking stops after this many tries, however far it got.
+/// Each phase of shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 500;
 
 /// A sweep of fault schedules around a base harness. See [the module](super).
@@ -251,31 +251,10 @@ impl Sweep {
         reason: String,
         verdict: &impl Fn(&Harness) -> Result<(), String>,
     ) -> (Case, String) {
-        let mut minimal = tree.current();
-        let mut reason = reason;
-        if !tree.simplify() {
-            return (minimal, reason);
-        }
-        for _ in 0..MAX_SHRINK_STEPS {
-            let failed = self
-                .with_case(&tree.current())
-                .and_then(|harness| verdict(&harness).err());
-            match failed {
-                Some(why) => {
-                    minimal = tree.current();
-                    reason = why;
-                    if !tree.simplify() {
-                        break;
-                    }
-                }
-                None => {
-                    if !tree.complicate() {
-                        break;
-                    }
-                }
-            }
-        }
-        (minimal, reason)
+        crate::sweep::shrink::shrink(tree, reason, MAX_SHRINK_STEPS, |case| {
+            self.with_case(case)
+                .and_then(|harness| verdict(&harness).err())
+        })
     }
 
     fn write_failure(&self, case: u64, minimal: Case, reason: String) -> SweepFailure {
