@@ -303,8 +303,11 @@ mod tests {
         // While the step is late, the freeze is needed: deleting it passes.
         assert!(step_early_or_after_a_freeze(&found).is_some());
         assert!(step_early_or_after_a_freeze(&case(vec![late_step])).is_none());
-        let mut tree = Just(found).new_tree(&mut TestRunner::deterministic()).unwrap();
-        let (minimal, reason) = shrink(&mut tree, "found".into(), 500, step_early_or_after_a_freeze);
+        let mut tree = Just(found)
+            .new_tree(&mut TestRunner::deterministic())
+            .unwrap();
+        let (minimal, reason) =
+            shrink(&mut tree, "found".into(), 500, step_early_or_after_a_freeze);
         // The minimum: the step alone, at the start, by the least that breaks it.
         let least = FaultSpec::Step {
             at_ms: 0,
@@ -322,7 +325,9 @@ mod tests {
             by_ms: -3_600_000,
         }]);
         let mut runs = 0;
-        let mut tree = Just(found).new_tree(&mut TestRunner::deterministic()).unwrap();
+        let mut tree = Just(found)
+            .new_tree(&mut TestRunner::deterministic())
+            .unwrap();
         shrink(&mut tree, "found".into(), 5, |case| {
             runs += 1;
             step_early_or_after_a_freeze(case)

@@ -52,6 +52,8 @@ mod context;
 mod driver;
 mod events;
 mod harness;
+mod regressions;
+mod replay_command;
 mod run;
 mod shared;
 mod summary;

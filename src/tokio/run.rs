@@ -138,6 +138,17 @@ impl<T> Run<T> {
         most_within_ns(&times, window.as_nanos() as u64)
     }
 
+    /// The most notes labelled `label` within any `window` of tokio's `Instant`: what the code
+    /// under test measures its own rates and timeouts with. It stands still through a suspend
+    /// that `Instant` does not count, so notes on either side of one can share a window.
+    pub fn most_within_instant(&self, label: &str, window: Duration) -> usize {
+        let times: Vec<u64> = self
+            .notes_of(label)
+            .map(|note| u64::try_from(note.instant_ns).unwrap_or(0))
+            .collect();
+        most_within_ns(&times, window.as_nanos() as u64)
+    }
+
     /// The summary every trace ends with.
     pub fn summary(&self) -> &Summary {
         &self.summary
