@@ -245,3 +245,18 @@ fn notes_are_counted_within_a_window_of_instant_as_well_as_of_physical_time() {
     assert_eq!(run.most_within_instant("request", ms(900)), 3);
     assert_eq!(run.most_within_instant("other", secs(1)), 0);
 }
+
+#[test]
+fn readme_says_longest_gap_is_a_per_label_maximum_as_the_metric_does() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let words: Vec<&str> = readme.split_whitespace().collect();
+    let readme = words.join(" ");
+    assert!(
+        readme.contains(
+            "`longest_gap`, the longest physical time between two notes with the same label: a \
+             per-label maximum"
+        ),
+        "README.md's tokio section does not say `longest_gap` is a per-label maximum"
+    );
+}

@@ -338,3 +338,89 @@ fn check_once<T, Fut: Future<Output = T>>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use proptest::strategy::Just;
+    use ticklab_sim::Platform;
+
+    use super::*;
+    use crate::sweep::FaultSpec;
+
+    async fn beats() {
+        let mut interval = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            interval.tick().await;
+            crate::tokio::note("beat");
+        }
+    }
+
+    /// The wall clock must not go back while the code's own `Instant` reads under 20 s.
+    fn wall_keeps_on_early(run: &Run<()>) -> Result<(), String> {
+        let notes: Vec<_> = run.notes_of("beat").collect();
+        match notes
+            .windows(2)
+            .find(|pair| pair[1].instant_ns < 20_000_000_000 && pair[1].wall.0 < pair[0].wall.0)
+        {
+            Some(pair) => Err(format!("wall went back at {} ns", pair[1].t_ns)),
+            None => Ok(()),
+        }
+    }
+
+    #[test]
+    fn a_suspend_needed_only_while_the_step_came_late_is_deleted_once_the_step_moves_early() {
+        let base = Harness::on(Platform::Linux).about("wall").build().unwrap();
+        let sweep = Sweep::new(&base);
+        let verdict = |harness: &Harness| check_once(harness, &beats, &wall_keeps_on_early);
+        let fails = |faults: Vec<FaultSpec>| {
+            let case = Case {
+                seed: 0,
+                tweaks: Vec::new(),
+                hosts: Vec::new(),
+                faults,
+                cluster: Vec::new(),
+            };
+            verdict(&sweep.with_case(&case).unwrap()).is_err()
+        };
+        // Linux's `Instant` stands still through the suspend, so the step at 30 s comes at 5 s of
+        // it; without the suspend it comes at 30 s, and passes.
+        let suspend = FaultSpec::Suspend {
+            system: true,
+            at_ms: 5_000,
+            duration_ms: 28_000,
+        };
+        let late_step = FaultSpec::Step {
+            at_ms: 30_000,
+            by_ms: -3_600_000,
+        };
+        assert!(fails(vec![suspend.clone(), late_step.clone()]));
+        assert!(!fails(vec![late_step.clone()]));
+        assert!(!fails(vec![suspend.clone()]));
+        let found = Case {
+            seed: 0,
+            tweaks: Vec::new(),
+            hosts: Vec::new(),
+            faults: vec![suspend, late_step],
+            cluster: Vec::new(),
+        };
+        let mut tree = Just(found)
+            .new_tree(&mut TestRunner::deterministic())
+            .unwrap();
+        let (minimal, _) = sweep.shrink(&mut tree, "found".into(), &verdict);
+        let [FaultSpec::Step { at_ms, by_ms }] = minimal.faults[..] else {
+            panic!("shrunk to {:?}", minimal.faults);
+        };
+        // A minimum: the step alone fails, and one millisecond closer to nothing, it passes.
+        assert!(fails(vec![FaultSpec::Step { at_ms, by_ms }]));
+        assert!(!fails(vec![FaultSpec::Step {
+            at_ms: at_ms - 1,
+            by_ms
+        }]));
+        assert!(!fails(vec![FaultSpec::Step {
+            at_ms,
+            by_ms: by_ms + 1
+        }]));
+    }
+}
