@@ -13,16 +13,30 @@ use toml::{Table, Value};
 const MARK: &str = "# Swept from base ";
 
 /// The base's identity: eight hex digits of the SHA-256 of its conditions, written out as TOML
-/// (so that comments and layout in a base's file do not count).
+/// with each table's keys in order (so that comments and layout in a base's file do not count).
 pub(super) fn base_id(base_text: &str) -> String {
-    let normal = base_text
-        .parse::<Table>()
-        .map_or_else(|_| base_text.to_string(), |table| table.to_string());
+    let normal = base_text.parse::<Table>().map_or_else(
+        |_| base_text.to_string(),
+        |table| sorted(Value::Table(table)).to_string(),
+    );
     let digest = <sha2::Sha256 as sha2::Digest>::digest(normal.as_bytes());
     digest[..4]
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Table(table) => {
+            let mut entries: Vec<(String, Value)> = table.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let sorted = entries.into_iter().map(|(key, value)| (key, sorted(value)));
+            Value::Table(sorted.collect())
+        }
+        Value::Array(values) => Value::Array(values.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }
 
 /// The first line of a regression file of the base `id`, called `name`.
