@@ -440,7 +440,7 @@ fn a_shrunk_file_is_told_by_every_fault_it_holds_the_bases_own_included() {
     // Host faults and the base's partition, each by kind and where it is.
     assert!(
         stderr.contains(&format!("shrunk to {told} faults: "))
-            && stderr.contains(" host faults (a ")
+            && stderr.contains(" host fault")
             && stderr.contains("on node-")
             && stderr.contains("1 partition (between node-a and lock for 1m at 30s)")
             && stderr.contains("1 of them the base's own"),

@@ -7,6 +7,7 @@ mod cluster;
 pub(crate) mod faults;
 mod held;
 mod rejections;
+pub(crate) mod shrink;
 mod tweak;
 
 use std::hash::{DefaultHasher, Hasher};
@@ -28,7 +29,7 @@ use crate::registry::Registry;
 use crate::run::{RunError, RunOptions, run_scenario};
 use crate::trace::{Event, JsonlSink, TraceSink};
 
-/// Shrinking stops after this many tries, however far it got.
+/// Each phase of shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 2_000;
 
 /// What one case did.
@@ -213,7 +214,7 @@ fn run_case(registry: &Registry, source: &str, base: &str, case: &Case) -> Verdi
     }
 }
 
-/// proptest's shrinking: simplify while the case still fails, step back when it passes.
+/// Shrinks a failing case to a minimum (see [`shrink::shrink`]).
 fn shrink(
     registry: &Registry,
     source: &str,
@@ -221,28 +222,12 @@ fn shrink(
     tree: &mut impl ValueTree<Value = Case>,
     reason: String,
 ) -> (Case, String) {
-    let mut minimal = tree.current();
-    let mut reason = reason;
-    if !tree.simplify() {
-        return (minimal, reason);
-    }
-    for _ in 0..MAX_SHRINK_STEPS {
-        match run_case(registry, source, base, &tree.current()) {
-            Verdict::Failed(why) => {
-                minimal = tree.current();
-                reason = why;
-                if !tree.simplify() {
-                    break;
-                }
-            }
-            Verdict::Passed | Verdict::Rejected(_) => {
-                if !tree.complicate() {
-                    break;
-                }
-            }
+    shrink::shrink(tree, reason, MAX_SHRINK_STEPS, |case| {
+        match run_case(registry, source, base, case) {
+            Verdict::Failed(why) => Some(why),
+            Verdict::Passed | Verdict::Rejected(_) => None,
         }
-    }
-    (minimal, reason)
+    })
 }
 
 /// Where a failure's scenario file goes: `<folder>/<base name>-<hash of its text>.toml`.

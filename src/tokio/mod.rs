@@ -57,6 +57,8 @@ mod events;
 mod harness;
 mod os;
 mod panics;
+mod regressions;
+mod replay_command;
 mod run;
 mod shared;
 mod stretches;

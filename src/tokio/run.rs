@@ -242,6 +242,17 @@ impl<T> Run<T> {
         most_within_ns(&times, window.as_nanos() as u64)
     }
 
+    /// The most notes labelled `label` within any `window` of tokio's `Instant`: what the code
+    /// under test measures its own rates and timeouts with. It stands still through a suspend
+    /// that `Instant` does not count, so notes on either side of one can share a window.
+    pub fn most_within_instant(&self, label: &str, window: Duration) -> usize {
+        let times: Vec<u64> = self
+            .notes_of(label)
+            .map(|note| u64::try_from(note.instant_ns).unwrap_or(0))
+            .collect();
+        most_within_ns(&times, window.as_nanos() as u64)
+    }
+
     /// What the run saw but could not simulate, such as a task that held the runtime thread for
     /// long in real time. Warnings never change the run; they are also printed to stderr.
     pub fn warnings(&self) -> &[String] {

@@ -12,11 +12,13 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRunner};
 
 use super::harness::Harness;
+use super::regressions;
+use super::replay_command::Invocation;
 use super::run::Run;
 use crate::sweep::faults::{self, Case};
 
 const DEFAULT_CASES: u64 = 64;
-/// Shrinking stops after this many tries, however far it got.
+/// Each phase of shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 500;
 
 /// A sweep of fault schedules around a base harness. See [the module](super).
@@ -26,6 +28,7 @@ pub struct Sweep {
     cases: u64,
     seed: u64,
     regressions: PathBuf,
+    replay: bool,
 }
 
 /// What broke, where it is written, and how to run it again.
@@ -42,60 +45,50 @@ pub struct SweepFailure {
 
 impl std::fmt::Display for SweepFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let invocation = Invocation::current();
         match self.found {
-            Some((case, seed)) => writeln!(
-                f,
-                "ticklab sweep: case {case} of seed {seed} failed: {}",
-                self.reason
-            )?,
-            None => writeln!(
-                f,
-                "ticklab sweep: the regression {} still fails: {}",
-                self.file.display(),
-                self.reason
-            )?,
+            Some((case, seed)) => {
+                writeln!(
+                    f,
+                    "ticklab sweep: case {case} of seed {seed} failed: {}",
+                    self.reason
+                )?;
+                writeln!(f, "shrunk case written to {}:", self.file.display())?;
+            }
+            None => {
+                writeln!(
+                    f,
+                    "ticklab sweep: the regression file {} still fails: {}",
+                    self.file.display(),
+                    self.reason
+                )?;
+                writeln!(f, "it holds:")?;
+            }
         }
-        writeln!(f, "shrunk case written to {}:", self.file.display())?;
         for line in self.text.lines() {
             writeln!(f, "  | {line}")?;
         }
-        writeln!(f, "replay: {}", replay_command(None))?;
+        writeln!(f, "replay: {}", invocation.command(None))?;
         if let Some((_, seed)) = self.found {
-            write!(f, "search again: {}", replay_command(Some(seed)))?;
+            write!(f, "search again: {}", invocation.command(Some(seed)))?;
         }
         Ok(())
     }
 }
 
-/// The command that runs the current test again: every run of it replays the regression files
-/// first. With `seed`, the one that repeats the search itself.
-fn replay_command(seed: Option<u64>) -> String {
-    let mut command = String::new();
-    if let Some(seed) = seed {
-        command.push_str(&format!("TICKLAB_SWEEP_SEED={seed} "));
+/// Set to 0, a sweep searches without replaying its base's regression files first.
+pub(super) const REPLAY_VARIABLE: &str = "TICKLAB_SWEEP_REPLAY";
+
+/// Whether `TICKLAB_SWEEP_REPLAY`'s value asks for the regression files to be replayed.
+fn replays(value: Option<&str>) -> bool {
+    match value.map(str::trim) {
+        None | Some("1") => true,
+        Some("0") => false,
+        Some(other) => panic!(
+            "ticklab: {REPLAY_VARIABLE}={other} is neither 0 (search without replaying the \
+             regression files) nor 1 (replay them first, as without it)"
+        ),
     }
-    command.push_str("cargo test");
-    if let Ok(package) = std::env::var("CARGO_PKG_NAME") {
-        command.push_str(&format!(" -p {package}"));
-    }
-    // A test binary is named after its target, then a hash.
-    if let Some(target) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| {
-            exe.file_stem()
-                .map(|stem| stem.to_string_lossy().into_owned())
-        })
-        .and_then(|stem| stem.rsplit_once('-').map(|(target, _)| target.to_string()))
-    {
-        command.push_str(&format!(" --test {target}"));
-    }
-    // libtest names each test's thread after the test, unless it runs them on the main thread.
-    if let Some(test) = std::thread::current().name()
-        && test != "main"
-    {
-        command.push_str(&format!(" -- {test} --exact"));
-    }
-    command
 }
 
 impl Sweep {
@@ -120,6 +113,7 @@ impl Sweep {
             cases: from_env("TICKLAB_SWEEP_CASES").unwrap_or(DEFAULT_CASES),
             seed: from_env("TICKLAB_SWEEP_SEED").unwrap_or(0),
             regressions,
+            replay: replays(std::env::var(REPLAY_VARIABLE).ok().as_deref()),
         }
     }
 
@@ -139,6 +133,13 @@ impl Sweep {
         self
     }
 
+    /// Whether [`Sweep::check`] replays the base's regression files before it searches: it does
+    /// unless `TICKLAB_SWEEP_REPLAY=0` is set.
+    pub fn replay_regressions(mut self, replay: bool) -> Self {
+        self.replay = replay;
+        self
+    }
+
     /// Replays this base's regression files, then searches. Returns how many cases passed, or
     /// the first failure, shrunk and written.
     pub fn check<T, Fut: Future<Output = T>>(
@@ -147,7 +148,12 @@ impl Sweep {
         invariant: impl Fn(&Run<T>) -> Result<(), String>,
     ) -> Result<u64, SweepFailure> {
         let verdict = |harness: &Harness| check_once(harness, &body, &invariant);
-        for file in self.regression_files() {
+        let replayed = if self.replay {
+            self.regression_files()
+        } else {
+            Vec::new()
+        };
+        for file in replayed {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
             let harness = Harness::parse(&file.display().to_string(), &text)
                 .unwrap_or_else(|error| panic!("a regression file no longer parses:\n{error}"))
@@ -220,23 +226,25 @@ impl Sweep {
         }
     }
 
-    /// This base's regression files, `<base stem>-<hash>.toml`, in name order.
+    /// This base's regression files, in name order.
     fn regression_files(&self) -> Vec<PathBuf> {
-        let prefix = format!("{}-", self.stem());
-        let Ok(entries) = std::fs::read_dir(&self.regressions) else {
-            return Vec::new();
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| {
-                path.extension().is_some_and(|ext| ext == "toml")
-                    && path
-                        .file_name()
-                        .is_some_and(|name| name.to_string_lossy().starts_with(&prefix))
-            })
-            .collect();
-        files.sort();
-        files
+        regressions::files_of(
+            &self.regressions,
+            self.base.text(),
+            &self.stem(),
+            &self.name(),
+        )
+    }
+
+    /// What the base is called in its regression files' `about`: its file's name, or for a
+    /// harness built in code, its `about`.
+    fn name(&self) -> String {
+        let conditions = self.base.conditions();
+        let source = Path::new(&conditions.source);
+        match source.file_name() {
+            Some(name) if source.is_file() => name.to_string_lossy().into_owned(),
+            _ => conditions.about.clone(),
+        }
     }
 
     /// The base with the case's faults added; `None` if that is no valid scenario (a wall clock
@@ -254,31 +262,10 @@ impl Sweep {
         reason: String,
         verdict: &impl Fn(&Harness) -> Result<(), String>,
     ) -> (Case, String) {
-        let mut minimal = tree.current();
-        let mut reason = reason;
-        if !tree.simplify() {
-            return (minimal, reason);
-        }
-        for _ in 0..MAX_SHRINK_STEPS {
-            let failed = self
-                .with_case(&tree.current())
-                .and_then(|harness| verdict(&harness).err());
-            match failed {
-                Some(why) => {
-                    minimal = tree.current();
-                    reason = why;
-                    if !tree.simplify() {
-                        break;
-                    }
-                }
-                None => {
-                    if !tree.complicate() {
-                        break;
-                    }
-                }
-            }
-        }
-        (minimal, reason)
+        crate::sweep::shrink::shrink(tree, reason, MAX_SHRINK_STEPS, |case| {
+            self.with_case(case)
+                .and_then(|harness| verdict(&harness).err())
+        })
     }
 
     fn write_failure(&self, case: u64, minimal: Case, reason: String) -> SweepFailure {
@@ -286,16 +273,12 @@ impl Sweep {
             tweaks: Vec::new(),
             ..minimal
         };
-        // A harness built in code is named by what it is about.
-        let conditions = self.base.conditions();
-        let base_name = if Path::new(&conditions.source).is_file() {
-            &conditions.source
-        } else {
-            &conditions.about
-        };
-        let about = faults::regression_about(base_name, self.base.text(), &reason, &minimal);
+        let name = self.name();
+        let about = faults::regression_about(&name, self.base.text(), &reason, &minimal);
         let text = case_text(self.base.text(), &minimal, Some(&about))
             .expect("the case parsed while it was run");
+        let id = regressions::base_id(self.base.text());
+        let text = format!("{}{text}", regressions::mark_line(&id, &name));
         let file = crate::sweep::regression_path(
             &self.regressions,
             &format!("{}.toml", self.stem()),
@@ -357,4 +340,90 @@ fn check_once<T, Fut: Future<Output = T>>(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use proptest::strategy::Just;
+    use ticklab_sim::Platform;
+
+    use super::*;
+    use crate::sweep::FaultSpec;
+
+    async fn beats() {
+        let mut interval = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            interval.tick().await;
+            crate::tokio::note("beat");
+        }
+    }
+
+    /// The wall clock must not go back while the code's own `Instant` reads under 20 s.
+    fn wall_keeps_on_early(run: &Run<()>) -> Result<(), String> {
+        let notes: Vec<_> = run.notes_of("beat").collect();
+        match notes
+            .windows(2)
+            .find(|pair| pair[1].instant_ns < 20_000_000_000 && pair[1].wall.0 < pair[0].wall.0)
+        {
+            Some(pair) => Err(format!("wall went back at {} ns", pair[1].t_ns)),
+            None => Ok(()),
+        }
+    }
+
+    #[test]
+    fn a_suspend_needed_only_while_the_step_came_late_is_deleted_once_the_step_moves_early() {
+        let base = Harness::on(Platform::Linux).about("wall").build().unwrap();
+        let sweep = Sweep::new(&base);
+        let verdict = |harness: &Harness| check_once(harness, &beats, &wall_keeps_on_early);
+        let fails = |faults: Vec<FaultSpec>| {
+            let case = Case {
+                seed: 0,
+                tweaks: Vec::new(),
+                hosts: Vec::new(),
+                faults,
+                cluster: Vec::new(),
+            };
+            verdict(&sweep.with_case(&case).unwrap()).is_err()
+        };
+        // Linux's `Instant` stands still through the suspend, so the step at 30 s comes at 5 s of
+        // it; without the suspend it comes at 30 s, and passes.
+        let suspend = FaultSpec::Suspend {
+            system: true,
+            at_ms: 5_000,
+            duration_ms: 28_000,
+        };
+        let late_step = FaultSpec::Step {
+            at_ms: 30_000,
+            by_ms: -3_600_000,
+        };
+        assert!(fails(vec![suspend.clone(), late_step.clone()]));
+        assert!(!fails(vec![late_step.clone()]));
+        assert!(!fails(vec![suspend.clone()]));
+        let found = Case {
+            seed: 0,
+            tweaks: Vec::new(),
+            hosts: Vec::new(),
+            faults: vec![suspend, late_step],
+            cluster: Vec::new(),
+        };
+        let mut tree = Just(found)
+            .new_tree(&mut TestRunner::deterministic())
+            .unwrap();
+        let (minimal, _) = sweep.shrink(&mut tree, "found".into(), &verdict);
+        let [FaultSpec::Step { at_ms, by_ms }] = minimal.faults[..] else {
+            panic!("shrunk to {:?}", minimal.faults);
+        };
+        // A minimum: the step alone fails, and one millisecond closer to nothing, it passes.
+        assert!(fails(vec![FaultSpec::Step { at_ms, by_ms }]));
+        assert!(!fails(vec![FaultSpec::Step {
+            at_ms: at_ms - 1,
+            by_ms
+        }]));
+        assert!(!fails(vec![FaultSpec::Step {
+            at_ms,
+            by_ms: by_ms + 1
+        }]));
+    }
 }
