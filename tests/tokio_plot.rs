@@ -101,7 +101,7 @@ fn a_harness_run_is_drawn_with_its_faults_shaded_and_a_row_of_marks_per_label() 
     assert_eq!(marks(&svg, RELOAD).len(), 1);
     // The marked busy section has a row of its own.
     assert!(svg.contains("fill=\"#282828\""), "a busy bar is drawn");
-    assert!(has_label(&svg, "busy (marked sections: 1)"));
+    assert!(has_label(&svg, "busy or asleep (sections: 1)"));
     assert!(has_label(
         &svg,
         "clocks against physical time (Instant reads monotonic)"

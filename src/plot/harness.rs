@@ -215,7 +215,10 @@ fn draw_busy(chart: &mut style::TimeChart<'_, '_>, collected: &Collected) -> Res
             BUSY_COLOR.mix(0.7).filled(),
         )
     }))?;
-    let name = format!("busy (marked sections: {})", collected.notes.busy_sections);
+    let name = format!(
+        "busy or asleep (sections: {})",
+        collected.notes.busy_sections
+    );
     chart.draw_series([Text::new(
         name,
         (0.0, 0.97),

@@ -135,7 +135,7 @@ pub fn busy(duration: Duration) {
         let mut state = shared.lock();
         sync(shared, &mut state);
         let busy_ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-        if let Err(end_ns) = hold(shared, &mut state, busy_ns) {
+        if let Err(end_ns) = hold(shared, &mut state, busy_ns, false) {
             drop(state);
             panic!(
                 "ticklab::tokio::busy was called after the run ended at {}: the task has not \
@@ -147,8 +147,14 @@ pub fn busy(duration: Duration) {
 }
 
 /// Holds the runtime thread for `busy_ns` of running time, moving tokio's clock and the machine
-/// through any fault on the way, and records it; `Err` with the end if the run is already over.
-pub(crate) fn hold(shared: &Shared, state: &mut State, busy_ns: u64) -> Result<(), u64> {
+/// through any fault on the way, and records it as a busy section or a sleep; `Err` with the end
+/// if the run is already over.
+pub(crate) fn hold(
+    shared: &Shared,
+    state: &mut State,
+    busy_ns: u64,
+    slept: bool,
+) -> Result<(), u64> {
     if state.timeline.is_over() {
         return Err(state.timeline.now_ns());
     }
@@ -170,6 +176,6 @@ pub(crate) fn hold(shared: &Shared, state: &mut State, busy_ns: u64) -> Result<(
             shared.end(state);
         }
     }
-    state.timeline.busy(began, busy_ns);
+    state.timeline.busy(began, busy_ns, slept);
     Ok(())
 }

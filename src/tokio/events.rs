@@ -60,8 +60,8 @@ impl ModelEvent for Note {
     }
 }
 
-/// A section the code under test marked with `busy()`: the runtime thread ran it and nothing
-/// else.
+/// A section the code under test marked with `busy()`, or a `std::thread::sleep` it called: the
+/// runtime thread ran it, or slept, and nothing else.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Busy {
     pub t_ns: u64,
@@ -72,16 +72,38 @@ pub struct Busy {
     pub took_ns: u64,
     pub instant_ns: i64,
     pub wall: Wall,
+    /// A sleep through libc (`std::thread::sleep`), not a section marked `busy()`.
+    #[serde(skip)]
+    pub slept: bool,
 }
 
 impl ModelEvent for Busy {
-    crate::model_event_basics!("busy");
+    fn kind(&self) -> &'static str {
+        if self.slept { "sleep" } else { "busy" }
+    }
+
+    fn t_ns(&self) -> u64 {
+        self.t_ns
+    }
+
+    fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        crate::trace::write_tagged_json(out, self.kind(), self)
+    }
+
+    fn to_owned_event(&self) -> Box<dyn ModelEvent> {
+        Box::new(*self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 
     fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         writeln!(
             out,
-            "{:>17} busy      for {} (took {})  wall {}  instant {}",
+            "{:>17} {:<9} for {} (took {})  wall {}  instant {}",
             Secs(self.t_ns),
+            self.kind(),
             ticklab_sim::Compact(self.busy_ns as i64),
             ticklab_sim::Compact(self.took_ns as i64),
             self.wall,

@@ -40,6 +40,11 @@ pub(crate) const METRICS: &[Metric] = &[
         "busy_ns",
         "running time spent in sections marked busy",
     ),
+    Metric::duration(
+        "slept",
+        "slept_ns",
+        "running time the runtime thread slept in std::thread::sleep or libc's sleeps",
+    ),
     Metric::time(
         "finished_at",
         "finished_at_ns",
@@ -89,6 +94,7 @@ pub(crate) fn summarise<T>(
         gap,
         timeline.resumes,
         timeline.busy_ns,
+        timeline.slept_ns,
         finished_at,
     ];
     let mut summary = Summary::new(super::KIND, end_ns, METRICS, &values, Vec::new());

@@ -48,6 +48,7 @@ pub(crate) struct Timeline {
     pub(crate) events: Vec<Recorded>,
     pub(crate) resumes: u64,
     pub(crate) busy_ns: u64,
+    pub(crate) slept_ns: u64,
 }
 
 impl Timeline {
@@ -66,6 +67,7 @@ impl Timeline {
             events: Vec::new(),
             resumes: 0,
             busy_ns: 0,
+            slept_ns: 0,
         }
     }
 
@@ -202,15 +204,21 @@ impl Timeline {
         }));
     }
 
-    /// Records a busy section that began at `began` (physical, instant, wall) and has just ended.
-    pub(crate) fn busy(&mut self, began: (u64, i64, Wall), busy_ns: u64) {
-        self.busy_ns += busy_ns;
+    /// Records a busy section, or a sleep, that began at `began` (physical, instant, wall) and has
+    /// just ended.
+    pub(crate) fn busy(&mut self, began: (u64, i64, Wall), busy_ns: u64, slept: bool) {
+        if slept {
+            self.slept_ns += busy_ns;
+        } else {
+            self.busy_ns += busy_ns;
+        }
         self.events.push(Recorded::Busy(Busy {
             t_ns: began.0,
             busy_ns,
             took_ns: self.now_ns - began.0,
             instant_ns: began.1,
             wall: began.2,
+            slept,
         }));
     }
 }

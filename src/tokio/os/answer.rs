@@ -293,7 +293,7 @@ fn hold_or_abort(shared: &Shared, ns: i128, call: &str) {
     let hold_ns = u64::try_from(ns.max(0)).unwrap_or(u64::MAX);
     let mut state = shared.lock();
     sync(shared, &mut state);
-    if let Err(end_ns) = hold(shared, &mut state, hold_ns) {
+    if let Err(end_ns) = hold(shared, &mut state, hold_ns, true) {
         drop(state);
         fatal(&format!(
             "the code under test called {call} after the run ended at {}: the task has not \
