@@ -47,8 +47,14 @@ fn a_thread_sleep_costs_simulated_time_not_real_time() {
     // Traced as a sleep, not as a section marked busy.
     let text = run.text();
     assert!(text.contains(" sleep     for 30s (took 30s)"), "{text}");
-    assert!(text.contains("\nslept                       30s\n"), "{text}");
-    assert!(text.contains("\nbusy                        0s\n"), "{text}");
+    assert!(
+        text.contains("\nslept                       30s\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nbusy                        0s\n"),
+        "{text}"
+    );
     let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
         panic!("the body finished");
     };
