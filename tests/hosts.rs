@@ -7,6 +7,8 @@ mod liveness;
 mod network;
 #[path = "hosts/output.rs"]
 mod output;
+#[path = "hosts/thaw.rs"]
+mod thaw;
 
 use ticklab::run::{RunOptions, run_scenario};
 use ticklab::trace::{NoTrace, Summary};

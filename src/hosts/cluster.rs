@@ -17,6 +17,7 @@ use super::network::Network;
 use super::queue::{Item, PendingWake, Queued};
 use super::spec::HostConfig;
 pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
+use super::thaw::ThawOrder;
 
 pub(crate) type HostId = usize;
 
@@ -28,6 +29,7 @@ struct Host {
     free: Vec<u32>,
     /// Items that came due while the host could not run, in the order they came due.
     held: Vec<Item>,
+    thaw_order: ThawOrder,
     /// Physical time at which the host last stopped: its machine counts in its own drifted
     /// nanoseconds, and a resume reports how long it was stopped in physical ones.
     stopped_at_ns: u64,
@@ -86,6 +88,7 @@ impl Cluster {
                 wakes: Vec::new(),
                 free: Vec::new(),
                 held: Vec::new(),
+                thaw_order: config.thaw_order,
                 stopped_at_ns: 0,
             });
         }
@@ -414,15 +417,28 @@ impl Cluster {
         if let Some(clock) = effect.changed_clock {
             self.refile_wakes(host, clock);
         }
-        if effect.resumed_after_ns.is_some() {
-            // What came due meanwhile happens now, in the order it came due; messages to a host
-            // that was asleep were lost on arrival, so only a frozen process's are here.
+        let mut thawed = None;
+        if effect.resumed_after_ns.is_some() && !self.hosts[host].held.is_empty() {
+            // What came due meanwhile happens now, in the order the host's runtime handles it;
+            // messages to a host that was asleep were lost on arrival, so only a frozen
+            // process's are here.
             let held = std::mem::take(&mut self.hosts[host].held);
-            for item in held {
+            let state = &self.hosts[host];
+            let (arranged, found) = super::thaw::arrange(held, state.thaw_order, |item| {
+                matches!(item, Item::Wake { slot, generation, .. }
+                    if state.wakes[*slot as usize].is_some_and(|wake| wake.generation == *generation))
+            });
+            for item in arranged {
                 self.push(self.now_ns, item);
             }
+            thawed = Some(found);
         }
-        Step::HostEdge { host, edge, effect }
+        Step::HostEdge {
+            host,
+            edge,
+            effect,
+            thawed,
+        }
     }
 
     /// A fault moved `clock` on `host`: every wake on it is filed again for its new time.

@@ -43,6 +43,8 @@ pub enum HostEventKind {
     ResolvedTwice,
     /// A message dropped on the way.
     Lost,
+    /// A host ran again and found messages and timers waiting: the order it handles them in.
+    Thaw,
 }
 
 impl HostEventKind {
@@ -64,6 +66,7 @@ impl HostEventKind {
             HostEventKind::EarlyTimeout => "early-timeout",
             HostEventKind::ResolvedTwice => "resolved-twice",
             HostEventKind::Lost => "lost",
+            HostEventKind::Thaw => "thaw",
         }
     }
 

@@ -28,6 +28,7 @@ mod rpc;
 mod runner;
 pub mod spec;
 mod step;
+pub mod thaw;
 mod turmoil_net;
 
 pub use events::{HostEvent, HostEventKind};

@@ -14,6 +14,7 @@ use super::memory::peak_footprint;
 use super::network::Network;
 use super::rpc::Rpc;
 use super::spec::{Carrier, HostConfig, HostsConfig};
+use super::thaw::{ThawOrder, Thawed};
 use super::turmoil_net::TurmoilNet;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
 use crate::scenario::Scenario;
@@ -256,8 +257,16 @@ pub(crate) fn run(
                     );
                 }
             }
-            Step::HostEdge { host, edge, effect } => {
+            Step::HostEdge {
+                host,
+                edge,
+                effect,
+                thawed,
+            } => {
                 edge_lines.host(&cluster, host, &edge, &effect, out.sink)?;
+                if let Some(thawed) = thawed {
+                    trace_thaw(&cluster, host, thawed, &mut out);
+                }
                 if let Some(lease) = &mut workloads.lease {
                     lease.on_host_edge(host, effect, &mut cluster, &mut out);
                 }
@@ -298,6 +307,35 @@ pub(crate) fn run(
     Ok(summary)
 }
 
+/// What a host found as it ran again, and the order its runtime handles it in.
+fn trace_thaw(cluster: &Cluster, host: HostId, thawed: Thawed, out: &mut Out<'_>) {
+    let messages = match thawed.messages {
+        1 => "1 message".to_string(),
+        count => format!("{count} messages"),
+    };
+    let timers = match thawed.timers {
+        1 => "1 timer".to_string(),
+        count => format!("{count} timers"),
+    };
+    let (reads, runs) = (format!("reads {messages}"), format!("runs {timers}"));
+    let what = match (thawed.messages, thawed.timers, thawed.order) {
+        (0, 0, _) => return,
+        (0, _, _) => runs,
+        (_, 0, _) => reads,
+        (_, _, ThawOrder::TimersFirst) => format!("{runs}, then {reads}"),
+        (_, _, ThawOrder::IoFirst | ThawOrder::Tokio) => format!("{reads}, then {runs}"),
+    };
+    let clock_ns = cluster.read(host, ClockId::Monotonic);
+    out.event(
+        cluster,
+        host,
+        HostEventKind::Thaw,
+        clock_ns,
+        |_| format!("{what} ({})", thawed.order.name()),
+        None,
+    );
+}
+
 /// How turmoil's tick shapes every latency, for the trace's header.
 fn turmoil_note(tick_ns: u64) -> String {
     let tick = ticklab_sim::Compact(tick_ns as i64);
@@ -330,6 +368,9 @@ fn describe(host: &HostConfig) -> String {
             "; wall clock starts {} {side}",
             ticklab_sim::Compact(host.wall_offset_ns.saturating_abs())
         ));
+    }
+    if host.thaw_order != ThawOrder::IoFirst {
+        text.push_str(&format!("; thaws {}", host.thaw_order.name()));
     }
     match host.faults.len() {
         0 => {}

@@ -9,6 +9,7 @@ use super::heartbeat::{HeartbeatConfig, HeartbeatSpec};
 use super::lease::{LeaseConfig, LeaseSpec};
 use super::network::{NetworkConfig, validate_network};
 use super::rpc::{RpcConfig, RpcSpec};
+use super::thaw::ThawOrder;
 use crate::expect::Metric;
 use crate::model::Head;
 use crate::scenario::values::{DurationOrRange, Name, SignedDurationNs};
@@ -38,6 +39,8 @@ pub struct HostsSpec {
     pub(super) partition: Vec<Spanned<super::network::PartitionSpec>>,
     #[serde(default)]
     pub(super) spike: Vec<Spanned<super::network::SpikeSpec>>,
+    /// Every host's, unless it names its own.
+    thaw_order: Option<Name<ThawOrder>>,
     lease: Option<Spanned<LeaseSpec>>,
     heartbeat: Option<Spanned<HeartbeatSpec>>,
     rpc: Option<Spanned<RpcSpec>>,
@@ -52,6 +55,7 @@ struct HostSpec {
     platform: Option<Name<Platform>>,
     drift_ppm: Option<Spanned<f64>>,
     wall_offset: Option<Spanned<SignedDurationNs>>,
+    thaw_order: Option<Name<ThawOrder>>,
     #[serde(default)]
     fault: Vec<Spanned<FaultTable>>,
 }
@@ -66,6 +70,8 @@ pub struct HostConfig {
     pub wall_offset_ns: i64,
     /// In physical time; they stop or move this host's clocks alone.
     pub faults: Vec<Fault>,
+    /// What the host handles first when it runs again: the messages it buffered, or its timers.
+    pub thaw_order: ThawOrder,
 }
 
 /// A validated hosts table.
@@ -129,7 +135,8 @@ pub(crate) fn validate(
     head: &Head<'_>,
 ) -> Result<HostsConfig, ScenarioError> {
     let platform = scenario_platform(file)?;
-    let hosts = validate_hosts(file, &spec.host, platform, head.run_for_ns)?;
+    let thaw_order = spec.thaw_order.map_or(ThawOrder::IoFirst, |order| order.0);
+    let hosts = validate_hosts(file, &spec.host, (platform, thaw_order), head.run_for_ns)?;
     let names = HostNames {
         file,
         names: hosts.iter().map(|host| host.name.clone()).collect(),
@@ -257,7 +264,7 @@ fn scenario_platform(file: &Located<'_>) -> Result<Platform, ScenarioError> {
 fn validate_hosts(
     file: &Located<'_>,
     specs: &[Spanned<HostSpec>],
-    platform: Platform,
+    (platform, thaw_order): (Platform, ThawOrder),
     run_for_ns: u64,
 ) -> Result<Vec<HostConfig>, ScenarioError> {
     let mut hosts: Vec<HostConfig> = Vec::new();
@@ -318,6 +325,7 @@ fn validate_hosts(
             drift,
             wall_offset_ns,
             faults,
+            thaw_order: host.thaw_order.map_or(thaw_order, |order| order.0),
         };
         let names: Vec<String> = match count {
             None => vec![name.clone()],

@@ -46,6 +46,8 @@ pub(crate) enum Step {
         host: HostId,
         edge: FaultEdge,
         effect: EdgeEffect,
+        /// What the host found as it ran again, if it held anything.
+        thawed: Option<super::thaw::Thawed>,
     },
     /// A message dropped on arrival: across a partition, or to a host asleep.
     Lost {
