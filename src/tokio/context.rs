@@ -176,6 +176,7 @@ pub(crate) fn hold(
             shared.end(state);
         }
     }
-    state.timeline.busy(began, busy_ns, slept);
+    // What the thread was held for: less than asked when the run ended first.
+    state.timeline.busy(began, busy_ns - left_ns, slept);
     Ok(())
 }

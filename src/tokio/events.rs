@@ -65,7 +65,7 @@ impl ModelEvent for Note {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Busy {
     pub t_ns: u64,
-    /// Running time asked for.
+    /// Running time the thread was held for: what was asked, unless the run ended first.
     pub busy_ns: u64,
     /// Physical time it took: more than `busy_ns` when a suspend fell inside it, less when the run
     /// ended first.

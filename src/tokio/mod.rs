@@ -61,6 +61,7 @@ mod regressions;
 mod replay_command;
 mod run;
 mod shared;
+mod stall_watch;
 mod stretches;
 mod summary;
 mod sweep;

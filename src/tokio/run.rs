@@ -11,6 +11,7 @@ use super::events::Note;
 use super::harness::RunOptions;
 use super::os::{self, answer, answer::Role, answer::RunClocks, answer::Scope};
 use super::shared::Shared;
+use super::stall_watch::StallWatch;
 use super::summary::summarise;
 use super::timeline::{Recorded, Timeline};
 use crate::scenario::Conditions;
@@ -62,9 +63,13 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
     // From here on this thread reads the simulated clocks: tokio's paused clock takes its base
     // from std's `Instant` as the runtime is built, so both start at the same reading.
     let clocks = RunClocks::new(conditions.wall_start_ns);
-    let scope = Scope::enter(&clocks, Role::Runtime);
-    let runtime = build_runtime(&clocks);
+    let mut live = Live {
+        watch: None,
+        scope: Some(Scope::enter(&clocks, Role::Runtime)),
+        runtime: Some(build_runtime(&clocks)),
+    };
     let shared = {
+        let runtime = live.runtime();
         let _entered = runtime.enter();
         Shared::new(
             Timeline::new(conditions),
@@ -76,6 +81,8 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         .shared
         .set(Arc::clone(&shared))
         .expect("set once per run");
+    live.watch = Some(StallWatch::start(&shared));
+    let runtime = live.runtime();
     if let Some(why) = clocks.take_early_failure() {
         shared.fail(why);
     }
@@ -89,7 +96,12 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
     }
     let _current = Entered::enter(&shared);
     runtime.spawn(super::driver::drive(Arc::clone(&shared)));
-    let mut body = std::pin::pin!(body());
+    // Built inside the runtime, as the code under test expects of any tokio code.
+    let body = {
+        let _entered = runtime.enter();
+        body()
+    };
+    let mut body = std::pin::pin!(body);
     let finished = runtime.block_on(poll_fn(|cx| {
         // The end comes first: at the instant the run ends, the body does not run again.
         if shared.poll_over(cx).is_ready() {
@@ -97,7 +109,32 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         }
         poll_body(&shared, body.as_mut(), cx).map(Some)
     }));
-    finish(conditions, &shared, (scope, runtime), finished)
+    finish(conditions, &shared, live, finished)
+}
+
+/// A run's runtime, and this thread's part in the run: whichever way the run ends, even by a
+/// panic, the thread leaves the run before the runtime goes, so that the tasks' destructors run
+/// on the real clocks like all code after the run.
+struct Live {
+    watch: Option<StallWatch>,
+    scope: Option<Scope>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Live {
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives until the run is dropped")
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        drop(self.watch.take());
+        drop(self.scope.take());
+        drop(self.runtime.take());
+    }
 }
 
 /// Polls the body once; with tokio's task hooks, which see only spawned tasks, the poll is timed
@@ -133,20 +170,16 @@ fn build_runtime(clocks: &Arc<RunClocks>) -> tokio::runtime::Runtime {
                 shared.on_idle();
             }
         })
+        .on_thread_unpark(move || {
+            if let Some(shared) = unpark_clocks.shared.get() {
+                shared.on_unpark();
+            }
+        })
         .on_thread_start(move || answer::enter_thread(&thread_clocks, Role::Blocking))
         .on_thread_stop(answer::leave_thread);
-    time_each_poll(&mut builder, unpark_clocks);
+    #[cfg(tokio_unstable)]
+    time_each_poll(&mut builder, Arc::clone(clocks));
     builder.build().expect("a current-thread runtime builds")
-}
-
-/// Without tokio's task hooks, a stretch runs from an unpark to the next park.
-#[cfg(not(tokio_unstable))]
-fn time_each_poll(builder: &mut tokio::runtime::Builder, clocks: Arc<RunClocks>) {
-    builder.on_thread_unpark(move || {
-        if let Some(shared) = clocks.shared.get() {
-            shared.stretches.begin();
-        }
-    });
 }
 
 /// With tokio's task hooks, each poll is timed and named.
@@ -175,7 +208,7 @@ fn time_each_poll(builder: &mut tokio::runtime::Builder, clocks: Arc<RunClocks>)
 fn finish<T>(
     conditions: &Conditions,
     shared: &Arc<Shared>,
-    (scope, runtime): (Scope, tokio::runtime::Runtime),
+    live: Live,
     finished: Option<T>,
 ) -> Run<T> {
     let mut state = shared.lock();
@@ -183,14 +216,13 @@ fn finish<T>(
     shared.stretches.end(&state.timeline);
     if let Some(why) = state.broken.take() {
         drop(state);
-        drop(scope);
-        drop(runtime);
+        drop(live);
         panic!("{why}");
     }
     let ended = match finished {
         Some(value) => {
             // tokio's clock is read through the runtime, so before it goes.
-            let _entered = runtime.enter();
+            let _entered = live.runtime().enter();
             super::context::sync(shared, &mut state);
             Ended::Finished {
                 value,
@@ -206,12 +238,13 @@ fn finish<T>(
     let events = std::mem::take(&mut state.timeline.events);
     let summary = summarise(&events, &state.timeline, end_ns, &ended);
     drop(state);
-    // The tasks' destructors run as the runtime goes, on the real clocks like all code after it.
-    drop(scope);
-    drop(runtime);
-    let warnings = shared.stretches.take_warnings();
-    for warning in &warnings {
-        let _ = writeln!(std::io::stderr(), "ticklab::tokio warning: {warning}");
+    drop(live);
+    let mut warnings = Vec::new();
+    for (warning, printed) in shared.stretches.take_warnings() {
+        if !printed {
+            let _ = writeln!(std::io::stderr(), "ticklab::tokio warning: {warning}");
+        }
+        warnings.push(warning);
     }
     Run {
         ended,

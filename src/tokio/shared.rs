@@ -81,6 +81,17 @@ impl Shared {
         (Instant::now() - self.start).as_nanos() as u64
     }
 
+    /// The runtime's `on_thread_unpark` hook: tokio's paused clock moves on its own only while
+    /// the thread parks, so the timeline is brought up to it here, before any task reads a clock.
+    pub(crate) fn on_unpark(&self) {
+        let mut state = self.lock();
+        super::context::sync(self, &mut state);
+        drop(state);
+        if cfg!(not(tokio_unstable)) {
+            self.stretches.begin();
+        }
+    }
+
     /// The runtime's `on_thread_park` hook: it runs only when no task is left to poll, so the
     /// driver it wakes is the only task that runs next, before the runtime moves its clock.
     pub(crate) fn on_idle(&self) {

@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use ticklab_sim::Compact;
+use ticklab_sim::{Approx, Compact};
 
 use super::os::real_monotonic_ns;
 use super::timeline::Timeline;
@@ -21,7 +21,8 @@ pub(crate) struct Stretches {
     /// When the runtime thread last began to poll, on the host's real monotonic clock, and what
     /// it polls when that is known.
     began: Mutex<Option<(i128, Option<String>)>>,
-    warnings: Mutex<Vec<String>>,
+    /// Each warning, and whether it was printed as it was found.
+    warnings: Mutex<Vec<(String, bool)>>,
 }
 
 impl Stretches {
@@ -60,17 +61,39 @@ impl Stretches {
                 format!(", after the note \"{label}\" at {}", Compact(t_ns as i64))
             });
         let what = what.unwrap_or_else(|| "the runtime thread polled tasks".to_string());
-        lock(&self.warnings).push(format!(
-            "{what} for {} of real time without pausing, at {} of physical time{after}: \
+        lock(&self.warnings).push((
+            format!(
+                "{what} for {} of real time without pausing, at {} of physical time{after}: \
              something blocked or ran long without telling the harness (a blocking read, a \
              contended std mutex, CPU work); simulated time did not move for it. Mark such work \
              with ticklab::tokio::busy, or move it to spawn_blocking",
-            Compact(took_ns as i64),
-            Compact(timeline.now_ns() as i64),
+                Approx(took_ns),
+                Compact(timeline.now_ns() as i64),
+            ),
+            false,
         ));
     }
 
-    pub(crate) fn take_warnings(&self) -> Vec<String> {
+    /// The limit the warnings go by.
+    pub(crate) fn limit_ns(&self) -> u64 {
+        self.limit_ns
+    }
+
+    /// How long the current stretch has lasted in real time, if the thread is polling, and its
+    /// start, which names it.
+    pub(crate) fn current(&self) -> Option<(u64, i128)> {
+        let began_ns = lock(&self.began).as_ref()?.0;
+        let took_ns = u64::try_from(real_monotonic_ns() - began_ns).unwrap_or(0);
+        Some((took_ns, began_ns))
+    }
+
+    /// Records a warning found, and printed, while the run goes on.
+    pub(crate) fn warn_printed(&self, warning: String) {
+        lock(&self.warnings).push((warning, true));
+    }
+
+    /// Every warning, each with whether it was printed already.
+    pub(crate) fn take_warnings(&self) -> Vec<(String, bool)> {
         std::mem::take(&mut *lock(&self.warnings))
     }
 }

@@ -208,9 +208,9 @@ impl Timeline {
     /// just ended.
     pub(crate) fn busy(&mut self, began: (u64, i64, Wall), busy_ns: u64, slept: bool) {
         if slept {
-            self.slept_ns += busy_ns;
+            self.slept_ns = self.slept_ns.saturating_add(busy_ns);
         } else {
-            self.busy_ns += busy_ns;
+            self.busy_ns = self.busy_ns.saturating_add(busy_ns);
         }
         self.events.push(Recorded::Busy(Busy {
             t_ns: began.0,

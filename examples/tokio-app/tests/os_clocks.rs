@@ -76,7 +76,8 @@ fn a_token_bucket_on_std_instant_admits_what_the_same_bucket_on_tokio_instant_do
         let admitted = on_std.notes_of("admitted").count();
         assert!(admitted > 10, "{about}: only {admitted} admitted");
     }
-    // Windows counts the sleep: the bucket is full on waking, so ten go through at once.
+    // Windows counts the sleep: the bucket is full on waking, so ten go through within the
+    // second after it, the first of them the instant it wakes.
     let windows = &faults()[0];
     let run = windows.run(admit::<std::time::Instant>);
     let at_wake = run

@@ -3,6 +3,11 @@
 //! A thread belongs to a run while [`Scope`] is entered on it: the thread that calls
 //! `Harness::run`, which polls every task, and the runtime's blocking-pool threads. Everything
 //! else keeps the real clocks, so the test runner and other tests running beside are untouched.
+//!
+//! A read never touches tokio's clock: tokio reads std's `Instant` while it holds its own clock's
+//! lock (in `resume`), and reading tokio's clock from here would wait on that lock for ever.
+//! tokio's paused clock moves on its own only while its thread parks, and the run's timeline is
+//! brought up to it as the thread unparks, so the timeline is what a read answers from.
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -10,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use ticklab_sim::{ClockId, Compact};
 
-use crate::tokio::context::{hold, sync};
+use crate::tokio::context::hold;
 use crate::tokio::shared::Shared;
 
 /// A clock as the caller named it.
@@ -31,14 +36,16 @@ pub(crate) enum Clock {
 /// A sleep as the caller asked for it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Sleep {
-    /// For this long: Linux measures a relative sleep on `CLOCK_MONOTONIC`, so it stops while
-    /// the process cannot run.
+    /// For this long of running time: Linux measures a relative sleep on `CLOCK_MONOTONIC`, so it
+    /// stops while the process cannot run.
     For { ns: i128 },
     /// Until `clock` reads `ns`.
     Until { clock: Clock, ns: i128 },
 }
 
 const TAI_MINUS_UTC_NS: i128 = 37_000_000_000;
+/// Sleeps past the end of the run, with no await between them, before the process is stopped.
+const SLEEPS_PAST_THE_END: u32 = 1_000;
 
 /// What a run's clocks read before its first instant, and the run once it exists.
 #[derive(Debug)]
@@ -82,10 +89,15 @@ pub(crate) enum Role {
 }
 
 thread_local! {
+    /// Whether this thread belongs to a run: read first, and needing no destructor, so that a
+    /// clock read on any other thread touches nothing that must be set up or torn down.
+    static IN_RUN: Cell<bool> = const { Cell::new(false) };
     static SCOPE: RefCell<Option<(Arc<RunClocks>, Role)>> = const { RefCell::new(None) };
     /// How many of ticklab's own locks on the run's state this thread holds: a clock read then
     /// comes from ticklab or tokio's internals, never from the code under test.
     static IN_HARNESS: Cell<u32> = const { Cell::new(0) };
+    /// Sleeps asked for since the run ended.
+    static SLEPT_PAST_THE_END: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Makes this thread a harness thread of `clocks`'s run until dropped.
@@ -94,20 +106,33 @@ pub(crate) struct Scope(());
 
 impl Scope {
     pub(crate) fn enter(clocks: &Arc<RunClocks>, role: Role) -> Scope {
-        SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
+        enter_thread(clocks, role);
         Scope(())
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        // `try_with`: a blocking-pool thread may leave its scope while its thread-locals go.
-        let _ = SCOPE.try_with(|scope| {
-            if let Ok(mut scope) = scope.try_borrow_mut() {
-                *scope = None;
-            }
-        });
+        leave_thread();
     }
+}
+
+/// Makes a blocking-pool thread a harness thread for the rest of its life, which the runtime's
+/// thread hooks bound.
+pub(crate) fn enter_thread(clocks: &Arc<RunClocks>, role: Role) {
+    SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
+    SLEPT_PAST_THE_END.with(|count| count.set(0));
+    IN_RUN.with(|in_run| in_run.set(true));
+}
+
+pub(crate) fn leave_thread() {
+    let _ = IN_RUN.try_with(|in_run| in_run.set(false));
+    // `try_with`: a blocking-pool thread may leave its run while its thread-locals go.
+    let _ = SCOPE.try_with(|scope| {
+        if let Ok(mut scope) = scope.try_borrow_mut() {
+            *scope = None;
+        }
+    });
 }
 
 /// Marks that this thread holds the run's state, while the guard lives.
@@ -132,19 +157,9 @@ pub(crate) fn holds_state() -> bool {
     IN_HARNESS.try_with(Cell::get).unwrap_or(1) > 0
 }
 
-/// Makes a blocking-pool thread a harness thread for the rest of its life, which the runtime's
-/// thread hooks bound.
-pub(crate) fn enter_thread(clocks: &Arc<RunClocks>, role: Role) {
-    SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
-}
-
-pub(crate) fn leave_thread() {
-    drop(Scope(()));
-}
-
 /// The run this thread belongs to, unless the call comes from ticklab's own code.
 fn current() -> Option<(Arc<RunClocks>, Role)> {
-    if holds_state() {
+    if !IN_RUN.try_with(Cell::get).unwrap_or(false) || holds_state() {
         return None;
     }
     SCOPE
@@ -155,6 +170,9 @@ fn current() -> Option<(Arc<RunClocks>, Role)> {
 
 /// The run that this thread belongs to, if any: a panic here fails it.
 pub(crate) fn current_run() -> Option<Arc<Shared>> {
+    if !IN_RUN.try_with(Cell::get).unwrap_or(false) {
+        return None;
+    }
     SCOPE
         .try_with(|scope| {
             let scope = scope.try_borrow().ok()?;
@@ -199,19 +217,23 @@ pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
         );
         return None;
     }
+    Some(now_on(&clocks, clock))
+}
+
+/// What `clock` reads now, from the run's timeline as last brought up to tokio's clock.
+fn now_on(clocks: &RunClocks, clock: Clock) -> i128 {
     let Some(shared) = clocks.shared.get() else {
-        return Some(reading(&clocks, clock, 0, 0, clocks.wall_start_ns));
+        return reading(clocks, clock, 0, 0, clocks.wall_start_ns);
     };
-    let mut state = shared.lock();
-    sync(shared, &mut state);
+    let state = shared.lock();
     let timeline = &state.timeline;
-    Some(reading(
-        &clocks,
+    reading(
+        clocks,
         clock,
         timeline.instant_ns(),
         timeline.boottime_ns(),
         timeline.wall().0,
-    ))
+    )
 }
 
 fn reading(clocks: &RunClocks, clock: Clock, instant_ns: u64, boot_ns: u64, wall_ns: i64) -> i128 {
@@ -233,12 +255,26 @@ pub(crate) fn sleep(sleep: Sleep, call: &str) -> bool {
     let Some(shared) = clocks.shared.get().cloned() else {
         return false;
     };
-    if role == Role::Blocking {
+    let outside = if role == Role::Blocking {
+        Some(
+            "on a spawn_blocking thread, which runs beside the tasks and cannot move simulated time",
+        )
+    } else if tokio::runtime::Handle::try_current().is_err() {
+        Some("outside the runtime, where tokio's clock cannot move")
+    } else if let Sleep::Until {
+        clock: Clock::Other(_),
+        ..
+    } = sleep
+    {
+        Some("until a time on a clock the simulated machine does not have")
+    } else {
+        None
+    };
+    if let Some(where_) = outside {
         fail(
             &clocks,
             format!(
-                "the code under test called {call} on a spawn_blocking thread, which runs beside \
-                 the tasks and cannot move simulated time; it slept in real time, so the run \
+                "the code under test called {call} {where_}; it slept in real time, so the run \
                  cannot be trusted. Sleep with tokio::time::sleep in a task instead"
             ),
         );
@@ -246,59 +282,43 @@ pub(crate) fn sleep(sleep: Sleep, call: &str) -> bool {
     }
     let until = match sleep {
         Sleep::For { ns } => {
-            hold_or_abort(&shared, ns, call);
+            hold_or_return(&shared, ns, call);
             return true;
-        }
-        Sleep::Until {
-            clock: Clock::Other(id),
-            ..
-        } => {
-            fail(
-                &clocks,
-                format!(
-                    "the code under test called {call} until a time on clock {id}, a clock the \
-                     simulated machine does not have; it slept in real time"
-                ),
-            );
-            return false;
         }
         Sleep::Until { clock, ns } => (clock, ns),
     };
     // An absolute sleep ends when its clock reaches the time, which a suspend may bring nearer
     // and a wall step back push away: hold until the clock itself says so.
     loop {
-        let now_ns = {
-            let mut state = shared.lock();
-            sync(&shared, &mut state);
-            let timeline = &state.timeline;
-            reading(
-                &clocks,
-                until.0,
-                timeline.instant_ns(),
-                timeline.boottime_ns(),
-                timeline.wall().0,
-            )
-        };
-        if now_ns >= until.1 {
+        let now_ns = now_on(&clocks, until.0);
+        if now_ns >= until.1 || !hold_or_return(&shared, until.1 - now_ns, call) {
             return true;
         }
-        hold_or_abort(&shared, until.1 - now_ns, call);
     }
 }
 
-/// Holds the runtime thread for `ns` of running time. Past the end of the run, a task that
-/// sleeps without awaiting would hold the thread forever; as no panic can leave a libc call, the
-/// process stops with the reason.
-fn hold_or_abort(shared: &Shared, ns: i128, call: &str) {
+/// Holds the runtime thread for `ns` of running time; `false` if the run is over, when the sleep
+/// returns at once so that the task may reach an await and be dropped. A task that keeps sleeping
+/// past the end without awaiting would hold the thread for ever; as no panic can leave a libc
+/// call, the process stops with the reason.
+fn hold_or_return(shared: &Shared, ns: i128, call: &str) -> bool {
     let hold_ns = u64::try_from(ns.max(0)).unwrap_or(u64::MAX);
     let mut state = shared.lock();
-    sync(shared, &mut state);
-    if let Err(end_ns) = hold(shared, &mut state, hold_ns, true) {
-        drop(state);
+    crate::tokio::context::sync(shared, &mut state);
+    let Err(end_ns) = hold(shared, &mut state, hold_ns, true) else {
+        return true;
+    };
+    drop(state);
+    let past = SLEPT_PAST_THE_END.with(|count| {
+        count.set(count.get() + 1);
+        count.get()
+    });
+    if past >= SLEEPS_PAST_THE_END {
         fatal(&format!(
-            "the code under test called {call} after the run ended at {}: the task has not \
-             awaited since, and would hold the runtime thread forever",
+            "the code under test called {call} {past} times after the run ended at {} without \
+             awaiting: the task would hold the runtime thread for ever",
             Compact(end_ns as i64)
         ));
     }
+    false
 }

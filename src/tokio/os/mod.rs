@@ -1,14 +1,20 @@
-//! The OS clocks and sleeps of the code under test, brought inside the simulation: on Linux with
-//! glibc, ticklab defines libc's `clock_gettime`, `gettimeofday`, `time`, `nanosleep` and
-//! `clock_nanosleep` itself, so that std's `Instant`, `SystemTime` and `thread::sleep`, and any
+//! The OS clocks and sleeps of the code under test, brought inside the simulation: on 64-bit Linux
+//! with glibc, ticklab defines libc's `clock_gettime`, `gettimeofday`, `time`, `timespec_get`,
+//! `nanosleep`, `clock_nanosleep`, `sleep` and `usleep` itself, so that std's `Instant`, `SystemTime` and `thread::sleep`, and any
 //! library calling libc, read and sleep on the simulated machine inside a harness run, and on the
 //! real one everywhere else.
 //!
-//! Elsewhere, or without the `os-clocks` feature, those calls cannot be seen, and a harness run
+//! Elsewhere (32-bit glibc reads its clocks through `__clock_gettime64`), or without the
+//! `os-clocks` feature, those calls cannot be seen, and a harness run
 //! refuses to start unless told that the code reads only tokio's clock.
 
 pub(crate) mod answer;
-#[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+#[cfg(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu",
+    target_pointer_width = "64"
+))]
 mod intercept;
 
 use ticklab_sim::ClockId;
@@ -17,11 +23,17 @@ use ticklab_sim::ClockId;
 pub(crate) const INTERCEPTED: bool = cfg!(all(
     feature = "os-clocks",
     target_os = "linux",
-    target_env = "gnu"
+    target_env = "gnu",
+    target_pointer_width = "64"
 ));
 
 /// What the host's own `clock` reads now, in ns, from any thread.
-#[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+#[cfg(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu",
+    target_pointer_width = "64"
+))]
 pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
     intercept::real_clock_ns(match clock {
         ClockId::Monotonic => libc::CLOCK_MONOTONIC,
@@ -32,7 +44,12 @@ pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
 
 /// What the host's own `clock` reads now, in ns: without interception, std reads the real
 /// clocks, and only differences between readings are used.
-#[cfg(not(all(feature = "os-clocks", target_os = "linux", target_env = "gnu")))]
+#[cfg(not(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu",
+    target_pointer_width = "64"
+)))]
 pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
     use std::sync::OnceLock;
     use std::time::{Instant, SystemTime};
@@ -53,6 +70,11 @@ pub(crate) fn real_monotonic_ns() -> i128 {
 /// Makes the linker keep the definitions above: a program binds its calls to them only if the
 /// object that holds them is part of the link, and a harness run is what needs them.
 pub(crate) fn keep_linked() {
-    #[cfg(all(feature = "os-clocks", target_os = "linux", target_env = "gnu"))]
+    #[cfg(all(
+        feature = "os-clocks",
+        target_os = "linux",
+        target_env = "gnu",
+        target_pointer_width = "64"
+    ))]
     std::hint::black_box(intercept::clock_gettime as *const ());
 }
