@@ -352,7 +352,12 @@ impl Heartbeat {
                 None,
             );
         }
-        self.arm(to, watched, cluster);
+        // A check still armed finds the peer heard from when it comes due, and arms itself
+        // again for the new silence: filing a fresh one per heartbeat would leave the queue
+        // a stale check per heartbeat, which at thousands of hosts is most of what it holds.
+        if self.watches[to][watched].check.is_none() {
+            self.arm(to, watched, cluster);
+        }
     }
 
     pub(crate) fn on_host_edge(
