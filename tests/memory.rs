@@ -223,15 +223,15 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
 /// the cluster's queue for `suspect_after`.
 fn heartbeats() -> String {
     r#"
-    about = "1,000 hosts heartbeating to 64 peers each"
+    about = "4,000 hosts heartbeating to 64 peers each"
     platform = "linux"
-    run_for = "8s"
+    run_for = "4s"
     [model]
     kind = "hosts"
     network = "events"
     [[model.host]]
     name = "node"
-    count = 1000
+    count = 4000
     [model.heartbeat]
     every = "1s"
     suspect_after = "5s"

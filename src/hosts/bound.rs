@@ -22,9 +22,11 @@ pub(crate) struct HostsWork {
 /// `--max-events` is meant to buy about the same CPU time on every kind, and a timer run's event
 /// costs about 0.022 µs (`brpc-3383-after-fix` at full scale: 200,000,600 events bounded, 4.4 s
 /// of user time). A hosts step costs more, and more the more the cluster keeps in its queue,
-/// since every step files or takes a wake or a message there: a heartbeat renews a check that
-/// waits `suspect_after` in the queue, so the queue holds every beat of the last
-/// `suspect_after`. Measured with `/usr/bin/time -f %U` on release builds of `ticklab run
+/// since every step files or takes a wake or a message there. The table below was measured when
+/// a heartbeat still renewed a check that waited `suspect_after` in the queue, so that the queue
+/// held every beat of the last `suspect_after`; a watch now keeps one check, the queue is that
+/// much shorter, and so is a step's cost, which the weight follows through the queue's size.
+/// Measured with `/usr/bin/time -f %U` on release builds of `ticklab run
 /// --summary-only`, the best of two runs, on a shared 2-core machine (so approximate: a third
 /// either way), heartbeats every second on the events network with `suspect_after = "5s"`:
 ///
@@ -44,10 +46,12 @@ pub(crate) struct HostsWork {
 /// and per step of the other workloads: a lease with asks every 3 ms and writes every 1 ms for
 /// 1,000 s, 0.018 µs (0.8 timer events); 10 clients calling every 1 ms for 300 s, 0.057 µs to
 /// 0.100 µs by timer design (2.6 to 4.5); 100 clients calling every 1 ms for 20 s, 0.081 µs
-/// (3.7). So a step counts as `9 × log2(queue / 20,000)` timer events, and never less than its
-/// workload's own: 1 for a lease, 3 for a heartbeat, 5 for a call. The 10,000 × 64 cluster,
-/// bounded at 233,530,000 steps, costs 16.6 G events, which the default limit of 250 M refuses:
-/// it took 354 s of CPU, where 250 M timer events take about 6 s. The estimate errs high where
+/// (3.7). With one check per watch, measured the same way on 20 s runs: 1,000 × 64, queue
+/// 132,000, 0.54 µs a step (24.5 timer events); 10,000 × 4, 120,000, 0.70 µs (32); 10,000 × 64,
+/// 1,320,000, 1.66 µs (75). So a step counts as `12 × log2(queue / 20,000)` timer events, and
+/// never less than its workload's own: 1 for a lease, 3 for a heartbeat, 5 for a call. The
+/// 10,000 × 64 cluster, bounded at 233,530,000 steps, costs 17 G events, which the default limit
+/// of 250 M refuses. The estimate errs high where
 /// checks never come due (`suspect_after` 30 s in a 20 s run: weighed 56, measured 17).
 pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
     let periods = |every_ns: u64| u128::from(run_for_ns / every_ns + 1);
@@ -105,16 +109,17 @@ const LEASE_STEP_COST: u128 = 1;
 const HEARTBEAT_STEP_COST: u128 = 3;
 const CALL_STEP_COST: u128 = 5;
 
-/// What a step costs, in timer events, with `queue` items in the cluster's queue: 9 for every
+/// What a step costs, in timer events, with `queue` items in the cluster's queue: 12 for every
 /// doubling past 20,000 (measured: [`work_bound`]).
 fn size_weight(queue: u128) -> u128 {
     let doublings = (queue.max(1) as f64 / 20_000.0).log2();
-    (9.0 * doublings).ceil().max(1.0) as u128
+    (12.0 * doublings).ceil().max(1.0) as u128
 }
 
 /// The most items the cluster's queue may hold at once: messages in flight over the longest
-/// latency, each watch's pending check and every beat's renewed check until it is due, calls'
-/// messages, and a few wakes per host; none stays longer than the run.
+/// latency, each watch's one pending check (a heartbeat leaves it armed, and it arms itself again
+/// when it finds the peer heard from), calls' messages, and a few wakes per host; none stays
+/// longer than the run.
 pub(crate) fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
     let network = &config.network;
     let longest_ns = network.longest_latency_ns();
@@ -128,12 +133,7 @@ pub(crate) fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
     }
     if let Some(heartbeat) = &config.heartbeat {
         let watches = (heartbeat.hosts.len() * heartbeat.peers) as u128;
-        queue += watches
-            + queued(
-                watches,
-                heartbeat.every_ns,
-                heartbeat.suspect_after_ns.saturating_add(longest_ns),
-            );
+        queue += watches + queued(watches, heartbeat.every_ns, longest_ns);
     }
     if let Some(rpc) = &config.rpc {
         queue += queued(2 * rpc.clients.len() as u128, rpc.call_every_ns, longest_ns);
