@@ -20,13 +20,7 @@ fn std_instant_moves_with_tokio_through_a_windows_sleep() {
         tokio::time::sleep(Duration::from_secs(20)).await;
         (std_start.elapsed(), tokio_start.elapsed())
     });
-    let ticklab::tokio::Ended::Finished {
-        value: (std_took, tokio_took),
-        ..
-    } = run.ended
-    else {
-        panic!("the body finished");
-    };
+    let (std_took, tokio_took) = *run.value().expect("the body finished");
     assert_eq!(std_took, tokio_took);
     assert_eq!(std_took, Duration::from_secs(402));
 }
@@ -55,9 +49,7 @@ fn a_thread_sleep_costs_simulated_time_not_real_time() {
         text.contains("\nbusy                        0s\n"),
         "{text}"
     );
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     assert_eq!(value, Duration::from_secs(30));
 }
 
@@ -75,13 +67,7 @@ fn system_time_takes_the_wall_step() {
         let after = SystemTime::now();
         (before, after)
     });
-    let ticklab::tokio::Ended::Finished {
-        value: (before, after),
-        ..
-    } = run.ended
-    else {
-        panic!("the body finished");
-    };
+    let (before, after) = *run.value().expect("the body finished");
     assert_eq!(
         before
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -115,9 +101,7 @@ fn swallowing_task_panics_keeps_tokio_s_way() {
         let handle = tokio::spawn(async { panic!("boom") });
         handle.await.is_err()
     });
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     assert!(value, "the task's panic reached its JoinHandle");
 }
 
@@ -146,9 +130,7 @@ fn a_blocking_thread_reads_the_simulated_clock() {
         tokio::time::sleep(Duration::from_secs(100)).await;
         tokio::task::spawn_blocking(SystemTime::now).await.unwrap()
     });
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     let since_epoch = value.duration_since(SystemTime::UNIX_EPOCH).unwrap();
     assert_eq!(since_epoch.as_secs(), 1_584_022_098 + 100);
 }
@@ -165,9 +147,7 @@ fn a_thread_the_code_starts_itself_keeps_the_real_clock() {
         let real = std::thread::spawn(Instant::now).join().unwrap();
         simulated.duration_since(real)
     });
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     assert!(value > Duration::from_secs(290), "{value:?}");
 }
 
@@ -202,9 +182,7 @@ fn a_runtime_thread_blocked_in_real_time_is_a_warning_that_changes_nothing() {
         "{}",
         stalls[0]
     );
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     assert_eq!(value, Duration::from_secs(2));
 }
 
@@ -323,9 +301,7 @@ fn a_sleep_as_the_body_is_built_costs_simulated_time_too() {
         std::thread::sleep(Duration::from_secs(5));
         async { ticklab::tokio::physical_now() }
     });
-    let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-        panic!("the body finished");
-    };
+    let value = *run.value().expect("the body finished");
     assert_eq!(value, Duration::from_secs(5));
 }
 
@@ -391,9 +367,7 @@ mod libc_calls {
                 read(libc::CLOCK_BOOTTIME) - boot,
             )
         });
-        let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-            panic!("the body finished");
-        };
+        let value = *run.value().expect("the body finished");
         assert_eq!(value, (20_000_000_000, 80_000_000_000));
     }
 
@@ -415,9 +389,7 @@ mod libc_calls {
             let seconds = unsafe { libc::time(std::ptr::null_mut()) };
             (tv.tv_sec, tz, seconds, ts.tv_sec)
         });
-        let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-            panic!("the body finished");
-        };
+        let value = *run.value().expect("the body finished");
         assert_eq!(value, (1_584_022_098, [0, 0], 1_584_022_098, 1_584_022_098));
     }
 
@@ -430,9 +402,7 @@ mod libc_calls {
             assert_eq!(unsafe { libc::nanosleep(&request, &mut left) }, 0);
             (ticklab::tokio::physical_now(), left.tv_sec, left.tv_nsec)
         });
-        let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-            panic!("the body finished");
-        };
+        let value = *run.value().expect("the body finished");
         assert_eq!(value, (Duration::from_millis(2_500), 0, 0));
     }
 
@@ -459,9 +429,7 @@ mod libc_calls {
             };
             (slept, ticklab::tokio::physical_now())
         });
-        let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-            panic!("the body finished");
-        };
+        let value = *run.value().expect("the body finished");
         assert_eq!(value, (0, Duration::from_secs(40)));
     }
 
@@ -487,9 +455,7 @@ mod libc_calls {
             };
             (relative, raw != 0, ticklab::tokio::physical_now())
         });
-        let ticklab::tokio::Ended::Finished { value, .. } = run.ended else {
-            panic!("the body finished");
-        };
+        let value = *run.value().expect("the body finished");
         assert_eq!(value, (libc::EINVAL, true, Duration::ZERO));
     }
 }

@@ -54,17 +54,16 @@ fn replayed_by(base: &Harness, folder: &std::path::Path) -> Vec<String> {
     seen.into_inner().unwrap()
 }
 
+/// Two bases whose names share a prefix: a file of the second starts with the first's stem.
+fn lease_bases() -> (Harness, Harness) {
+    let on = |about: &str| Harness::on(Platform::Linux).about(about).build().unwrap();
+    (on("lease keeper"), on("lease keeper wall clock"))
+}
+
 #[test]
 fn two_bases_whose_names_collide_each_replay_only_their_own_files() {
     let folder = tempfile::tempdir().unwrap();
-    let lease = Harness::on(Platform::Linux)
-        .about("lease keeper")
-        .build()
-        .unwrap();
-    let wall = Harness::on(Platform::Linux)
-        .about("lease keeper wall clock")
-        .build()
-        .unwrap();
+    let (lease, wall) = lease_bases();
     // Built without `about`, both are "tokio code on linux".
     let minute = Harness::on(Platform::Linux).build().unwrap();
     let half = Harness::on(Platform::Linux)
@@ -109,14 +108,7 @@ fn two_bases_whose_names_collide_each_replay_only_their_own_files() {
 #[test]
 fn a_regression_file_written_before_files_named_their_base_still_replays_for_its_own_base() {
     let folder = tempfile::tempdir().unwrap();
-    let lease = Harness::on(Platform::Linux)
-        .about("lease keeper")
-        .build()
-        .unwrap();
-    let wall = Harness::on(Platform::Linux)
-        .about("lease keeper wall clock")
-        .build()
-        .unwrap();
+    let (lease, wall) = lease_bases();
     // As sweeps wrote them: named after the base's `about`, with no line naming the base.
     let older = |about: &str| {
         format!(

@@ -256,6 +256,14 @@ fn finish<T>(
 }
 
 impl<T> Run<T> {
+    /// What the body returned, if it finished before the run's time ran out.
+    pub fn value(&self) -> Option<&T> {
+        match &self.ended {
+            Ended::Finished { value, .. } => Some(value),
+            Ended::RanOut => None,
+        }
+    }
+
     /// Every note, in order.
     pub fn notes(&self) -> impl Iterator<Item = &Note> {
         self.events.iter().filter_map(|event| match event {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use ticklab::sim::Platform;
-use ticklab::tokio::{Ended, Harness, Run, Sweep, note, note_with, physical_now, wall_now};
+use ticklab::tokio::{Harness, Run, Sweep, note, note_with, physical_now, wall_now};
 use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
 use tokio_app::{LivenessClock, Sessions, call_with_retries, heartbeat, watch};
@@ -112,10 +112,7 @@ fn session_expires_at(harness: &Harness) -> Run<Duration> {
 }
 
 fn expiry(run: &Run<Duration>) -> Duration {
-    match run.ended {
-        Ended::Finished { value, .. } => value,
-        Ended::RanOut => panic!("the session never expired"),
-    }
+    *run.value().expect("the session never expired")
 }
 
 #[test]
@@ -164,10 +161,7 @@ fn request(harness: &Harness) -> (Duration, u32) {
         note_with("answered", attempt);
         (physical_now(), attempt)
     });
-    match run.ended {
-        Ended::Finished { value, .. } => value,
-        Ended::RanOut => panic!("never answered"),
-    }
+    *run.value().expect("never answered")
 }
 
 #[test]
@@ -222,10 +216,7 @@ fn a_wall_clock_stepped_back_hides_a_dead_peer_for_an_hour_from_a_wall_clock_wat
     let harness = stepped_back();
     let monotonic = detect_death(&harness, LivenessClock::Monotonic);
     let wall = detect_death(&harness, LivenessClock::Wall);
-    let declared = |run: &Run<Duration>| match run.ended {
-        Ended::Finished { value, .. } => value,
-        Ended::RanOut => panic!("never declared dead"),
-    };
+    let declared = |run: &Run<Duration>| *run.value().expect("never declared dead");
     // The last beat came at 40 s. On `Instant`, 3 s of silence are noticed at the next check.
     assert_eq!(declared(&monotonic), secs(43));
     // On the wall clock, "now" is an hour before that beat until the hour has passed again.
