@@ -18,9 +18,10 @@ const PORT: u16 = 9000;
 const PEERS: usize = 3;
 const SUSPECT_AFTER: Duration = Duration::from_secs(5);
 
-/// What a bare run did: heartbeats received, and suspicions raised.
+/// What a bare run did: heartbeats sent and received, and suspicions raised.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
+    pub sent: u64,
     pub received: u64,
     pub suspicions: u64,
 }
@@ -34,6 +35,7 @@ pub fn run(hosts: usize, virtual_s: u64) -> Counts {
         .max_message_latency(Duration::from_millis(5))
         .simulation_duration(Duration::from_secs(virtual_s + 60))
         .build();
+    let sent = Rc::new(Cell::new(0u64));
     let received = Rc::new(Cell::new(0u64));
     let suspicions = Rc::new(Cell::new(0u64));
     let names: Vec<String> = (1..=hosts).map(|index| format!("node-{index}")).collect();
@@ -41,29 +43,36 @@ pub fn run(hosts: usize, virtual_s: u64) -> Counts {
         let targets: Vec<String> = (1..=PEERS)
             .map(|step| names[(index + step) % hosts].clone())
             .collect();
-        let (received, suspicions) = (Rc::clone(&received), Rc::clone(&suspicions));
-        sim.host(name.as_str(), move || {
-            host(
-                targets.clone(),
-                Rc::clone(&received),
-                Rc::clone(&suspicions),
-            )
-        });
+        let tally = Tally {
+            sent: Rc::clone(&sent),
+            received: Rc::clone(&received),
+            suspicions: Rc::clone(&suspicions),
+        };
+        sim.host(name.as_str(), move || host(targets.clone(), tally.clone()));
     }
     for _ in 0..virtual_s * 1_000 {
         sim.step().expect("turmoil steps");
     }
     Counts {
+        sent: sent.get(),
         received: received.get(),
         suspicions: suspicions.get(),
     }
 }
 
-async fn host(
-    targets: Vec<String>,
+/// The counters every host adds to; turmoil runs all hosts on one thread.
+#[derive(Clone)]
+struct Tally {
+    sent: Rc<Cell<u64>>,
     received: Rc<Cell<u64>>,
     suspicions: Rc<Cell<u64>>,
-) -> turmoil::Result {
+}
+
+fn bump(counter: &Cell<u64>) {
+    counter.set(counter.get() + 1);
+}
+
+async fn host(targets: Vec<String>, tally: Tally) -> turmoil::Result {
     let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, PORT)).await?;
     let targets: Vec<SocketAddr> = targets
         .iter()
@@ -79,18 +88,19 @@ async fn host(
             _ = beat.tick() => {
                 for target in &targets {
                     socket.send_to(b"beat", *target).await?;
+                    bump(&tally.sent);
                 }
                 let now = Instant::now();
                 for (_, heard, suspected) in &mut last_heard {
                     if !*suspected && now - *heard >= SUSPECT_AFTER {
                         *suspected = true;
-                        suspicions.set(suspicions.get() + 1);
+                        bump(&tally.suspicions);
                     }
                 }
             }
             got = socket.recv_from(&mut buf) => {
                 let (_, from) = got?;
-                received.set(received.get() + 1);
+                bump(&tally.received);
                 let now = Instant::now();
                 match last_heard.iter_mut().find(|(peer, _, _)| *peer == from.ip()) {
                     Some(entry) => *entry = (from.ip(), now, false),
