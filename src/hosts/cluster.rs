@@ -11,13 +11,17 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use ticklab_sim::{ClockId, Drift, FaultEdge, FaultSchedule, Machine};
+use ticklab_sim::{ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, ThreadCpu};
 
+use super::edges::EdgeLines;
 use super::network::Network;
 use super::queue::{Item, PendingWake, Queued};
 use super::spec::HostConfig;
 pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
-use super::thaw::ThawOrder;
+use super::thaw::{ThawOrder, Thawed};
+use crate::machine::{Cpu, CpuWake, Ground, Next};
+use crate::run::RunError;
+use crate::trace::TraceSink;
 
 pub(crate) type HostId = usize;
 
@@ -33,6 +37,9 @@ struct Host {
     /// Physical time at which the host last stopped: its machine counts in its own drifted
     /// nanoseconds, and a resume reports how long it was stopped in physical ones.
     stopped_at_ns: u64,
+    /// Its cores, threads, load and timer resolution, if it has a `[machine]`; a host without
+    /// one runs its workloads at once and its timed waits end exactly.
+    cpu: Option<Box<Cpu>>,
 }
 
 #[derive(Debug)]
@@ -51,15 +58,19 @@ pub(crate) struct Cluster {
     pub(crate) messages_lost: u64,
     /// Items taken off the queue: the run's work, bounded before it starts.
     pub(crate) steps: u64,
+    /// How fault edges are traced.
+    pub(crate) lines: EdgeLines,
+    /// What the host of the last fault edge found as it ran again, if it held anything.
+    thawed: Option<Thawed>,
 }
 
 impl Cluster {
     pub(crate) fn new(
         hosts: &[HostConfig],
-        wall_start_ns: i64,
-        run_for_ns: u64,
+        (wall_start_ns, run_for_ns, seed): (i64, u64, u64),
         network: Network,
         carrier: Option<super::turmoil_net::TurmoilNet>,
+        lines: EdgeLines,
     ) -> Self {
         let mut cluster = Cluster {
             now_ns: 0,
@@ -73,6 +84,8 @@ impl Cluster {
             messages_sent: 0,
             messages_lost: 0,
             steps: 0,
+            lines,
+            thawed: None,
         };
         // Fault edges first, so that at equal times they come before what they change.
         for (id, config) in hosts.iter().enumerate() {
@@ -90,7 +103,17 @@ impl Cluster {
                 held: Vec::new(),
                 thaw_order: config.thaw_order,
                 stopped_at_ns: 0,
+                cpu: None,
             });
+        }
+        // The load of each host draws from a stream of its own, so one host's load does not
+        // change with what the others have.
+        for (id, config) in hosts.iter().enumerate() {
+            if let Some(machine) = &config.machine {
+                let host_seed = seed ^ (id as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                cluster.hosts[id].cpu = Some(Box::new(Cpu::new(machine, host_seed, run_for_ns)));
+                cluster.file_cpu_wakes(id);
+            }
         }
         for (at_ns, begins, is_partition, index) in cluster.network.edges(run_for_ns) {
             cluster.push(
@@ -224,6 +247,14 @@ impl Cluster {
         tag: WakeTag,
         observer: bool,
     ) -> WakeId {
+        // A thread's timed wait ends as its platform's timers end waits; an observer is
+        // bookkeeping, not a wait, and is exact.
+        let target_ns = match &self.hosts[host].cpu {
+            Some(cpu) if !observer && target_ns > self.read(host, clock) => {
+                cpu.timing().wait_end_ns(target_ns)
+            }
+            _ => target_ns,
+        };
         let state = &mut self.hosts[host];
         let slot = match state.free.pop() {
             Some(slot) => slot,
@@ -295,16 +326,16 @@ impl Cluster {
         );
     }
 
-    pub(crate) fn next_step(&mut self) -> Result<Step, String> {
+    fn next_step(&mut self) -> Result<Next<Step>, String> {
         loop {
             self.carry_until_next()?;
             let Some(&Reverse(next)) = self.queue.peek() else {
                 self.now_ns = self.end_ns;
-                return Ok(Step::End);
+                return Ok(Next::End);
             };
             if next.at_ns >= self.end_ns {
                 self.now_ns = self.end_ns;
-                return Ok(Step::End);
+                return Ok(Next::End);
             }
             self.queue.pop();
             self.now_ns = next.at_ns;
@@ -313,6 +344,21 @@ impl Cluster {
                 return Ok(step);
             }
         }
+    }
+
+    /// What the host of the last fault edge found as it ran again, once.
+    pub(crate) fn take_thawed(&mut self) -> Option<Thawed> {
+        self.thawed.take()
+    }
+
+    /// Whether `host` has a CPU of its own.
+    pub(crate) fn has_cpu(&self, host: HostId) -> bool {
+        self.hosts[host].cpu.is_some()
+    }
+
+    /// The CPU of `host`, and the moment, to run work on it; `None` for a host without one.
+    pub(crate) fn cpu_of(&mut self, host: HostId) -> Option<&mut Cpu> {
+        self.hosts[host].cpu.as_deref_mut()
     }
 
     /// Steps turmoil while datagrams are in flight and its clock is behind the next item, and
@@ -344,9 +390,11 @@ impl Cluster {
     }
 
     /// What an item taken off the queue does; `None` if it is stale, held or handled here.
-    fn take(&mut self, item: Item) -> Option<Step> {
-        match item {
-            Item::Edge { host, edge } => Some(self.apply_edge(host, edge)),
+    fn take(&mut self, item: Item) -> Option<Next<Step>> {
+        let step = match item {
+            Item::Edge { host, edge } => return Some(self.apply_edge(host, edge)),
+            Item::Slice { host, ticket } => return Some(Next::Slice { host, ticket }),
+            Item::LoadBurst { host, index } => return Some(Next::Load { host, index }),
             Item::Network {
                 begins,
                 is_partition,
@@ -360,11 +408,11 @@ impl Cluster {
                         carrier.relink(a, b, self.network.range_at(a, b, self.now_ns));
                     }
                 }
-                Some(Step::Network {
+                Step::Network {
                     begins,
                     is_partition,
                     index,
-                })
+                }
             }
             Item::Wake {
                 host,
@@ -381,27 +429,28 @@ impl Cluster {
                 }
                 self.hosts[host].wakes[slot as usize] = None;
                 self.hosts[host].free.push(slot);
-                Some(Step::Wake {
+                Step::Wake {
                     host,
                     tag: wake.tag,
-                })
+                }
             }
             Item::Deliver { from, to, msg } => {
                 let asleep = !self.hosts[to].machine.system_awake();
                 if asleep || self.network.partitioned(from, to, self.now_ns) {
                     self.messages_lost += 1;
-                    return Some(Step::Lost { from, to, msg });
+                    return Some(Next::Event(Step::Lost { from, to, msg }));
                 }
                 if !self.can_run(to) {
                     self.hosts[to].held.push(item);
                     return None;
                 }
-                Some(Step::Message { from, to, msg })
+                Step::Message { from, to, msg }
             }
-        }
+        };
+        Some(Next::Event(step))
     }
 
-    fn apply_edge(&mut self, host: HostId, edge: FaultEdge) -> Step {
+    fn apply_edge(&mut self, host: HostId, edge: FaultEdge) -> Next<Step> {
         let state = &mut self.hosts[host];
         let local = FaultEdge {
             at_ns: state.drift.local_ns(edge.at_ns),
@@ -417,7 +466,7 @@ impl Cluster {
         if let Some(clock) = effect.changed_clock {
             self.refile_wakes(host, clock);
         }
-        let mut thawed = None;
+        self.thawed = None;
         if effect.resumed_after_ns.is_some() && !self.hosts[host].held.is_empty() {
             // What came due meanwhile happens now, in the order the host's runtime handles it;
             // messages to a host that was asleep were lost on arrival, so only a frozen
@@ -431,14 +480,9 @@ impl Cluster {
             for item in arranged {
                 self.push(self.now_ns, item);
             }
-            thawed = Some(found);
+            self.thawed = Some(found);
         }
-        Step::HostEdge {
-            host,
-            edge,
-            effect,
-            thawed,
-        }
+        Next::Fault { host, edge, effect }
     }
 
     /// A fault moved `clock` on `host`: every wake on it is filed again for its new time.
@@ -460,5 +504,75 @@ impl Cluster {
                 self.queue_wake(host, slot);
             }
         }
+    }
+}
+
+impl Ground for Cluster {
+    type Event = Step;
+    /// The workload threads of every host with a CPU, named `<host>/<thread>`.
+    type Report = Vec<ThreadCpu>;
+
+    fn next(&mut self) -> Result<Next<Step>, RunError> {
+        self.next_step().map_err(RunError::Simulator)
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    fn cpu(&mut self, host: usize) -> Option<&mut Cpu> {
+        self.cpu_of(host)
+    }
+
+    fn file_cpu_wakes(&mut self, host: usize) {
+        let Some(cpu) = self.hosts[host].cpu.as_deref_mut() else {
+            return;
+        };
+        let (queue, seq) = (&mut self.queue, &mut self.seq);
+        cpu.drain_wakes(|at_ns, wake| {
+            let item = match wake {
+                CpuWake::Slice(ticket) => Item::Slice { host, ticket },
+                CpuWake::Load(index) => Item::LoadBurst { host, index },
+            };
+            *seq += 1;
+            queue.push(Reverse(Queued {
+                at_ns,
+                seq: *seq,
+                item,
+            }));
+        });
+    }
+
+    fn trace_fault(
+        &self,
+        host: usize,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
+        sink: &mut dyn TraceSink,
+    ) -> Result<(), RunError> {
+        Ok(self.lines.host(self, host, edge, effect, sink)?)
+    }
+
+    fn footprint(&self) -> crate::memory::Footprint {
+        Cluster::footprint(self)
+    }
+
+    fn overflowed(&self) -> bool {
+        false
+    }
+
+    fn finish(&mut self) -> Vec<ThreadCpu> {
+        let end_ns = self.end_ns;
+        let mut threads = Vec::new();
+        for (host, state) in self.hosts.iter_mut().enumerate() {
+            let Some(cpu) = state.cpu.as_deref_mut() else {
+                continue;
+            };
+            for mut thread in cpu.finish(end_ns).model_cpu() {
+                thread.name = format!("{}/{}", self.lines.names[host], thread.name);
+                threads.push(thread);
+            }
+        }
+        threads
     }
 }

@@ -63,13 +63,13 @@ impl FaultNumbers {
 /// What a run's fault lines need beyond the moment: the hosts' names, every fault's number, and
 /// when the run ends.
 #[derive(Debug)]
-pub(crate) struct EdgeLines<'a> {
-    pub(crate) names: &'a [String],
+pub(crate) struct EdgeLines {
+    pub(crate) names: std::rc::Rc<[String]>,
     pub(crate) numbers: FaultNumbers,
     pub(crate) run_for_ns: u64,
 }
 
-impl EdgeLines<'_> {
+impl EdgeLines {
     /// Traces a host's fault edge, as a one-machine run traces its own, with the host named.
     pub(crate) fn host(
         &self,
@@ -79,7 +79,7 @@ impl EdgeLines<'_> {
         effect: &EdgeEffect,
         sink: &mut dyn TraceSink,
     ) -> io::Result<()> {
-        let names = self.names;
+        let names = &self.names;
         if !sink.wants_events() {
             return Ok(());
         }
@@ -120,7 +120,7 @@ impl EdgeLines<'_> {
         index: usize,
         sink: &mut dyn TraceSink,
     ) -> io::Result<()> {
-        let (names, numbers, run_for_ns) = (self.names, &self.numbers, self.run_for_ns);
+        let (names, numbers, run_for_ns) = (&self.names, &self.numbers, self.run_for_ns);
         if !sink.wants_events() {
             return Ok(());
         }
@@ -181,7 +181,7 @@ impl EdgeLines<'_> {
     }
 }
 
-impl EdgeLines<'_> {
+impl EdgeLines {
     /// What a partition's end leaves: the link repaired, or still cut by another partition of
     /// the same hosts that began before this one ended.
     fn partition_end(&self, cluster: &Cluster, between: &str, window: &Window) -> String {

@@ -95,6 +95,9 @@ impl HostEventKind {
 pub struct HostEvent {
     pub t_ns: u64,
     pub host: String,
+    /// The workload thread that did it, on a host with a `[machine]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
     pub what: HostEventKind,
     /// What the host's clock read, on the clock the workload measures time on.
     pub clock_ns: i64,
@@ -133,9 +136,13 @@ impl ModelEvent for HostEvent {
             }
             (_, Some(delay_ns)) => format!(" ({})", Approx(delay_ns)),
         };
+        let thread = match &self.thread {
+            Some(thread) => format!("[{thread}] "),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{:>17} {:<14} {:<10} {}{delay}",
+            "{:>17} {:<14} {:<10} {thread}{}{delay}",
             Secs(self.t_ns),
             self.what.name(),
             self.host,

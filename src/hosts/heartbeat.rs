@@ -17,7 +17,7 @@ use toml::Spanned;
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::events::HostEventKind;
-use super::runner::Out;
+use super::out::Out;
 use super::spec::{HostClock, HostNames, positive_ns};
 use crate::scenario::ScenarioError;
 use crate::scenario::values::{DurationNs, Name};
@@ -31,6 +31,7 @@ pub struct HeartbeatSpec {
     peers: Option<Spanned<i64>>,
     hosts: Option<Spanned<Vec<Spanned<String>>>>,
     detector: Option<Name<Detector>>,
+    cpu: Option<Spanned<DurationNs>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +44,9 @@ pub struct HeartbeatConfig {
     pub hosts: Vec<HostId>,
     /// How a watcher decides to suspect a silent peer.
     pub detector: Detector,
+    /// CPU each heartbeat sent, received or checked takes its thread, on a host with a
+    /// `[machine]`.
+    pub cpu_ns: u64,
 }
 
 const DEFAULT_PEERS: i64 = 3;
@@ -107,6 +111,7 @@ pub(crate) fn validate(
         detector: heartbeat
             .detector
             .map_or(Detector::Timeout, |detector| detector.0),
+        cpu_ns: heartbeat.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
     })
 }
 
@@ -423,19 +428,27 @@ impl Heartbeat {
         });
     }
 
-    /// The metrics, in the order of [`super::HEARTBEAT_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64, cluster: &Cluster, out: &mut Out<'_>) -> Vec<u64> {
+    /// The metrics of [`super::HEARTBEAT_METRICS`], by name.
+    pub(crate) fn finish(
+        &mut self,
+        end_ns: u64,
+        cluster: &Cluster,
+        out: &mut Out<'_>,
+    ) -> Vec<(&'static str, u64)> {
         for host in self.config.hosts.clone() {
             self.close_outage(host, end_ns, cluster, out);
         }
         vec![
-            self.sent,
-            self.suspicions,
-            self.false_suspicions,
-            self.detected,
-            self.missed,
-            self.max_detection_ns,
-            self.first_false_ns.unwrap_or(super::NOT_YET),
+            ("heartbeats_sent", self.sent),
+            ("suspicions", self.suspicions),
+            ("false_suspicions", self.false_suspicions),
+            ("failures_detected", self.detected),
+            ("failures_missed", self.missed),
+            ("max_detection_time", self.max_detection_ns),
+            (
+                "first_false_suspicion",
+                self.first_false_ns.unwrap_or(super::NOT_YET),
+            ),
         ]
     }
 }

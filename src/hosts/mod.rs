@@ -14,21 +14,25 @@
 //!
 //! Several workloads may share one set of hosts and one network.
 
+mod binding;
 mod bound;
 mod cluster;
 mod edges;
 mod events;
 mod heartbeat;
+mod host_lines;
 mod lease;
 mod memory;
 mod model;
 mod network;
+mod out;
 mod queue;
 mod rpc;
-mod runner;
+mod run;
 pub mod spec;
 mod step;
 pub mod thaw;
+mod threads;
 mod turmoil_net;
 
 pub use events::{HostEvent, HostEventKind};

@@ -10,7 +10,7 @@ use crate::scenario::{Located, Scenario, ScenarioError};
 use crate::trace::{Summary, TraceSink};
 
 use super::spec::{HostsConfig, HostsSpec, validate};
-use super::{METRICS, runner};
+use super::{METRICS, run};
 
 /// Hosts with clocks of their own, on a network: `kind = "hosts"`.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ impl ModelConfig for HostsConfig {
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
+        run::run(scenario, self, seed, options, sink)
     }
 
     fn plot_height_px(&self, collected: &Collected) -> u32 {

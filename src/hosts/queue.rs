@@ -1,7 +1,7 @@
-//! The cluster's queue: fault edges, network windows, wakes and deliveries, ordered by physical
+//! The cluster's queue: fault edges, network windows, wakes, deliveries and the hosts' CPU wakes, ordered by physical
 //! time and then by when they were filed, and the wakes hosts wait for.
 
-use ticklab_sim::{ClockId, FaultEdge};
+use ticklab_sim::{ClockId, FaultEdge, SliceTicket};
 
 use super::cluster::HostId;
 use super::step::{Msg, WakeTag};
@@ -38,6 +38,16 @@ pub(super) enum Item {
         from: HostId,
         to: HostId,
         msg: Msg,
+    },
+    /// A time slice on a host's cores ended.
+    Slice {
+        host: HostId,
+        ticket: SliceTicket,
+    },
+    /// An outside-load thread of a host starts its next burst.
+    LoadBurst {
+        host: HostId,
+        index: u32,
     },
 }
 

@@ -72,6 +72,9 @@ pub struct HostConfig {
     pub faults: Vec<Fault>,
     /// What the host handles first when it runs again: the messages it buffered, or its timers.
     pub thaw_order: ThawOrder,
+    /// Its cores, load and timer resolution; `None` for a host without a `[machine]`, which
+    /// runs its workloads at once and costs no time.
+    pub machine: Option<crate::machine::MachineConfig>,
 }
 
 /// A validated hosts table.
@@ -326,6 +329,7 @@ fn validate_hosts(
             wall_offset_ns,
             faults,
             thaw_order: host.thaw_order.map_or(thaw_order, |order| order.0),
+            machine: None,
         };
         let names: Vec<String> = match count {
             None => vec![name.clone()],

@@ -1,7 +1,5 @@
-//! What the cluster hands the runner: the messages and wakes of every workload, and the next
-//! thing that happened.
-
-use ticklab_sim::{EdgeEffect, FaultEdge};
+//! What the cluster hands the workloads: the messages and wakes of every workload, and what
+//! happened on the network.
 
 use super::cluster::HostId;
 
@@ -29,7 +27,8 @@ pub(crate) struct WakeId {
     pub(super) id: u64,
 }
 
-/// What happened next.
+/// What happened next, for the workloads; the drive loop handles the hosts' fault edges and CPUs
+/// itself.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Step {
     Wake {
@@ -40,14 +39,6 @@ pub(crate) enum Step {
         from: HostId,
         to: HostId,
         msg: Msg,
-    },
-    /// A fault edge of one host, applied.
-    HostEdge {
-        host: HostId,
-        edge: FaultEdge,
-        effect: EdgeEffect,
-        /// What the host found as it ran again, if it held anything.
-        thawed: Option<super::thaw::Thawed>,
     },
     /// A message dropped on arrival: across a partition, or to a host asleep.
     Lost {
@@ -61,5 +52,4 @@ pub(crate) enum Step {
         is_partition: bool,
         index: usize,
     },
-    End,
 }

@@ -1,16 +1,111 @@
-//! The drive loop of one machine: it owns the machine, steps the world, and calls the model
-//! through its [`Binding`]. Every single-machine kind runs through it, so the machine's parts work
-//! the same for all; hosts, many machines on one timeline, run their own loop over their cluster
-//! (`hosts/runner.rs`).
+//! The drive loop: the one loop that runs every scenario. It steps the ground the machines live
+//! on, runs their CPUs (slice ends, outside load, freezes and thaws), and calls the model through
+//! its [`Workloads`].
+//!
+//! The ground is one [`Machine`] for every single-machine kind, and a cluster of hosts for
+//! `kind = "hosts"`, each host a machine with clocks and, when it has a `[machine]`, a CPU of its
+//! own. A single-machine model implements [`Binding`], which is [`Workloads`] on one machine, host
+//! 0; the hosts' workloads implement [`Workloads`] on the cluster.
 
-use ticklab_sim::{EdgeEffect, FaultEdge, Step, ThreadId};
+use ticklab_sim::{EdgeEffect, FaultEdge, SliceTicket, ThreadId};
 
-use super::{Machine, MachineReport, Owner, Wake, load};
+use super::{Cpu, Machine, MachineReport, SliceOutcome};
 use crate::memory::Footprint;
-use crate::run::{RunError, Watchdog, record_fault};
+use crate::run::{RunError, Watchdog};
 use crate::trace::{Event, Summary, TraceSink};
 
-/// A model bound to a machine: the drive loop calls it, never the other way round.
+/// What the ground hands the drive loop next.
+#[derive(Clone, Copy, Debug)]
+pub enum Next<E> {
+    /// Something for the model: its own wake, or on a cluster a message, a loss or a network
+    /// edge.
+    Event(E),
+    /// A time slice on `host`'s cores ended.
+    Slice { host: usize, ticket: SliceTicket },
+    /// An outside-load thread of `host` starts its next burst.
+    Load { host: usize, index: u32 },
+    /// A fault edge of `host` was applied to its clocks.
+    Fault {
+        host: usize,
+        edge: FaultEdge,
+        effect: EdgeEffect,
+    },
+    /// The run is over.
+    End,
+}
+
+/// What the machines of a run live on: one machine's world, or a cluster's timeline. It orders
+/// everything that happens, and files the wakes each host's CPU asks for.
+pub trait Ground {
+    /// What it hands the model.
+    type Event;
+    /// Its accounting at the end of the run.
+    type Report;
+
+    fn next(&mut self) -> Result<Next<Self::Event>, RunError>;
+
+    /// Physical time, ns since the start of the run.
+    fn now_ns(&self) -> u64;
+
+    /// `host`'s CPU; `None` for a host without one, which costs no time.
+    fn cpu(&mut self, host: usize) -> Option<&mut Cpu>;
+
+    /// Files the slice ends and load bursts `host`'s CPU asked for.
+    fn file_cpu_wakes(&mut self, host: usize);
+
+    /// Traces a fault edge of `host`.
+    fn trace_fault(
+        &self,
+        host: usize,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
+        sink: &mut dyn TraceSink,
+    ) -> Result<(), RunError>;
+
+    /// What the ground holds now, for the run's memory bound.
+    fn footprint(&self) -> Footprint;
+
+    /// Whether a wake was dropped because the queue was full.
+    fn overflowed(&self) -> bool;
+
+    /// Charges everything up to the end of the run.
+    fn finish(&mut self) -> Self::Report;
+}
+
+/// A model's workloads on a ground: the drive loop calls them, never the other way round.
+pub trait Workloads<G: Ground> {
+    /// Something for the model came due.
+    fn on_event(&mut self, event: G::Event, ground: &mut G) -> Result<(), RunError>;
+
+    /// A thread of the model on `host` has had all the CPU it asked for.
+    fn on_cpu_done(
+        &mut self,
+        host: usize,
+        thread: ThreadId,
+        ground: &mut G,
+    ) -> Result<(), RunError>;
+
+    /// A fault edge of `host` was applied, traced, and its cores frozen or thawed for it.
+    fn on_fault(
+        &mut self,
+        host: usize,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
+        ground: &mut G,
+    ) -> Result<(), RunError>;
+
+    /// What the model holds now, besides the ground's: measured against the run's memory bound
+    /// every few thousand steps.
+    fn footprint(&self) -> Footprint;
+
+    /// Where the model's trace goes; the drive loop traces the faults and the summary there too.
+    fn sink(&mut self) -> &mut dyn TraceSink;
+
+    /// The run is over: the model's summary, from its own numbers and the ground's accounting.
+    fn finish(&mut self, ground: &mut G, report: &G::Report) -> Result<Summary, RunError>;
+}
+
+/// A model bound to one machine: [`Workloads`] on host 0, with the machine's own types.
 pub trait Binding {
     /// What the model's own wakes carry.
     type Wake: Copy;
@@ -58,71 +153,128 @@ pub trait Binding {
     ) -> Result<Summary, RunError>;
 }
 
-/// Runs `binding` on `machine` to the end of the run, then traces and returns the summary;
+impl<B: Binding> Workloads<Machine<B::Wake>> for B {
+    #[inline]
+    fn on_event(&mut self, wake: B::Wake, machine: &mut Machine<B::Wake>) -> Result<(), RunError> {
+        self.on_wake(wake, machine)
+    }
+
+    #[inline]
+    fn on_cpu_done(
+        &mut self,
+        _host: usize,
+        thread: ThreadId,
+        machine: &mut Machine<B::Wake>,
+    ) -> Result<(), RunError> {
+        Binding::on_cpu_done(self, thread, machine)
+    }
+
+    fn on_fault(
+        &mut self,
+        _host: usize,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
+        machine: &mut Machine<B::Wake>,
+    ) -> Result<(), RunError> {
+        Binding::on_fault(self, edge, effect, machine)
+    }
+
+    fn footprint(&self) -> Footprint {
+        Binding::footprint(self)
+    }
+
+    fn sink(&mut self) -> &mut dyn TraceSink {
+        Binding::sink(self)
+    }
+
+    fn finish(
+        &mut self,
+        machine: &mut Machine<B::Wake>,
+        report: &MachineReport,
+    ) -> Result<Summary, RunError> {
+        Binding::finish(self, machine, report)
+    }
+}
+
+/// Runs `workloads` on `ground` to the end of the run, then traces and returns the summary;
 /// `limit` stops a model that keeps working without the run getting anywhere.
-pub fn drive<B: Binding>(
-    mut machine: Machine<B::Wake>,
-    mut binding: B,
+pub fn drive<G: Ground, B: Workloads<G>>(
+    mut ground: G,
+    mut workloads: B,
     limit: &mut Watchdog,
 ) -> Result<Summary, RunError> {
     loop {
-        match machine.world.next_step() {
-            Step::Wake {
-                payload: Wake::Model(wake),
-                ..
-            } => binding.on_wake(wake, &mut machine)?,
-            Step::Wake {
-                payload: Wake::Slice(end),
-                ..
-            } => {
-                if let Some(thread) = machine.slice_ended(end) {
-                    match machine.owners[thread.0 as usize] {
-                        Owner::Model => binding.on_cpu_done(thread, &mut machine)?,
-                        Owner::Load(index) => load::done(&mut machine, index),
-                    }
+        match ground.next()? {
+            Next::Event(event) => workloads.on_event(event, &mut ground)?,
+            Next::Slice { host, ticket } => slice_ended(&mut ground, &mut workloads, host, ticket)?,
+            Next::Load { host, index } => {
+                let now_ns = ground.now_ns();
+                if let Some(cpu) = ground.cpu(host) {
+                    cpu.load_burst(index, now_ns);
+                    ground.file_cpu_wakes(host);
                 }
             }
-            Step::Wake {
-                payload: Wake::Load(index),
-                ..
-            } => load::burst(&mut machine, index),
-            Step::Fault { edge, effect } => {
-                record_fault(&machine.world, &edge, &effect, binding.sink())?;
-                let now_ns = machine.now_ns();
-                machine
-                    .cores
-                    .on_edge(&effect, now_ns, &mut machine.slice_ends);
-                machine.file_slice_ends();
-                binding.on_fault(&edge, &effect, &mut machine)?;
+            Next::Fault { host, edge, effect } => {
+                ground.trace_fault(host, &edge, &effect, workloads.sink())?;
+                let now_ns = ground.now_ns();
+                if let Some(cpu) = ground.cpu(host) {
+                    cpu.on_edge(&effect, now_ns);
+                    ground.file_cpu_wakes(host);
+                }
+                workloads.on_fault(host, &edge, &effect, &mut ground)?;
             }
-            Step::End => {
-                check_memory(&machine, &binding, limit)?;
+            Next::End => {
+                check_memory(&ground, &workloads, limit)?;
                 break;
             }
         }
-        limit.step(machine.now_ns())?;
+        limit.step(ground.now_ns())?;
         if limit.at_checkpoint() {
-            check_memory(&machine, &binding, limit)?;
+            check_memory(&ground, &workloads, limit)?;
         }
     }
-    let report = machine.finish();
-    let summary = binding.finish(&mut machine, &report)?;
-    let sink = binding.sink();
+    let report = ground.finish();
+    let summary = workloads.finish(&mut ground, &report)?;
+    let sink = workloads.sink();
     sink.record(&Event::Summary(&summary))?;
     sink.finish()?;
     Ok(summary)
 }
 
-/// Stops the run if what the machine and the model hold passed the memory bound.
+/// A slice end on `host` came due: a thread that finished its work goes back to whoever it
+/// works for.
+#[inline]
+fn slice_ended<G: Ground, B: Workloads<G>>(
+    ground: &mut G,
+    workloads: &mut B,
+    host: usize,
+    ticket: SliceTicket,
+) -> Result<(), RunError> {
+    let now_ns = ground.now_ns();
+    let Some(cpu) = ground.cpu(host) else {
+        return Ok(());
+    };
+    let outcome = cpu.slice_ended(ticket, now_ns);
+    if let SliceOutcome::LoadDone(index) = outcome {
+        cpu.load_done(index, now_ns);
+    }
+    ground.file_cpu_wakes(host);
+    if let SliceOutcome::ModelDone(thread) = outcome {
+        workloads.on_cpu_done(host, thread, ground)?;
+    }
+    Ok(())
+}
+
+/// Stops the run if what the ground and the model hold passed the memory bound.
 #[cold]
-fn check_memory<B: Binding>(
-    machine: &Machine<B::Wake>,
-    binding: &B,
+fn check_memory<G: Ground, B: Workloads<G>>(
+    ground: &G,
+    workloads: &B,
     limit: &Watchdog,
 ) -> Result<(), RunError> {
-    let mut live = machine.footprint();
-    for holding in binding.footprint().holdings() {
+    let mut live = ground.footprint();
+    for holding in workloads.footprint().holdings() {
         live.add(holding.what, holding.count, holding.bytes_each);
     }
-    limit.check_memory(machine.now_ns(), &live, machine.queue_overflowed())
+    limit.check_memory(ground.now_ns(), &live, ground.overflowed())
 }

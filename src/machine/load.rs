@@ -8,7 +8,7 @@
 use rand_distr::{Distribution, Exp};
 use ticklab_sim::{CpuKind, SimRng, ThreadId};
 
-use super::{Machine, Owner, Wake, physical};
+use super::cpu::{Cpu, Owner};
 
 /// The outside load a scenario asks for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,45 +67,39 @@ fn draw_ns(rng: &mut SimRng, mean_ns: u64) -> u64 {
 }
 
 /// Starts the load: busy threads at once, each bursty thread after a gap.
-pub(super) fn start<W: Copy>(machine: &mut Machine<W>) {
-    let config = machine.load.config;
-    let run_for_ns = machine.end_ns();
+pub(super) fn start(cpu: &mut Cpu, run_for_ns: u64) {
+    let config = cpu.load.config;
     for index in 0..config.busy_threads {
-        let thread = machine.add_owned_thread(format!("load-busy-{index}"), Owner::Load(u32::MAX));
-        machine.run(thread, run_for_ns, CpuKind::Busy);
+        let thread = cpu.add_owned_thread(format!("load-busy-{index}"), Owner::Load(u32::MAX));
+        cpu.run(thread, run_for_ns, CpuKind::Busy, 0);
     }
     let Some(bursts) = config.bursts else {
         return;
     };
     for index in 0..bursts.threads {
-        let thread = machine.add_owned_thread(format!("load-{index}"), Owner::Load(index));
-        machine.load.bursty.push(thread);
-        let gap_ns = machine.load.gap_ns(bursts);
-        machine.world.wake_at(physical(gap_ns), Wake::Load(index));
+        let thread = cpu.add_owned_thread(format!("load-{index}"), Owner::Load(index));
+        cpu.load.bursty.push(thread);
+        let gap_ns = cpu.load.gap_ns(bursts);
+        cpu.load_wakes.push((gap_ns, index));
     }
 }
 
 /// A bursty thread's gap ended: its next burst starts.
-pub(super) fn burst<W: Copy>(machine: &mut Machine<W>, index: u32) {
-    let bursts = machine
-        .load
-        .config
-        .bursts
-        .expect("only bursty threads wake");
-    let thread = machine.load.bursty[index as usize];
-    let burst_ns = machine.load.burst_ns(bursts);
-    machine.run(thread, burst_ns, CpuKind::Busy);
+pub(super) fn burst(cpu: &mut Cpu, index: u32, now_ns: u64) {
+    let bursts = cpu.load.config.bursts.expect("only bursty threads wake");
+    let thread = cpu.load.bursty[index as usize];
+    let burst_ns = cpu.load.burst_ns(bursts);
+    cpu.run(thread, burst_ns, CpuKind::Busy, now_ns);
 }
 
 /// A load thread finished its work: a bursty one rests until its next burst.
-pub(super) fn done<W: Copy>(machine: &mut Machine<W>, index: u32) {
-    let Some(bursts) = machine.load.config.bursts else {
+pub(super) fn done(cpu: &mut Cpu, index: u32, now_ns: u64) {
+    let Some(bursts) = cpu.load.config.bursts else {
         return;
     };
     if index == u32::MAX {
         return;
     }
-    let gap_ns = machine.load.gap_ns(bursts);
-    let at_ns = machine.now_ns().saturating_add(gap_ns);
-    machine.world.wake_at(physical(at_ns), Wake::Load(index));
+    let gap_ns = cpu.load.gap_ns(bursts);
+    cpu.load_wakes.push((now_ns.saturating_add(gap_ns), index));
 }

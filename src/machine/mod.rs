@@ -7,21 +7,27 @@
 //! one of its threads finishes the CPU work it was given, and at every fault edge. The model never
 //! drives the world itself.
 
+mod cpu;
 mod drive;
 mod load;
 pub(crate) mod spec;
 mod timing;
 
 use ticklab_sim::{
-    ClockId, CoreTime, Cores, CpuKind, Deadline, Platform, SliceEnd, SliceTicket, ThreadCpu,
-    ThreadId, World, WorldConfig,
+    ClockId, CoreTime, Cores, CpuKind, Deadline, EdgeEffect, FaultEdge, Platform, SliceTicket,
+    ThreadCpu, ThreadId, World, WorldConfig,
 };
 
-pub use drive::{Binding, drive};
+pub use cpu::Cpu;
+pub(crate) use cpu::{CpuWake, SliceOutcome};
+pub use drive::{Binding, Ground, Next, Workloads, drive};
 
 use crate::memory::Footprint;
+use crate::run::{RunError, record_fault};
+use crate::trace::TraceSink;
 pub use load::{Bursts, Load, OutsideLoad};
 pub use spec::{MachineSpec, ModelMachineKeys};
+use ticklab_sim::Step;
 pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
 
 /// How the machine is built: everything a scenario can set about it.
@@ -69,24 +75,11 @@ pub(crate) enum Wake<W> {
     Load(u32),
 }
 
-/// Who a thread on the cores works for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Owner {
-    Model,
-    Load(u32),
-}
-
 /// The machine: the world and everything that runs on it. `W` is the model's own wake payload.
 #[derive(Debug)]
 pub struct Machine<W> {
     world: World<Wake<W>>,
-    cores: Cores,
-    owners: Vec<Owner>,
-    names: Vec<String>,
-    /// Slice ends the cores asked for, not yet filed with the world.
-    slice_ends: Vec<SliceEnd>,
-    timing: Timing,
-    load: Load,
+    cpu: Cpu,
 }
 
 /// A finished machine's accounting.
@@ -122,20 +115,12 @@ impl MachineReport {
 
 impl<W: Copy> Machine<W> {
     pub fn new(world: WorldConfig, config: &MachineConfig, seed: u64) -> Self {
-        let cores = match config.cores {
-            Some(count) => Cores::new(count, config.time_slice_ns),
-            None => Cores::unlimited(),
-        };
+        let cpu = Cpu::new(config, seed, world.run_for_ns);
         let mut machine = Machine {
             world: World::new(world),
-            cores,
-            owners: Vec::new(),
-            names: Vec::new(),
-            slice_ends: Vec::new(),
-            timing: config.timing,
-            load: Load::new(config.load, seed),
+            cpu,
         };
-        load::start(&mut machine);
+        machine.file_cpu_wakes();
         machine
     }
 
@@ -188,7 +173,7 @@ impl<W: Copy> Machine<W> {
     }
 
     pub fn timing(&self) -> Timing {
-        self.timing
+        self.cpu.timing()
     }
 
     /// Wakes that are waiting, parked ones included.
@@ -220,25 +205,19 @@ impl<W: Copy> Machine<W> {
     /// When a timed wait until `deadline` ends.
     #[inline]
     pub fn wait_end(&self, deadline: Deadline) -> Deadline {
-        if self.timing.is_exact() || deadline.at_ns <= self.read(deadline.clock) {
+        let timing = self.cpu.timing();
+        if timing.is_exact() || deadline.at_ns <= self.read(deadline.clock) {
             return deadline;
         }
         Deadline {
             clock: deadline.clock,
-            at_ns: self.timing.wait_end_ns(deadline.at_ns),
+            at_ns: timing.wait_end_ns(deadline.at_ns),
         }
     }
 
     /// A new thread of the model, on the shared cores.
     pub fn add_thread(&mut self, name: impl Into<String>) -> ThreadId {
-        self.add_owned_thread(name, Owner::Model)
-    }
-
-    fn add_owned_thread(&mut self, name: impl Into<String>, owner: Owner) -> ThreadId {
-        let thread = self.cores.add_thread();
-        self.owners.push(owner);
-        self.names.push(name.into());
-        thread
+        self.cpu.add_thread(name)
     }
 
     /// `thread`, idle until now, wants `work_ns` of CPU; the drive loop calls the model back with
@@ -246,40 +225,36 @@ impl<W: Copy> Machine<W> {
     #[inline]
     pub fn run(&mut self, thread: ThreadId, work_ns: u64, kind: CpuKind) {
         let now_ns = self.now_ns();
-        self.cores
-            .run_as(thread, work_ns, kind, now_ns, &mut self.slice_ends);
-        self.file_slice_ends();
+        self.cpu.run(thread, work_ns, kind, now_ns);
+        self.file_cpu_wakes();
     }
 
     /// Whether `thread` has CPU work it has not finished.
     #[inline]
     pub fn is_busy(&self, thread: ThreadId) -> bool {
-        self.cores.is_busy(thread)
+        self.cpu.is_busy(thread)
     }
 
     /// Where `thread`'s time has gone so far.
     pub fn core_time(&self, thread: ThreadId) -> CoreTime {
-        self.cores.time(thread)
+        self.cpu.core_time(thread)
     }
 
     pub fn cores(&self) -> &Cores {
-        &self.cores
+        self.cpu.cores()
     }
 
-    fn file_slice_ends(&mut self) {
-        for end in self.slice_ends.drain(..) {
-            self.world
-                .wake_at(physical(end.at_ns), Wake::Slice(end.ticket()));
-        }
-    }
-
-    /// A slice end came due: the thread that finished its work, if one did.
-    fn slice_ended(&mut self, ticket: SliceTicket) -> Option<ThreadId> {
-        let now_ns = self.now_ns();
-        let end = ticket.at(now_ns);
-        let finished = self.cores.slice_ended(end, now_ns, &mut self.slice_ends);
-        self.file_slice_ends();
-        finished
+    /// Files the slice ends and load bursts the CPU asked for with the world.
+    #[inline]
+    fn file_cpu_wakes(&mut self) {
+        let world = &mut self.world;
+        self.cpu.drain_wakes(|at_ns, wake| {
+            let payload = match wake {
+                CpuWake::Slice(ticket) => Wake::Slice(ticket),
+                CpuWake::Load(index) => Wake::Load(index),
+            };
+            world.wake_at(physical(at_ns), payload);
+        });
     }
 
     /// What one waiting wake of this machine costs in memory.
@@ -293,7 +268,7 @@ impl<W: Copy> Machine<W> {
                 self.world.pending() as u128,
                 Self::BYTES_PER_WAKE,
             )
-            .with(THREADS, self.names.len() as u128, BYTES_PER_THREAD)
+            .with(THREADS, self.cpu.thread_count() as u128, BYTES_PER_THREAD)
     }
 
     /// Whether the event queue had to drop a wake because it was full.
@@ -304,30 +279,73 @@ impl<W: Copy> Machine<W> {
     /// Charges everything up to the end of the run and reports every thread.
     pub(crate) fn finish(&mut self) -> MachineReport {
         let end_ns = self.end_ns();
-        let core_times = self.cores.finish(end_ns);
-        let busy = self
-            .cores
-            .busy_times()
-            .into_iter()
-            .zip(&self.names)
-            .map(|(busy, name)| ThreadCpu {
-                name: name.clone(),
-                busy_ns: busy.busy_ns,
-                worst_second_busy_ns: busy.worst_second_busy_ns,
-                worst_second_start_ns: busy.worst_second_start_ns,
-                bins: busy.bins,
-            })
-            .collect();
-        let model_threads = (0..self.owners.len() as u32)
-            .map(ThreadId)
-            .filter(|thread| self.owners[thread.0 as usize] == Owner::Model)
-            .collect();
-        MachineReport {
-            model_threads,
-            busy,
-            core_times,
-            core_busy_ns: self.cores.core_busy_ns().to_vec(),
-        }
+        self.cpu.finish(end_ns)
+    }
+}
+
+impl<W: Copy> Ground for Machine<W> {
+    type Event = W;
+    type Report = MachineReport;
+
+    #[inline]
+    fn next(&mut self) -> Result<Next<W>, RunError> {
+        Ok(match self.world.next_step() {
+            Step::Wake {
+                payload: Wake::Model(wake),
+                ..
+            } => Next::Event(wake),
+            Step::Wake {
+                payload: Wake::Slice(ticket),
+                ..
+            } => Next::Slice { host: 0, ticket },
+            Step::Wake {
+                payload: Wake::Load(index),
+                ..
+            } => Next::Load { host: 0, index },
+            Step::Fault { edge, effect } => Next::Fault {
+                host: 0,
+                edge,
+                effect,
+            },
+            Step::End => Next::End,
+        })
+    }
+
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.world.now_ns()
+    }
+
+    #[inline]
+    fn cpu(&mut self, _host: usize) -> Option<&mut Cpu> {
+        Some(&mut self.cpu)
+    }
+
+    #[inline]
+    fn file_cpu_wakes(&mut self, _host: usize) {
+        Machine::file_cpu_wakes(self);
+    }
+
+    fn trace_fault(
+        &self,
+        _host: usize,
+        edge: &FaultEdge,
+        effect: &EdgeEffect,
+        sink: &mut dyn TraceSink,
+    ) -> Result<(), RunError> {
+        Ok(record_fault(&self.world, edge, effect, sink)?)
+    }
+
+    fn footprint(&self) -> Footprint {
+        Machine::footprint(self)
+    }
+
+    fn overflowed(&self) -> bool {
+        self.queue_overflowed()
+    }
+
+    fn finish(&mut self) -> MachineReport {
+        Machine::finish(self)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::super::cluster::{Cluster, HostId, Msg, WakeTag};
 use super::super::events::HostEventKind;
-use super::super::runner::Out;
+use super::super::out::Out;
 use super::{Lease, LeaseMsg, LeaseWake};
 
 impl Lease {

@@ -7,7 +7,7 @@
 //! invariant.
 
 use super::super::cluster::{Cluster, HostId};
-use super::super::runner::Out;
+use super::super::out::Out;
 
 #[derive(Debug)]
 pub(super) struct Leaderless {

@@ -23,7 +23,7 @@ use ticklab_sim::{ClockId, EdgeEffect, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::events::HostEventKind;
-use super::runner::Out;
+use super::out::Out;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LeaseMsg {
@@ -361,8 +361,8 @@ impl Lease {
         self.values.longest_ns = self.values.longest_ns.max(lasted_ns);
     }
 
-    /// The metrics, in the order of [`super::LEASE_METRICS`].
-    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
+    /// The metrics of [`super::LEASE_METRICS`], by name.
+    pub(crate) fn finish(&mut self, end_ns: u64, out: &mut Out<'_>) -> Vec<(&'static str, u64)> {
         if let Some(since_ns) = self.two_since_ns {
             self.close_stretch(since_ns, end_ns);
         }
@@ -370,19 +370,25 @@ impl Lease {
         let values = &self.values;
         let never = |at_ns: Option<u64>| at_ns.unwrap_or(super::NOT_YET);
         vec![
-            values.granted,
-            values.takeovers,
-            values.stretches,
-            values.two_leader_ns,
-            values.longest_ns,
-            values.first_ns.unwrap_or(super::NOT_YET),
-            values.writes,
-            values.stale_accepted,
-            values.stale_rejected,
-            never(values.first_takeover_ns),
-            never(values.last_takeover_ns),
-            self.leaderless.longest_ns,
-            never(self.leaderless.longest_from_ns),
+            ("leases_granted", values.granted),
+            ("takeovers", values.takeovers),
+            ("two_leader_stretches", values.stretches),
+            ("two_leader_time", values.two_leader_ns),
+            ("longest_two_leaders", values.longest_ns),
+            (
+                "first_two_leaders",
+                values.first_ns.unwrap_or(super::NOT_YET),
+            ),
+            ("writes_accepted", values.writes),
+            ("stale_writes_accepted", values.stale_accepted),
+            ("stale_writes_rejected", values.stale_rejected),
+            ("first_takeover_at", never(values.first_takeover_ns)),
+            ("last_takeover_at", never(values.last_takeover_ns)),
+            ("longest_without_leader", self.leaderless.longest_ns),
+            (
+                "longest_without_leader_at",
+                never(self.leaderless.longest_from_ns),
+            ),
         ]
     }
 }

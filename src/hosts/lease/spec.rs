@@ -22,6 +22,7 @@ pub struct LeaseSpec {
     candidates: Option<Spanned<Vec<Spanned<String>>>>,
     write_every: Option<Spanned<DurationNs>>,
     write_takes: Option<DurationNs>,
+    cpu: Option<Spanned<DurationNs>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +40,8 @@ pub struct LeaseConfig {
     /// How often the leader writes; `None`: it does not write.
     pub write_every_ns: Option<u64>,
     pub write_takes_ns: u64,
+    /// CPU each ask, grant, renewal and write takes its thread, on a host with a `[machine]`.
+    pub cpu_ns: u64,
 }
 
 pub(crate) fn validate(
@@ -134,5 +137,6 @@ pub(crate) fn validate(
         candidates,
         write_every_ns,
         write_takes_ns: lease.write_takes.map_or(0, |takes| takes.0),
+        cpu_ns: lease.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
     })
 }

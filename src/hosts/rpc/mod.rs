@@ -19,7 +19,7 @@ use ticklab_sim::{ClockId, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::events::HostEventKind;
-use super::runner::Out;
+use super::out::Out;
 use super::spec::HostClock;
 use crate::timer::designs::SimTimers;
 
@@ -350,7 +350,7 @@ impl Rpc {
         };
         if out.wants_events() {
             let clock_ns = cluster.read(host, self.clocks[host]);
-            let detail = |_: &super::runner::Names<'_>| match kind {
+            let detail = |_: &super::out::Names<'_>| match kind {
                 HostEventKind::EarlyTimeout => format!(
                     "call {call}, {} before its timeout was up",
                     ticklab_sim::Approx(early_ns)
@@ -398,10 +398,15 @@ impl Rpc {
         }
     }
 
-    /// The metrics, in the order of [`super::RPC_METRICS`]. Every call must end, answered or
+    /// The metrics of [`super::RPC_METRICS`], by name. Every call must end, answered or
     /// timed out: one its client could have ended (see the module's text) and did not is a
     /// broken invariant as well as a count.
-    pub(crate) fn finish(&mut self, cluster: &Cluster, end_ns: u64, out: &mut Out<'_>) -> Vec<u64> {
+    pub(crate) fn finish(
+        &mut self,
+        cluster: &Cluster,
+        end_ns: u64,
+        out: &mut Out<'_>,
+    ) -> Vec<(&'static str, u64)> {
         let timeout_ns = self.config.timeout_ns as i64;
         let mut lost = 0u64;
         for (call, record) in self.calls.iter().enumerate() {
@@ -427,17 +432,20 @@ impl Rpc {
             .filter(|record| record.resolutions == 1)
             .count() as u64;
         vec![
-            self.calls.len() as u64,
-            once,
-            self.replies,
-            self.timeouts,
-            self.early_timeouts,
-            self.late_replies,
-            lost,
-            self.twice,
-            self.max_lateness_ns,
-            self.worst_at_ns.unwrap_or(super::NOT_YET),
-            self.peak_live,
+            ("calls", self.calls.len() as u64),
+            ("calls_resolved_once", once),
+            ("replies", self.replies),
+            ("timeouts", self.timeouts),
+            ("early_timeouts", self.early_timeouts),
+            ("late_replies", self.late_replies),
+            ("calls_lost", lost),
+            ("calls_resolved_twice", self.twice),
+            ("max_timeout_lateness", self.max_lateness_ns),
+            (
+                "worst_timeout_at",
+                self.worst_at_ns.unwrap_or(super::NOT_YET),
+            ),
+            ("peak_live_timers", self.peak_live),
         ]
     }
 }

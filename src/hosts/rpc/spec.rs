@@ -20,6 +20,7 @@ pub struct RpcSpec {
     call_every: Spanned<DurationNs>,
     timeout: Spanned<DurationNs>,
     serve_time: Option<Spanned<DurationOrRange>>,
+    cpu: Option<Spanned<DurationNs>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +32,8 @@ pub struct RpcConfig {
     pub call_every_ns: u64,
     pub timeout_ns: u64,
     pub serve_ns: (u64, u64),
+    /// CPU each call, reply and timer round takes its thread, on a host with a `[machine]`.
+    pub cpu_ns: u64,
 }
 
 const DEFAULT_SERVE_NS: (u64, u64) = (500_000, 2_000_000);
@@ -96,5 +99,6 @@ pub(crate) fn validate(
         call_every_ns,
         timeout_ns,
         serve_ns,
+        cpu_ns: rpc.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
     })
 }

@@ -1,0 +1,171 @@
+//! Runs a hosts scenario: refuses one whose work or memory would be unbounded, builds the
+//! cluster and its workloads, and hands both to the drive loop every scenario runs on.
+
+use std::rc::Rc;
+
+use super::binding::{Costs, HostsRun};
+use super::bound::{refuse_endless_datagrams, refuse_turmoil_too_big, work_bound};
+use super::cluster::Cluster;
+use super::edges::{EdgeLines, FaultNumbers};
+use super::events::HostEventKind;
+use super::heartbeat::Heartbeat;
+use super::host_lines::{describe, turmoil_note};
+use super::lease::Lease;
+use super::memory::peak_footprint;
+use super::network::Network;
+use super::out::Out;
+use super::rpc::Rpc;
+use super::spec::{Carrier, HostsConfig};
+use super::threads::HostThreads;
+use super::turmoil_net::TurmoilNet;
+use crate::machine::drive;
+use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
+use crate::scenario::Scenario;
+use crate::trace::{Event, Summary, TraceSink};
+
+pub(crate) fn run(
+    scenario: &Scenario,
+    config: &HostsConfig,
+    seed: u64,
+    options: &RunOptions,
+    sink: &mut dyn TraceSink,
+) -> Result<Summary, RunError> {
+    let steps = refuse_unbounded(scenario, config, options)?;
+    let mut watchdog = Watchdog::new(steps, "hosts", options.max_memory_for(scenario));
+    let mut start = start_event(scenario, seed);
+    if let Carrier::Turmoil { tick_ns } = config.carrier {
+        start.notes.push(turmoil_note(tick_ns));
+    }
+    sink.record(&Event::Start(&start))?;
+    let names: Rc<[String]> = config.hosts.iter().map(|host| host.name.clone()).collect();
+    let mut cluster = build_cluster(scenario, config, seed, options, Rc::clone(&names));
+    let mut run = HostsRun {
+        lease: None,
+        heartbeat: None,
+        rpc: None,
+        out: Out::new(sink, names),
+        threads: config
+            .hosts
+            .iter()
+            .map(|_| HostThreads::default())
+            .collect(),
+        costs: costs(config),
+        metrics: config.metrics.clone(),
+        end_ns: scenario.run_for_ns,
+    };
+    start_workloads(config, seed, &mut cluster, &mut run);
+    drive(cluster, run, &mut watchdog)
+}
+
+/// Refuses a run whose work or memory would pass the bounds, before anything runs; returns the
+/// bound on its steps.
+fn refuse_unbounded(
+    scenario: &Scenario,
+    config: &HostsConfig,
+    options: &RunOptions,
+) -> Result<u128, RunError> {
+    let work = work_bound(config, scenario.run_for_ns);
+    if work.cost > u128::from(options.max_events) {
+        return Err(RunError::TooMuchWork {
+            events_bound: work.cost,
+            max_events: options.max_events,
+            why: work.why,
+            fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, lower \
+                       `peers` or `suspect_after`, or declare fewer hosts",
+        });
+    }
+    if let Carrier::Turmoil { tick_ns } = config.carrier {
+        refuse_endless_datagrams(config, tick_ns)?;
+        refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
+    }
+    check_memory(
+        &peak_footprint(config, scenario.run_for_ns),
+        options.max_memory_for(scenario),
+        "hosts",
+        "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or `call_every`, \
+         shorten `run_for`, or declare fewer hosts",
+    )?;
+    Ok(work.steps)
+}
+
+/// The hosts, their network and what carries their messages, on one timeline.
+fn build_cluster(
+    scenario: &Scenario,
+    config: &HostsConfig,
+    seed: u64,
+    options: &RunOptions,
+    names: Rc<[String]>,
+) -> Cluster {
+    let network = Network::new(&config.network, seed);
+    let carrier = match config.carrier {
+        Carrier::Turmoil { tick_ns } => Some(TurmoilNet::new(
+            &names,
+            &config.network,
+            seed,
+            tick_ns,
+            scenario.run_for_ns,
+            options.max_events,
+        )),
+        Carrier::Events => None,
+    };
+    let lines = EdgeLines {
+        names,
+        numbers: FaultNumbers::new(
+            config.hosts.iter().map(|host| host.faults.len()),
+            config.network.partitions.len(),
+        ),
+        run_for_ns: scenario.run_for_ns,
+    };
+    Cluster::new(
+        &config.hosts,
+        (scenario.wall_start_ns, scenario.run_for_ns, seed),
+        network,
+        carrier,
+        lines,
+    )
+}
+
+/// What each piece of the workloads' work costs in CPU, on a host that has one.
+fn costs(config: &HostsConfig) -> Costs {
+    Costs {
+        heartbeat_ns: config
+            .heartbeat
+            .as_ref()
+            .map_or(0, |heartbeat| heartbeat.cpu_ns),
+        peers: config
+            .heartbeat
+            .as_ref()
+            .map_or(0, |heartbeat| heartbeat.peers as u64),
+        lease_ns: config.lease.as_ref().map_or(0, |lease| lease.cpu_ns),
+        rpc_ns: config.rpc.as_ref().map_or(0, |rpc| rpc.cpu_ns),
+    }
+}
+
+/// Traces each host's line, then starts every workload the scenario has.
+fn start_workloads(config: &HostsConfig, seed: u64, cluster: &mut Cluster, run: &mut HostsRun) {
+    let platforms: Vec<_> = config.hosts.iter().map(|host| host.platform).collect();
+    let longest_ns = config.network.longest_latency_ns();
+    if run.out.wants_events() {
+        for (host, host_config) in config.hosts.iter().enumerate() {
+            let line = describe(host_config);
+            run.out
+                .event(cluster, host, HostEventKind::Host, 0, |_| line, None);
+        }
+    }
+    if let Some(lease) = &config.lease {
+        let mut lease = Lease::new(lease, &platforms, longest_ns);
+        lease.start(cluster);
+        lease.note_leaders(cluster, &mut run.out);
+        run.lease = Some(lease);
+    }
+    if let Some(heartbeat) = &config.heartbeat {
+        let mut heartbeat = Heartbeat::new(heartbeat, &platforms, longest_ns);
+        heartbeat.start(cluster);
+        run.heartbeat = Some(heartbeat);
+    }
+    if let Some(rpc) = &config.rpc {
+        let mut rpc = Rpc::new(rpc, &platforms, seed);
+        rpc.start(cluster);
+        run.rpc = Some(rpc);
+    }
+}
