@@ -126,7 +126,9 @@ fn validate_host(
                 ));
         }
     };
-    let platform = host.platform.map_or(defaults.platform, |platform| platform.0);
+    let platform = host
+        .platform
+        .map_or(defaults.platform, |platform| platform.0);
     let made = HostConfig {
         name: name.clone(),
         platform,
@@ -176,11 +178,7 @@ fn host_machine(
         (Some(cluster), Some(own)) => cluster.overridden_by(own),
         (Some(table), None) | (None, Some(table)) => table.clone(),
     };
-    let config = crate::machine::spec::validate(
-        file,
-        Some(&merged),
-        platform,
-        ModelMachineKeys::default(),
-    )?;
+    let config =
+        crate::machine::spec::validate(file, Some(&merged), platform, ModelMachineKeys::default())?;
     Ok(Some(config))
 }
