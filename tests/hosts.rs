@@ -3,6 +3,8 @@
 
 #[path = "hosts/liveness.rs"]
 mod liveness;
+#[path = "hosts/machine_keys.rs"]
+mod machine_keys;
 #[path = "hosts/network.rs"]
 mod network;
 #[path = "hosts/output.rs"]

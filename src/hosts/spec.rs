@@ -1,9 +1,13 @@
 //! The `[model]` table of a hosts scenario: the hosts with their clocks and faults, the network
 //! between them, and the workloads that run on them.
 
+mod host;
+
 use serde::Deserialize;
-use ticklab_sim::{ClockId, Drift, Fault, MAX_DRIFT_PPB, Platform};
+use ticklab_sim::{ClockId, Drift, Fault, Platform};
 use toml::Spanned;
+
+use self::host::{HostDefaults, HostSpec, validate_hosts};
 
 use super::heartbeat::{HeartbeatConfig, HeartbeatSpec};
 use super::lease::{LeaseConfig, LeaseSpec};
@@ -11,14 +15,13 @@ use super::network::{NetworkConfig, validate_network};
 use super::rpc::{RpcConfig, RpcSpec};
 use super::thaw::ThawOrder;
 use crate::expect::Metric;
+use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
 use crate::model::Head;
-use crate::scenario::values::{DurationOrRange, Name, SignedDurationNs};
-use crate::scenario::{FaultTable, Located, ScenarioError, nearest, validate_faults};
+use crate::scenario::values::{DurationOrRange, Name};
+use crate::scenario::{Located, ScenarioError, nearest};
 
 /// Most hosts one scenario may declare.
 pub const MAX_HOSTS: usize = 10_000;
-/// Ten years: a host's wall clock may start that far from the scenario's `wall_start`.
-const MAX_WALL_OFFSET_NS: i64 = 10 * 365 * 86_400 * 1_000_000_000;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]
@@ -46,20 +49,6 @@ pub struct HostsSpec {
     rpc: Option<Spanned<RpcSpec>>,
 }
 
-/// One `[[model.host]]` table: a host, or `count` alike ones named `<name>-1`, `<name>-2`, ...
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.host]] table")]
-struct HostSpec {
-    name: Spanned<String>,
-    count: Option<Spanned<i64>>,
-    platform: Option<Name<Platform>>,
-    drift_ppm: Option<Spanned<f64>>,
-    wall_offset: Option<Spanned<SignedDurationNs>>,
-    thaw_order: Option<Name<ThawOrder>>,
-    #[serde(default)]
-    fault: Vec<Spanned<FaultTable>>,
-}
-
 /// A host as validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostConfig {
@@ -72,9 +61,10 @@ pub struct HostConfig {
     pub faults: Vec<Fault>,
     /// What the host handles first when it runs again: the messages it buffered, or its timers.
     pub thaw_order: ThawOrder,
-    /// Its cores, load and timer resolution; `None` for a host without a `[machine]`, which
-    /// runs its workloads at once and costs no time.
-    pub machine: Option<crate::machine::MachineConfig>,
+    /// Its cores, outside load, timer resolution and slack: the cluster's `[machine]` with its
+    /// own `[model.host.machine]` over it, key by key. None when neither is written: the host
+    /// then has no CPU model, and its work costs no time.
+    pub machine: Option<MachineConfig>,
 }
 
 /// A validated hosts table.
@@ -137,9 +127,8 @@ pub(crate) fn validate(
     spec: &HostsSpec,
     head: &Head<'_>,
 ) -> Result<HostsConfig, ScenarioError> {
-    let platform = scenario_platform(file)?;
-    let thaw_order = spec.thaw_order.map_or(ThawOrder::IoFirst, |order| order.0);
-    let hosts = validate_hosts(file, &spec.host, (platform, thaw_order), head.run_for_ns)?;
+    let defaults = scenario_defaults(file, spec)?;
+    let hosts = validate_hosts(file, &spec.host, &defaults, head.run_for_ns)?;
     let names = HostNames {
         file,
         names: hosts.iter().map(|host| host.name.clone()).collect(),
@@ -233,15 +222,16 @@ fn validate_carrier(file: &Located<'_>, spec: &HostsSpec) -> Result<Carrier, Sce
     }
 }
 
-/// The scenario's `platform`, every host's unless it names its own. A host's faults go with the
-/// host, so top-level `[[fault]]` tables are refused rather than applied to some machine.
-fn scenario_platform(file: &Located<'_>) -> Result<Platform, ScenarioError> {
+/// What every host takes unless its own table says otherwise: the scenario's `platform`, the
+/// `[model]`'s `thaw_order` and the top-level `[machine]`. A host's faults go with the host, so
+/// top-level `[[fault]]` tables are refused rather than applied to some machine.
+fn scenario_defaults(file: &Located<'_>, spec: &HostsSpec) -> Result<HostDefaults, ScenarioError> {
     #[derive(Deserialize)]
     struct Top {
         platform: Name<Platform>,
         #[serde(default)]
         fault: Vec<Spanned<toml::Value>>,
-        machine: Option<Spanned<toml::Value>>,
+        machine: Option<MachineSpec>,
     }
     let top: Top = toml::from_str(file.text)
         .map_err(|error| ScenarioError::from_toml(file.source, file.text, &error))?;
@@ -254,113 +244,20 @@ fn scenario_platform(file: &Located<'_>) -> Result<Platform, ScenarioError> {
             ));
     }
     if let Some(machine) = &top.machine {
-        return Err(file
-            .error(machine.span(), "a hosts scenario takes no `[machine]`")
-            .with_hint(
-                "hosts run their workloads without a CPU model; remove `[machine]`, and give each \
-                 host its platform, drift and faults under [[model.host]]",
-            ));
+        // The cluster's table must hold on its own, as the scenario loader checks it after this:
+        // checked here first, an error in it is reported once, before any host's.
+        crate::machine::spec::validate(
+            file,
+            Some(machine),
+            top.platform.0,
+            ModelMachineKeys::default(),
+        )?;
     }
-    Ok(top.platform.0)
-}
-
-fn validate_hosts(
-    file: &Located<'_>,
-    specs: &[Spanned<HostSpec>],
-    (platform, thaw_order): (Platform, ThawOrder),
-    run_for_ns: u64,
-) -> Result<Vec<HostConfig>, ScenarioError> {
-    let mut hosts: Vec<HostConfig> = Vec::new();
-    for spec in specs {
-        let host = spec.get_ref();
-        let name = host.name.get_ref();
-        let valid_name = !name.is_empty()
-            && name != "*"
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !valid_name {
-            return Err(file
-                .error(host.name.span(), format!("`{name}` is not a host name"))
-                .with_hint("names are letters, digits, `-` and `_`, such as \"leader-1\""));
-        }
-        let count = match &host.count {
-            None => None,
-            Some(count) => Some(crate::scenario::numbers::whole(
-                file,
-                count,
-                "count",
-                1..=MAX_HOSTS as i64,
-                "`count` makes that many alike hosts, named `<name>-1`, `<name>-2`, ...",
-            )? as usize),
-        };
-        let drift = match &host.drift_ppm {
-            None => Drift::NONE,
-            Some(ppm) => {
-                let max_ppm = MAX_DRIFT_PPB as f64 / 1_000.0;
-                let value = *ppm.get_ref();
-                if !(-max_ppm..=max_ppm).contains(&value) {
-                    return Err(file
-                        .error(ppm.span(), format!("`drift_ppm` must be within ±{max_ppm}"))
-                        .with_hint(
-                            "a crystal's error in parts per million: real ones are within ±100; \
-                             positive runs fast",
-                        ));
-                }
-                Drift::new((value * 1_000.0).round() as i64)
-            }
-        };
-        let wall_offset_ns = match &host.wall_offset {
-            None => 0,
-            Some(offset) if offset.get_ref().0.abs() <= MAX_WALL_OFFSET_NS => offset.get_ref().0,
-            Some(offset) => {
-                return Err(file
-                    .error(offset.span(), "`wall_offset` must be within ±10 years")
-                    .with_hint(
-                        "how far this host's wall clock starts from `wall_start`, such as \"-2s\"",
-                    ));
-            }
-        };
-        let faults = validate_faults(file, &host.fault, run_for_ns)?;
-        let made = HostConfig {
-            name: name.clone(),
-            platform: host.platform.map_or(platform, |platform| platform.0),
-            drift,
-            wall_offset_ns,
-            faults,
-            thaw_order: host.thaw_order.map_or(thaw_order, |order| order.0),
-            machine: None,
-        };
-        let names: Vec<String> = match count {
-            None => vec![name.clone()],
-            Some(count) => (1..=count).map(|index| format!("{name}-{index}")).collect(),
-        };
-        for name in names {
-            if hosts.iter().any(|known| known.name == name) {
-                return Err(file
-                    .error(host.name.span(), format!("two hosts are called `{name}`"))
-                    .with_hint("give every host a name of its own"));
-            }
-            if hosts.len() == MAX_HOSTS {
-                return Err(file
-                    .error(spec.span(), format!("more than {MAX_HOSTS} hosts"))
-                    .with_hint("declare fewer hosts, or smaller `count`s"));
-            }
-            hosts.push(HostConfig {
-                name,
-                ..made.clone()
-            });
-        }
-    }
-    if hosts.len() < 2 {
-        let span = specs.first().map_or(0..0, |spec| spec.span());
-        return Err(file
-            .error(span, "a hosts scenario needs at least two hosts")
-            .with_hint(
-                "declare each with a [[model.host]] table and its `name`, or give one a `count`",
-            ));
-    }
-    Ok(hosts)
+    Ok(HostDefaults {
+        platform: top.platform.0,
+        thaw_order: spec.thaw_order.map_or(ThawOrder::IoFirst, |order| order.0),
+        machine: top.machine,
+    })
 }
 
 /// What carries the messages between hosts.

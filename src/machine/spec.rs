@@ -22,7 +22,7 @@ use crate::scenario::values::DurationNs;
 use crate::scenario::{Located, ScenarioError};
 
 /// The `[machine]` table as TOML gives it.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [machine] table")]
 pub struct MachineSpec {
     cores: Option<Spanned<i64>>,
@@ -38,6 +38,30 @@ impl MachineSpec {
     /// The keys `[machine]` takes, for checking the docs.
     pub fn keys() -> &'static [&'static str] {
         crate::scenario::keys_of::<MachineSpec>()
+    }
+
+    /// This table with each key `over` sets taken from `over` instead, each keeping its place in
+    /// the file for errors: a host's own table over the cluster's.
+    pub(crate) fn overridden_by(&self, over: &MachineSpec) -> MachineSpec {
+        // Taken apart whole, so that a key added to the table cannot be left out here.
+        let MachineSpec {
+            cores,
+            time_slice,
+            busy_threads,
+            load,
+            load_burst,
+            timer_resolution,
+            timer_slack,
+        } = over.clone();
+        MachineSpec {
+            cores: cores.or_else(|| self.cores.clone()),
+            time_slice: time_slice.or_else(|| self.time_slice.clone()),
+            busy_threads: busy_threads.or_else(|| self.busy_threads.clone()),
+            load: load.or_else(|| self.load.clone()),
+            load_burst: load_burst.or_else(|| self.load_burst.clone()),
+            timer_resolution: timer_resolution.or_else(|| self.timer_resolution.clone()),
+            timer_slack: timer_slack.or_else(|| self.timer_slack.clone()),
+        }
     }
 }
 
