@@ -62,7 +62,7 @@ pub use machine::{EdgeEffect, Machine};
 pub use meter::BusyTime;
 pub use platform::Platform;
 pub use queue::{Deadline, MAX_PENDING as MAX_PENDING_WAKES};
-pub use radix::RadixQueue;
+pub use radix::{RadixQueue, SLOT_BITS as RADIX_SLOT_BITS};
 pub use rng::SimRng;
 pub use time::{Approx, Compact, NS_PER_MS, NS_PER_SEC, NS_PER_US, Secs};
 pub use world::{Step, World, WorldConfig};

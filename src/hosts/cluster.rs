@@ -8,14 +8,11 @@
 //! A host asleep takes no messages at all. Observers (the workloads' bookkeeping of what a
 //! host's clock says, such as when its lease runs out) fire whether or not the host can run.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use ticklab_sim::{ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, ThreadCpu};
 
 use super::edges::EdgeLines;
 use super::network::Network;
-use super::queue::{Item, PendingWake, Queued};
+use super::queue::{Item, PendingWake, Timeline};
 use super::spec::HostConfig;
 pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
 use super::thaw::{ThawOrder, Thawed};
@@ -46,11 +43,10 @@ struct Host {
 pub(crate) struct Cluster {
     now_ns: u64,
     end_ns: u64,
-    seq: u64,
     /// Wakes filed so far: ids and generations come from it.
     filings: u64,
     hosts: Vec<Host>,
-    queue: BinaryHeap<Reverse<Queued>>,
+    queue: Timeline,
     pub(crate) network: Network,
     /// turmoil carries the messages when set; otherwise they are events in the queue.
     carrier: Option<super::turmoil_net::TurmoilNet>,
@@ -62,6 +58,9 @@ pub(crate) struct Cluster {
     pub(crate) lines: EdgeLines,
     /// What the host of the last fault edge found as it ran again, if it held anything.
     thawed: Option<Thawed>,
+    /// Every host's fault edges, which the queue names by index: an edge is the largest thing
+    /// queued, and every item in the queue would be as large.
+    edges: Vec<FaultEdge>,
 }
 
 impl Cluster {
@@ -75,10 +74,9 @@ impl Cluster {
         let mut cluster = Cluster {
             now_ns: 0,
             end_ns: run_for_ns,
-            seq: 0,
             filings: 0,
             hosts: Vec::with_capacity(hosts.len()),
-            queue: BinaryHeap::new(),
+            queue: Timeline::new(),
             network,
             carrier,
             messages_sent: 0,
@@ -86,12 +84,15 @@ impl Cluster {
             steps: 0,
             lines,
             thawed: None,
+            edges: Vec::new(),
         };
         // Fault edges first, so that at equal times they come before what they change.
         for (id, config) in hosts.iter().enumerate() {
             let mut schedule = FaultSchedule::new(&config.faults);
             while let Some(edge) = schedule.pop() {
-                cluster.push(edge.at_ns, Item::Edge { host: id, edge });
+                let index = cluster.edges.len() as u32;
+                cluster.edges.push(edge);
+                cluster.push(edge.at_ns, Item::Edge { host: id, index });
             }
             let platform = config.platform;
             let wall_ns = wall_start_ns.saturating_add(config.wall_offset_ns);
@@ -129,12 +130,7 @@ impl Cluster {
     }
 
     fn push(&mut self, at_ns: u64, item: Item) {
-        self.seq += 1;
-        self.queue.push(Reverse(Queued {
-            at_ns,
-            seq: self.seq,
-            item,
-        }));
+        self.queue.push(at_ns, item);
     }
 
     pub(crate) fn now_ns(&self) -> u64 {
@@ -142,7 +138,7 @@ impl Cluster {
     }
 
     /// What one queued item costs in memory: its place in the queue, grown.
-    pub(crate) const BYTES_PER_ITEM: u64 = crate::memory::grown::<Reverse<Queued>>();
+    pub(crate) const BYTES_PER_ITEM: u64 = Timeline::BYTES_PER_ITEM;
     /// What one host costs besides its queued items: its machine and a handful of wake slots,
     /// and its place in the workloads' per-host tables, with room for a peer list.
     pub(crate) const BYTES_PER_HOST: u64 =
@@ -329,18 +325,19 @@ impl Cluster {
     fn next_step(&mut self) -> Result<Next<Step>, String> {
         loop {
             self.carry_until_next()?;
-            let Some(&Reverse(next)) = self.queue.peek() else {
-                self.now_ns = self.end_ns;
-                return Ok(Next::End);
-            };
-            if next.at_ns >= self.end_ns {
-                self.now_ns = self.end_ns;
-                return Ok(Next::End);
+            match self.queue.peek_ns() {
+                Some(at_ns) if at_ns < self.end_ns => {}
+                _ => {
+                    self.now_ns = self.end_ns;
+                    return Ok(Next::End);
+                }
             }
-            self.queue.pop();
-            self.now_ns = next.at_ns;
+            let Some((at_ns, item)) = self.queue.pop() else {
+                continue;
+            };
+            self.now_ns = at_ns;
             self.steps += 1;
-            if let Some(step) = self.take(next.item) {
+            if let Some(step) = self.take(item) {
                 return Ok(step);
             }
         }
@@ -370,8 +367,8 @@ impl Cluster {
         loop {
             let next_ns = self
                 .queue
-                .peek()
-                .map_or(self.end_ns, |Reverse(next)| next.at_ns.min(self.end_ns));
+                .peek_ns()
+                .map_or(self.end_ns, |at_ns| at_ns.min(self.end_ns));
             if !carrier.busy() || carrier.now_ns() >= next_ns {
                 return Ok(());
             }
@@ -379,12 +376,7 @@ impl Cluster {
             self.messages_lost += vanished as u64;
             let at_ns = carrier.now_ns().max(self.now_ns);
             for (from, to, _, msg) in arrivals {
-                self.seq += 1;
-                self.queue.push(Reverse(Queued {
-                    at_ns,
-                    seq: self.seq,
-                    item: Item::Deliver { from, to, msg },
-                }));
+                self.queue.push(at_ns, Item::Deliver { from, to, msg });
             }
         }
     }
@@ -392,7 +384,10 @@ impl Cluster {
     /// What an item taken off the queue does; `None` if it is stale, held or handled here.
     fn take(&mut self, item: Item) -> Option<Next<Step>> {
         let step = match item {
-            Item::Edge { host, edge } => return Some(self.apply_edge(host, edge)),
+            Item::Edge { host, index } => {
+                let edge = self.edges[index as usize];
+                return Some(self.apply_edge(host, edge));
+            }
             Item::Slice { host, ticket } => return Some(Next::Slice { host, ticket }),
             Item::LoadBurst { host, index } => return Some(Next::Load { host, index }),
             Item::Network {
@@ -528,18 +523,13 @@ impl Ground for Cluster {
         let Some(cpu) = self.hosts[host].cpu.as_deref_mut() else {
             return;
         };
-        let (queue, seq) = (&mut self.queue, &mut self.seq);
+        let queue = &mut self.queue;
         cpu.drain_wakes(|at_ns, wake| {
             let item = match wake {
                 CpuWake::Slice(ticket) => Item::Slice { host, ticket },
                 CpuWake::Load(index) => Item::LoadBurst { host, index },
             };
-            *seq += 1;
-            queue.push(Reverse(Queued {
-                at_ns,
-                seq: *seq,
-                item,
-            }));
+            queue.push(at_ns, item);
         });
     }
 
@@ -558,7 +548,7 @@ impl Ground for Cluster {
     }
 
     fn overflowed(&self) -> bool {
-        false
+        self.queue.overflowed()
     }
 
     fn finish(&mut self) -> Vec<ThreadCpu> {

@@ -1,7 +1,7 @@
 //! The cluster's queue: fault edges, network windows, wakes, deliveries and the hosts' CPU wakes, ordered by physical
 //! time and then by when they were filed, and the wakes hosts wait for.
 
-use ticklab_sim::{ClockId, FaultEdge, SliceTicket};
+use ticklab_sim::{ClockId, RadixQueue, SliceTicket};
 
 use super::cluster::HostId;
 use super::step::{Msg, WakeTag};
@@ -20,9 +20,10 @@ pub(super) struct PendingWake {
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Item {
+    /// A host's fault edge, by its index in the cluster's list.
     Edge {
         host: HostId,
-        edge: FaultEdge,
+        index: u32,
     },
     Network {
         begins: bool,
@@ -51,30 +52,60 @@ pub(super) enum Item {
     },
 }
 
-/// A queued item; ordered by time, then by when it was filed.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Queued {
-    pub(super) at_ns: u64,
-    pub(super) seq: u64,
-    pub(super) item: Item,
+/// The queue itself: items by (physical time, order filed), in the radix queue the one-machine
+/// world uses, which files a key by its bits instead of comparing it along a heap's paths. A
+/// heap's pops were most of a large cluster's time: its depth grows with the queue, and every
+/// level is a cache miss once the queue outgrows the cache.
+#[derive(Debug)]
+pub(super) struct Timeline {
+    keys: RadixQueue<Item>,
+    seq: u64,
+    /// An item was filed while the queue was full, and dropped: the run must stop.
+    overflowed: bool,
 }
 
-impl PartialEq for Queued {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at_ns, self.seq) == (other.at_ns, other.seq)
+impl Timeline {
+    /// What one queued item costs in memory: its node and link, twice over as storage grows by
+    /// doubling.
+    pub(super) const BYTES_PER_ITEM: u64 =
+        2 * (std::mem::size_of::<(u128, Item)>() + std::mem::size_of::<u32>()) as u64;
+
+    pub(super) fn new() -> Self {
+        Timeline {
+            keys: RadixQueue::new(),
+            seq: 0,
+            overflowed: false,
+        }
     }
-}
 
-impl Eq for Queued {}
-
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+    pub(super) fn len(&self) -> usize {
+        self.keys.len()
     }
-}
 
-impl Ord for Queued {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at_ns, self.seq).cmp(&(other.at_ns, other.seq))
+    #[inline]
+    pub(super) fn push(&mut self, at_ns: u64, item: Item) {
+        if self.keys.len() >= ticklab_sim::MAX_PENDING_WAKES {
+            self.overflowed = true;
+            return;
+        }
+        self.seq += 1;
+        let key = (u128::from(at_ns) << 64) | u128::from(self.seq << ticklab_sim::RADIX_SLOT_BITS);
+        self.keys.insert(key, item);
+    }
+
+    #[inline]
+    pub(super) fn peek_ns(&mut self) -> Option<u64> {
+        self.keys.peek().map(|key| (key >> 64) as u64)
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<(u64, Item)> {
+        self.keys
+            .pop()
+            .map(|(key, item)| ((key >> 64) as u64, item))
+    }
+
+    pub(super) fn overflowed(&self) -> bool {
+        self.overflowed
     }
 }

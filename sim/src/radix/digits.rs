@@ -6,7 +6,7 @@
 //! `digit`; low levels are the sequence number's digits, high levels the time's.
 
 /// Low bits of a key that name its slot; they never decide the order of two queued keys.
-pub(crate) const SLOT_BITS: u32 = 24;
+pub const SLOT_BITS: u32 = 24;
 pub(super) const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 const DIGIT_BITS: u32 = 8;
 const FANOUT: usize = 1 << DIGIT_BITS;

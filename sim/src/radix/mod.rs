@@ -27,7 +27,7 @@ mod front;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use digits::SLOT_BITS;
+pub use digits::SLOT_BITS;
 use digits::{BUCKETS, SLOT_MASK, WORDS, bucket_floor, bucket_of, slot_of};
 use front::{FRONT_MAX, Front};
 
