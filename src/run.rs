@@ -36,6 +36,14 @@ impl Default for RunOptions {
 }
 
 impl RunOptions {
+    /// These options for `scenario`: its own `max_events` and `max_memory` raise the bounds.
+    pub fn for_scenario(&self, scenario: &Scenario) -> RunOptions {
+        RunOptions {
+            max_events: self.max_events.max(scenario.max_events.unwrap_or(0)),
+            ..*self
+        }
+    }
+
     /// The memory bound for `scenario`: the larger of the options' and the file's own.
     pub fn max_memory_for(&self, scenario: &Scenario) -> u64 {
         self.max_memory_bytes
@@ -247,6 +255,7 @@ pub fn run_scenario<S: TraceSink>(
     sink: &mut S,
 ) -> Result<RunReport, RunError> {
     let seed = options.seed.unwrap_or(scenario.seed);
+    let options = &options.for_scenario(scenario);
     let summary = scenario
         .model
         .run(scenario, seed, options, sink as &mut dyn TraceSink)?;

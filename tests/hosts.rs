@@ -5,6 +5,8 @@
 mod liveness;
 #[path = "hosts/machine_keys.rs"]
 mod machine_keys;
+#[path = "hosts/machines.rs"]
+mod machines;
 #[path = "hosts/network.rs"]
 mod network;
 #[path = "hosts/output.rs"]

@@ -191,6 +191,7 @@ fn interval_scenario(
         }),
         expectations: Vec::new(),
         max_memory_bytes: None,
+        max_events: None,
     }
 }
 

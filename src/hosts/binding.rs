@@ -7,12 +7,12 @@ use ticklab_sim::{ClockId, EdgeEffect, FaultEdge, ThreadCpu, ThreadId};
 use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
 use super::edges::message_name;
 use super::events::HostEventKind;
-use super::heartbeat::Heartbeat;
+use super::heartbeat::{BeatWake, Heartbeat};
 use super::host_lines::trace_thaw;
 use super::lease::Lease;
 use super::out::Out;
 use super::rpc::Rpc;
-use super::threads::{HostThreads, Role, WorkCost};
+use super::threads::{Role, WorkCost};
 use crate::expect::Metric;
 use crate::machine::Workloads;
 use crate::memory::Footprint;
@@ -26,8 +26,6 @@ pub(super) struct HostsRun<'a> {
     pub(super) heartbeat: Option<Heartbeat>,
     pub(super) rpc: Option<Rpc>,
     pub(super) out: Out<'a>,
-    /// Each host's workload threads; empty for a host without a CPU.
-    pub(super) threads: Vec<HostThreads>,
     pub(super) costs: Costs,
     pub(super) metrics: Vec<Metric>,
     pub(super) end_ns: u64,
@@ -45,12 +43,35 @@ pub(super) struct Costs {
 }
 
 impl WorkCost for Costs {
-    fn work_ns(&self, _host: HostId, role: Role) -> u64 {
-        match role {
-            Role::HeartbeatSender => self.heartbeat_ns.saturating_mul(self.peers),
-            Role::Detector => self.heartbeat_ns,
-            Role::LeaseHolder | Role::LockService | Role::Storage => self.lease_ns,
-            Role::RpcClient | Role::RpcServer | Role::Timer(_) => self.rpc_ns,
+    fn work_ns(&self, step: &Step) -> u64 {
+        match step {
+            Step::Wake {
+                tag: WakeTag::Heartbeat(BeatWake::Send),
+                ..
+            } => self.heartbeat_ns.saturating_mul(self.peers),
+            Step::Wake {
+                tag: WakeTag::Heartbeat(_),
+                ..
+            }
+            | Step::Message {
+                msg: Msg::Heartbeat(_),
+                ..
+            } => self.heartbeat_ns,
+            Step::Wake {
+                tag: WakeTag::Lease(_),
+                ..
+            }
+            | Step::Message {
+                msg: Msg::Lease(_), ..
+            } => self.lease_ns,
+            Step::Wake {
+                tag: WakeTag::Rpc(_),
+                ..
+            }
+            | Step::Message {
+                msg: Msg::Rpc(_), ..
+            } => self.rpc_ns,
+            Step::Lost { .. } | Step::Network { .. } => 0,
         }
     }
 }
@@ -59,7 +80,7 @@ impl Workloads<Cluster> for HostsRun<'_> {
     fn on_event(&mut self, step: Step, cluster: &mut Cluster) -> Result<(), RunError> {
         match Role::of(&step) {
             Some((host, role)) if cluster.has_cpu(host) => {
-                self.threads[host].queue((host, role), step, cluster, &self.costs);
+                cluster.queue_work((host, role), step, &self.costs);
             }
             _ => self.handle(step, cluster)?,
         }
@@ -72,11 +93,13 @@ impl Workloads<Cluster> for HostsRun<'_> {
         thread: ThreadId,
         cluster: &mut Cluster,
     ) -> Result<(), RunError> {
-        let Some((step, role)) = self.threads[host].done(host, thread, cluster, &self.costs) else {
+        let Some((batch, role)) = cluster.work_done(host, thread, &self.costs) else {
             return Ok(());
         };
         self.out.thread = Some(role);
-        let handled = self.handle(step, cluster);
+        let handled = batch
+            .into_iter()
+            .try_for_each(|step| self.handle(step, cluster));
         self.out.thread = None;
         handled?;
         self.trace_error()

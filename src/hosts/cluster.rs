@@ -8,7 +8,9 @@
 //! A host asleep takes no messages at all. Observers (the workloads' bookkeeping of what a
 //! host's clock says, such as when its lease runs out) fire whether or not the host can run.
 
-use ticklab_sim::{ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, ThreadCpu};
+use ticklab_sim::{
+    ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, ThreadCpu, ThreadId,
+};
 
 use super::edges::EdgeLines;
 use super::network::Network;
@@ -16,6 +18,7 @@ use super::queue::{Item, PendingWake, Timeline};
 use super::spec::HostConfig;
 pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
 use super::thaw::{ThawOrder, Thawed};
+use super::threads::{HostThreads, Role, WorkCost};
 use crate::machine::{Cpu, CpuWake, Ground, Next};
 use crate::run::RunError;
 use crate::trace::TraceSink;
@@ -37,6 +40,8 @@ struct Host {
     /// Its cores, threads, load and timer resolution, if it has a `[machine]`; a host without
     /// one runs its workloads at once and its timed waits end exactly.
     cpu: Option<Box<Cpu>>,
+    /// Its workload threads, on a host with a CPU.
+    threads: HostThreads,
 }
 
 #[derive(Debug)]
@@ -105,6 +110,7 @@ impl Cluster {
                 thaw_order: config.thaw_order,
                 stopped_at_ns: 0,
                 cpu: None,
+                threads: HostThreads::default(),
             });
         }
         // The load of each host draws from a stream of its own, so one host's load does not
@@ -149,7 +155,17 @@ impl Cluster {
     pub(crate) fn footprint(&self) -> crate::memory::Footprint {
         let slots: usize = self.hosts.iter().map(|host| host.wakes.len()).sum();
         let held: usize = self.hosts.iter().map(|host| host.held.len()).sum();
+        let working: usize = self
+            .hosts
+            .iter()
+            .map(|host| host.threads.all_waiting())
+            .sum();
         crate::memory::Footprint::new()
+            .with(
+                "work waiting for threads",
+                working as u128,
+                crate::memory::grown::<Step>(),
+            )
             .with(
                 super::memory::QUEUED,
                 (self.queue.len() + held) as u128,
@@ -356,6 +372,36 @@ impl Cluster {
     /// The CPU of `host`, and the moment, to run work on it; `None` for a host without one.
     pub(crate) fn cpu_of(&mut self, host: HostId) -> Option<&mut Cpu> {
         self.hosts[host].cpu.as_deref_mut()
+    }
+
+    /// `step` is work for `role`'s thread on `host`, which has a CPU: it waits for the thread.
+    pub(crate) fn queue_work(
+        &mut self,
+        (host, role): (HostId, Role),
+        step: Step,
+        cost: &dyn WorkCost,
+    ) {
+        let mut threads = std::mem::take(&mut self.hosts[host].threads);
+        threads.queue((host, role), step, self, cost);
+        self.hosts[host].threads = threads;
+    }
+
+    /// `thread` of `host` had the CPU of its batch: the batch, to be done now, and its role.
+    pub(crate) fn work_done(
+        &mut self,
+        host: HostId,
+        thread: ThreadId,
+        cost: &dyn WorkCost,
+    ) -> Option<(Vec<Step>, Role)> {
+        let mut threads = std::mem::take(&mut self.hosts[host].threads);
+        let done = threads.done(host, thread, self, cost);
+        self.hosts[host].threads = threads;
+        done
+    }
+
+    /// Pieces of work waiting for `role`'s thread on `host`, the running batch's included.
+    pub(crate) fn work_waiting(&self, host: HostId, role: Role) -> usize {
+        self.hosts[host].threads.waiting(role)
     }
 
     /// Steps turmoil while datagrams are in flight and its clock is behind the next item, and

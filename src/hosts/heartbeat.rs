@@ -19,6 +19,7 @@ use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::events::HostEventKind;
 use super::out::Out;
 use super::spec::{HostClock, HostNames, positive_ns};
+use super::threads::Role;
 use crate::scenario::ScenarioError;
 use crate::scenario::values::{DurationNs, Name};
 
@@ -111,7 +112,7 @@ pub(crate) fn validate(
         detector: heartbeat
             .detector
             .map_or(Detector::Timeout, |detector| detector.0),
-        cpu_ns: heartbeat.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
+        cpu_ns: names.cpu_ns(&heartbeat.cpu, "[model.heartbeat]")?,
     })
 }
 
@@ -136,6 +137,47 @@ struct Watch {
     check: Option<WakeId>,
 }
 
+/// Every host's watches, in one list: a heartbeat's arrival looks its watch up, and at
+/// thousands of hosts a list per host would be one more cache miss on each.
+#[derive(Debug)]
+struct Watches {
+    /// Where each host's watches begin in `all`; one more entry marks the end.
+    first: Vec<u32>,
+    all: Vec<Watch>,
+}
+
+impl Watches {
+    fn new(by_host: Vec<Vec<Watch>>) -> Self {
+        let mut first = Vec::with_capacity(by_host.len() + 1);
+        let mut all = Vec::new();
+        for watches in by_host {
+            first.push(all.len() as u32);
+            all.extend(watches);
+        }
+        first.push(all.len() as u32);
+        Watches { first, all }
+    }
+
+    fn range(&self, host: HostId) -> std::ops::Range<usize> {
+        self.first[host] as usize..self.first[host + 1] as usize
+    }
+}
+
+impl std::ops::Index<HostId> for Watches {
+    type Output = [Watch];
+
+    fn index(&self, host: HostId) -> &[Watch] {
+        &self.all[self.range(host)]
+    }
+}
+
+impl std::ops::IndexMut<HostId> for Watches {
+    fn index_mut(&mut self, host: HostId) -> &mut [Watch] {
+        let range = self.range(host);
+        &mut self.all[range]
+    }
+}
+
 #[derive(Debug, Default)]
 struct PeerHealth {
     down_since_ns: Option<u64>,
@@ -148,7 +190,7 @@ pub(crate) struct Heartbeat {
     clocks: Vec<ClockId>,
     instants: Vec<ClockId>,
     targets: Vec<Vec<HostId>>,
-    watches: Vec<Vec<Watch>>,
+    watches: Watches,
     health: Vec<PeerHealth>,
     sent: u64,
     suspicions: u64,
@@ -189,7 +231,7 @@ impl Heartbeat {
             clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
             instants: platforms.iter().map(|p| p.instant_clock()).collect(),
             targets,
-            watches,
+            watches: Watches::new(watches),
             health: platforms.iter().map(|_| PeerHealth::default()).collect(),
             sent: 0,
             suspicions: 0,
@@ -296,10 +338,19 @@ impl Heartbeat {
             None => {
                 self.false_suspicions += 1;
                 self.first_false_ns.get_or_insert(now_ns);
-                (
-                    HostEventKind::FalseSuspect,
-                    "falsely: it is running".to_string(),
-                )
+                // A peer that runs but is behind on its heartbeat work is why, on a busy host.
+                let behind = cluster.work_waiting(peer, Role::Heartbeat);
+                let verdict = match behind {
+                    0 => "falsely: it is running".to_string(),
+                    1 => "falsely: it is running, with 1 piece of heartbeat work waiting for its \
+                          thread"
+                        .to_string(),
+                    behind => format!(
+                        "falsely: it is running, with {behind} pieces of heartbeat work waiting \
+                         for its thread"
+                    ),
+                };
+                (HostEventKind::FalseSuspect, verdict)
             }
             Some(since_ns) => {
                 if !health.detected {

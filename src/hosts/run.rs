@@ -16,7 +16,6 @@ use super::network::Network;
 use super::out::Out;
 use super::rpc::Rpc;
 use super::spec::{Carrier, HostsConfig};
-use super::threads::HostThreads;
 use super::turmoil_net::TurmoilNet;
 use crate::machine::drive;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
@@ -44,11 +43,6 @@ pub(crate) fn run(
         heartbeat: None,
         rpc: None,
         out: Out::new(sink, names),
-        threads: config
-            .hosts
-            .iter()
-            .map(|_| HostThreads::default())
-            .collect(),
         costs: costs(config),
         metrics: config.metrics.clone(),
         end_ns: scenario.run_for_ns,

@@ -17,7 +17,7 @@ use super::thaw::ThawOrder;
 use crate::expect::Metric;
 use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
 use crate::model::Head;
-use crate::scenario::values::{DurationOrRange, Name};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 use crate::scenario::{Located, ScenarioError, nearest};
 
 /// Most hosts one scenario may declare.
@@ -84,6 +84,8 @@ pub struct HostsConfig {
 pub(crate) struct HostNames<'a> {
     file: &'a Located<'a>,
     names: Vec<String>,
+    /// Whether some host has a `[machine]`, and so threads a workload's `cpu` costs time on.
+    any_machine: bool,
 }
 
 impl HostNames<'_> {
@@ -109,6 +111,31 @@ impl HostNames<'_> {
             .with_hint(hint))
     }
 
+    /// A workload's `cpu`: what each piece of its work costs its thread, on a host with a
+    /// `[machine]`. Refused where no host has one, since nothing would run it.
+    pub(crate) fn cpu_ns(
+        &self,
+        cpu: &Option<Spanned<DurationNs>>,
+        table: &str,
+    ) -> Result<u64, ScenarioError> {
+        let Some(cpu) = cpu else {
+            return Ok(0);
+        };
+        if !self.any_machine {
+            return Err(self
+                .error(
+                    cpu.span(),
+                    format!("`cpu` in {table} needs a host with a machine"),
+                )
+                .with_hint(
+                    "`cpu` is what each piece of the workload's work costs its thread on a host's \
+                     cores; give the hosts a [machine], or one host a [model.host.machine], such \
+                     as cores = 2",
+                ));
+        }
+        Ok(cpu.get_ref().0)
+    }
+
     pub(crate) fn file(&self) -> &Located<'_> {
         self.file
     }
@@ -132,6 +159,7 @@ pub(crate) fn validate(
     let names = HostNames {
         file,
         names: hosts.iter().map(|host| host.name.clone()).collect(),
+        any_machine: hosts.iter().any(|host| host.machine.is_some()),
     };
     let carrier = validate_carrier(file, spec)?;
     let network = validate_network(&names, spec, head.run_for_ns, carrier)?;

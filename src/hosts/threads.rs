@@ -1,8 +1,13 @@
 //! The workloads' threads on a host that has a CPU. Every wake and message a workload handles is
-//! work for one of its threads: the heartbeat sender, the detector, the lease holder, the lock
-//! service, storage, the RPC client and server, and each timer thread of the client's design.
-//! A thread handles its work in the order it came, one piece at a time, each once it has had a
-//! core for the CPU the piece needs; what it does (a send, a suspicion, a grant) happens then.
+//! work for one of its threads: the heartbeat thread (which sends, hears and checks, as a
+//! gossip stage does on one thread), the lease holder, the lock service, storage, the RPC client
+//! and server, and each timer thread of the client's design.
+//!
+//! A thread works as an event loop does: it takes everything waiting for it as one batch, in the
+//! order it came, needs the CPU of the whole batch, and what the batch does (sends, suspicions,
+//! grants) happens as it ends. What comes meanwhile waits for the next batch. On a core it shares
+//! with busier threads, a thread that gets less CPU than its work needs falls further behind
+//! with every batch.
 //!
 //! A host without a CPU has no threads: its workloads handle everything the moment it comes.
 
@@ -15,8 +20,7 @@ use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
 /// Which thread of a host handles a piece of work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Role {
-    HeartbeatSender,
-    Detector,
+    Heartbeat,
     LeaseHolder,
     LockService,
     Storage,
@@ -27,18 +31,17 @@ pub(crate) enum Role {
 }
 
 /// The roles with a fixed place; timer threads come after them.
-const FIXED_ROLES: usize = 7;
+const FIXED_ROLES: usize = 6;
 
 impl Role {
     fn index(self) -> usize {
         match self {
-            Role::HeartbeatSender => 0,
-            Role::Detector => 1,
-            Role::LeaseHolder => 2,
-            Role::LockService => 3,
-            Role::Storage => 4,
-            Role::RpcClient => 5,
-            Role::RpcServer => 6,
+            Role::Heartbeat => 0,
+            Role::LeaseHolder => 1,
+            Role::LockService => 2,
+            Role::Storage => 3,
+            Role::RpcClient => 4,
+            Role::RpcServer => 5,
             Role::Timer(thread) => FIXED_ROLES + thread as usize,
         }
     }
@@ -46,8 +49,7 @@ impl Role {
     /// The thread's name, as the trace and the summary give it.
     pub(crate) fn name(self) -> String {
         match self {
-            Role::HeartbeatSender => "heartbeat-sender".to_string(),
-            Role::Detector => "detector".to_string(),
+            Role::Heartbeat => "heartbeat".to_string(),
             Role::LeaseHolder => "lease-holder".to_string(),
             Role::LockService => "lock-service".to_string(),
             Role::Storage => "storage".to_string(),
@@ -60,14 +62,12 @@ impl Role {
     /// The thread that handles `step`; `None` for bookkeeping no thread does (a host's clock
     /// reaching its lease's end) and for what is not a host's work (losses, network edges).
     pub(crate) fn of(step: &Step) -> Option<(HostId, Role)> {
-        use super::heartbeat::BeatWake;
         use super::lease::{LeaseMsg, LeaseWake};
         use super::rpc::{RpcMsg, RpcWake};
         match *step {
             Step::Wake { host, tag } => {
                 let role = match tag {
-                    WakeTag::Heartbeat(BeatWake::Send) => Role::HeartbeatSender,
-                    WakeTag::Heartbeat(BeatWake::Check { .. }) => Role::Detector,
+                    WakeTag::Heartbeat(_) => Role::Heartbeat,
                     WakeTag::Lease(LeaseWake::Expiry) => return None,
                     WakeTag::Lease(LeaseWake::Expire) => Role::LockService,
                     WakeTag::Lease(_) => Role::LeaseHolder,
@@ -79,7 +79,7 @@ impl Role {
             }
             Step::Message { to, msg, .. } => {
                 let role = match msg {
-                    Msg::Heartbeat(_) => Role::Detector,
+                    Msg::Heartbeat(_) => Role::Heartbeat,
                     Msg::Lease(LeaseMsg::Ask { .. }) => Role::LockService,
                     Msg::Lease(LeaseMsg::Granted { .. }) => Role::LeaseHolder,
                     Msg::Lease(LeaseMsg::Write { .. }) => Role::Storage,
@@ -98,8 +98,10 @@ impl Role {
 struct Worker {
     thread: ThreadId,
     role: Role,
-    /// The piece it works on first, then the rest in the order they came.
+    /// The batch it works on first, then what came meanwhile, in the order it came.
     backlog: VecDeque<Step>,
+    /// How many pieces at the front of `backlog` the running batch holds; 0 while idle.
+    batch: usize,
 }
 
 /// The workload threads of one host with a CPU, made as work first comes for each.
@@ -111,14 +113,14 @@ pub(crate) struct HostThreads {
     by_thread: Vec<Option<usize>>,
 }
 
-/// What a piece of work costs in CPU, by role; the workloads' `cpu` keys set it.
+/// What a piece of work costs in CPU; the workloads' `cpu` keys set it.
 pub(crate) trait WorkCost {
-    fn work_ns(&self, host: HostId, role: Role) -> u64;
+    fn work_ns(&self, step: &Step) -> u64;
 }
 
 impl HostThreads {
-    /// `step` is work for `role` on `host`: it waits for the thread, which starts on it at once
-    /// if it was idle. Returns nothing: the work is done when the thread's CPU is.
+    /// `step` is work for `role` on `host`: it waits for the thread, which starts a batch at
+    /// once if it was idle. The work is done when the batch's CPU is.
     pub(crate) fn queue(
         &mut self,
         (host, role): (HostId, Role),
@@ -130,58 +132,78 @@ impl HostThreads {
         if self.workers.len() <= index {
             self.workers.resize_with(index + 1, || None);
         }
-        let worker = match &mut self.workers[index] {
-            Some(worker) => worker,
-            slot @ None => {
-                let cpu = cluster
-                    .cpu_of(host)
-                    .expect("only a host with a CPU has threads");
-                let thread = cpu.add_thread(role.name());
-                let id = thread.0 as usize;
-                if self.by_thread.len() <= id {
-                    self.by_thread.resize(id + 1, None);
-                }
-                self.by_thread[id] = Some(index);
-                slot.insert(Worker {
-                    thread,
-                    role,
-                    backlog: VecDeque::new(),
-                })
+        if self.workers[index].is_none() {
+            let cpu = cluster
+                .cpu_of(host)
+                .expect("only a host with a CPU has threads");
+            let thread = cpu.add_thread(role.name());
+            let id = thread.0 as usize;
+            if self.by_thread.len() <= id {
+                self.by_thread.resize(id + 1, None);
             }
-        };
+            self.by_thread[id] = Some(index);
+            self.workers[index] = Some(Worker {
+                thread,
+                role,
+                backlog: VecDeque::new(),
+                batch: 0,
+            });
+        }
+        let worker = self.workers[index].as_mut().expect("made above");
         worker.backlog.push_back(step);
-        if worker.backlog.len() == 1 {
-            let (thread, work_ns) = (worker.thread, cost.work_ns(host, role));
-            run(cluster, host, thread, work_ns);
+        if worker.batch == 0 {
+            start_batch(worker, host, cluster, cost);
         }
     }
 
-    /// `thread` had the CPU its first piece needed: that piece is done now, and the thread
-    /// starts on the next, if any. Returns the piece and the thread's role.
+    /// Pieces of work waiting for `role`'s thread, the running batch's included.
+    pub(crate) fn waiting(&self, role: Role) -> usize {
+        self.workers
+            .get(role.index())
+            .and_then(Option::as_ref)
+            .map_or(0, |worker| worker.backlog.len())
+    }
+
+    /// Pieces of work waiting for every thread.
+    pub(crate) fn all_waiting(&self) -> usize {
+        self.workers
+            .iter()
+            .flatten()
+            .map(|worker| worker.backlog.len())
+            .sum()
+    }
+
+    /// `thread` had the CPU of its batch: the batch is done now, and the thread starts on what
+    /// came meanwhile, if anything did. Returns the batch, in order, and the thread's role.
     pub(crate) fn done(
         &mut self,
         host: HostId,
         thread: ThreadId,
         cluster: &mut Cluster,
         cost: &dyn WorkCost,
-    ) -> Option<(Step, Role)> {
+    ) -> Option<(Vec<Step>, Role)> {
         let index = (*self.by_thread.get(thread.0 as usize)?)?;
         let worker = self.workers[index].as_mut()?;
-        let step = worker.backlog.pop_front()?;
-        let role = worker.role;
+        let batch: Vec<Step> = worker.backlog.drain(..worker.batch).collect();
+        worker.batch = 0;
         if !worker.backlog.is_empty() {
-            let (thread, work_ns) = (worker.thread, cost.work_ns(host, role));
-            run(cluster, host, thread, work_ns);
+            start_batch(worker, host, cluster, cost);
         }
-        Some((step, role))
+        Some((batch, worker.role))
     }
 }
 
-/// Gives `thread` `work_ns` of CPU on `host`'s cores.
-fn run(cluster: &mut Cluster, host: HostId, thread: ThreadId, work_ns: u64) {
+/// The worker takes everything waiting as one batch, and asks for the CPU of all of it.
+fn start_batch(worker: &mut Worker, host: HostId, cluster: &mut Cluster, cost: &dyn WorkCost) {
+    worker.batch = worker.backlog.len();
+    let work_ns = worker
+        .backlog
+        .iter()
+        .map(|step| cost.work_ns(step))
+        .fold(0u64, u64::saturating_add);
     let now_ns = cluster.now_ns();
     if let Some(cpu) = cluster.cpu_of(host) {
-        cpu.run(thread, work_ns, CpuKind::Busy, now_ns);
+        cpu.run(worker.thread, work_ns, CpuKind::Busy, now_ns);
     }
     crate::machine::Ground::file_cpu_wakes(cluster, host);
 }

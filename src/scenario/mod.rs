@@ -52,6 +52,8 @@ pub struct Scenario {
     pub expectations: Vec<Expectation>,
     /// The file's own memory bound, for runs that really need more than the default.
     pub max_memory_bytes: Option<u64>,
+    /// The file's own bound on a run's work, above the default: a run that needs more says so.
+    pub max_events: Option<u64>,
 }
 
 impl Scenario {
@@ -126,6 +128,17 @@ pub fn parse_conditions(
             .with_hint(
                 "`[machine]` sets the simulated machine's cores and timer resolution; code under \
                  ticklab::tokio runs on one real thread, so remove the table",
+            ));
+    }
+    if let Some(max_events) = &raw.max_events {
+        return Err(file
+            .error(
+                max_events.span(),
+                "a file without a `[model]` takes no `max_events`",
+            )
+            .with_hint(
+                "`max_events` bounds a model's simulated work; code under ticklab::tokio is \
+                 bounded by its test's own length, so remove the key",
             ));
     }
     if raw.expect.is_some() {
@@ -288,6 +301,7 @@ fn finish<M>(
         model,
         expectations,
         max_memory_bytes: max_memory(file, &raw)?,
+        max_events: max_events(file, &raw)?,
     })
 }
 
@@ -316,6 +330,30 @@ fn max_memory<M>(
             ));
     }
     Ok(Some(bytes))
+}
+
+/// The file's `max_events`, which may only raise the bound, as `max_memory` does.
+fn max_events<M>(
+    file: &Located<'_>,
+    raw: &schema::ScenarioFile<M>,
+) -> Result<Option<u64>, ScenarioError> {
+    let Some(max_events) = &raw.max_events else {
+        return Ok(None);
+    };
+    let default = crate::run::DEFAULT_MAX_EVENTS;
+    match u64::try_from(*max_events.get_ref()) {
+        Ok(events) if events > default => Ok(Some(events)),
+        _ => Err(file
+            .error(
+                max_events.span(),
+                format!("`max_events` must be more than the default of {default}"),
+            )
+            .with_hint(
+                "`max_events` raises the bound on a run's work for a scenario that needs more, \
+                 such as 4_000_000_000; leave it out for the default, or give --max-events for \
+                 one command",
+            )),
+    }
 }
 
 /// Validates the keys of a scenario's head.

@@ -20,6 +20,7 @@ pub(crate) struct ScenarioFile<M> {
     pub run_for: Spanned<DurationNs>,
     pub wall_start: Option<Spanned<String>>,
     pub max_memory: Option<Spanned<Bytes>>,
+    pub max_events: Option<Spanned<i64>>,
     pub machine: Option<crate::machine::MachineSpec>,
     pub model: M,
     #[serde(default, rename = "fault")]

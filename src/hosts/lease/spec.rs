@@ -137,6 +137,6 @@ pub(crate) fn validate(
         candidates,
         write_every_ns,
         write_takes_ns: lease.write_takes.map_or(0, |takes| takes.0),
-        cpu_ns: lease.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
+        cpu_ns: names.cpu_ns(&lease.cpu, "[model.lease]")?,
     })
 }

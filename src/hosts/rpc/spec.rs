@@ -99,6 +99,6 @@ pub(crate) fn validate(
         call_every_ns,
         timeout_ns,
         serve_ns,
-        cpu_ns: rpc.cpu.as_ref().map_or(0, |cpu| cpu.get_ref().0),
+        cpu_ns: names.cpu_ns(&rpc.cpu, "[model.rpc]")?,
     })
 }

@@ -1,0 +1,172 @@
+//! Hosts as machines: a host's cores, the load on them and its timer resolution decide when its
+//! workloads' threads act, and a host without a `[machine]` costs no time.
+
+use super::{run, run_json, value};
+
+/// Three plain hosts and one whose `[model.host.machine]` is `machine`, heartbeating `every`
+/// to 3 peers each, suspecting after `suspect_after`, each heartbeat costing `cpu`.
+fn cluster(machine: &str, heartbeat: &str) -> String {
+    format!(
+        r#"
+about = "machines"
+platform = "linux"
+run_for = "1m"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = ["1ms", "2ms"]
+
+[[model.host]]
+name = "node"
+count = 3
+
+[[model.host]]
+name = "busy"
+{machine}
+
+[model.heartbeat]
+peers = 3
+{heartbeat}
+"#
+    )
+}
+
+const BUSY_PEER: &str = "every = \"100ms\"\nsuspect_after = \"1s\"\ncpu = \"5ms\"";
+
+fn busy_machine(cores: u32) -> String {
+    format!("[model.host.machine]\ncores = {cores}\nbusy_threads = 6")
+}
+
+#[test]
+fn a_busy_peer_on_one_core_is_suspected_and_with_a_second_core_is_not() {
+    let (one_core, events) = run_json(&cluster(&busy_machine(1), BUSY_PEER));
+    let suspected: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["what"] == "false-suspect")
+        .collect();
+    assert!(value(&one_core, "false_suspicions") >= 30, "{one_core:?}");
+    // Every watcher suspects the busy peer, which also falls behind on hearing its own peers.
+    assert!(suspected.iter().any(|event| {
+        event["host"] == "node-1"
+            && event["detail"].as_str().unwrap().contains("suspects busy")
+            && event["detail"]
+                .as_str()
+                .unwrap()
+                .contains("pieces of heartbeat work waiting for its thread")
+    }));
+    let two_cores = run(&cluster(&busy_machine(2), BUSY_PEER));
+    assert_eq!(value(&two_cores, "false_suspicions"), 0);
+    assert!(value(&two_cores, "heartbeats_sent") > value(&one_core, "heartbeats_sent"));
+}
+
+#[test]
+fn the_busy_peers_thread_is_named_in_its_events_and_its_cpu_in_the_summary() {
+    let (summary, events) = run_json(&cluster(&busy_machine(1), BUSY_PEER));
+    let busy_events: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|event| event["host"] == "busy" && event["what"] == "false-suspect")
+        .collect();
+    assert!(!busy_events.is_empty());
+    assert!(
+        busy_events
+            .iter()
+            .all(|event| event["thread"] == "heartbeat")
+    );
+    // Hosts without a machine have no threads: their events name none.
+    assert!(
+        events
+            .iter()
+            .filter(|event| event["host"] == "node-1")
+            .all(|event| event.get("thread").is_none())
+    );
+    let names: Vec<&str> = summary
+        .threads
+        .iter()
+        .map(|thread| thread.name.as_str())
+        .collect();
+    assert_eq!(names, ["busy/heartbeat"]);
+    // A seventh of one core, give or take: the six compaction threads have the rest.
+    let busy_ns = summary.threads[0].busy_ns;
+    let share = busy_ns as f64 / 60e9;
+    assert!((0.12..0.16).contains(&share), "busy {busy_ns} ns");
+}
+
+/// Every 10 ms, suspected after 15 ms: a timer tick of 15.625 ms stretches every wait to it.
+const TIGHT: &str = "every = \"10ms\"\nsuspect_after = \"15ms\"";
+
+#[test]
+fn a_windows_hosts_timer_tick_stretches_its_heartbeats_past_a_tight_timeout() {
+    let windows = "platform = \"windows\"\n[model.host.machine]";
+    let ticked = run(&cluster(windows, TIGHT));
+    assert!(value(&ticked, "false_suspicions") > 0, "{ticked:?}");
+    // About 64 heartbeats a second to each of 3 peers, not 100.
+    let sent = value(&ticked, "heartbeats_sent");
+    let plain = run(&cluster("", TIGHT));
+    assert_eq!(value(&plain, "false_suspicions"), 0);
+    let others = value(&plain, "heartbeats_sent") * 3 / 4;
+    let busy_sent = sent - others;
+    assert!((11_000..12_000).contains(&busy_sent), "{busy_sent}");
+    // timeBeginPeriod(1): a 1 ms tick keeps it within the timeout.
+    let fine = run(&cluster(
+        "platform = \"windows\"\n[model.host.machine]\ntimer_resolution = \"1ms\"",
+        TIGHT,
+    ));
+    assert_eq!(value(&fine, "false_suspicions"), 0);
+}
+
+#[test]
+fn a_machine_that_costs_nothing_changes_no_figure() {
+    let text = cluster("", BUSY_PEER.replace("cpu = \"5ms\"", "").as_str());
+    let without = run(&text);
+    let free = "[model.host.machine]\ntimer_slack = \"0s\"";
+    let with = run(&cluster(free, &BUSY_PEER.replace("cpu = \"5ms\"", "")));
+    assert_eq!(
+        format!("{:?}", without.values),
+        format!("{:?}", with.values)
+    );
+    // The free machine still has its thread, idle but for the moments it acts.
+    assert_eq!(with.threads.len(), 1);
+    assert!(without.threads.is_empty());
+}
+
+#[test]
+fn cpu_without_any_machine_is_refused_at_the_key() {
+    let text = cluster("", BUSY_PEER);
+    let error = ticklab::scenario::parse("test.toml", &text).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`cpu` in [model.heartbeat] needs a host with a machine"),
+        "{message}"
+    );
+    let line = text
+        .lines()
+        .position(|line| line.starts_with("cpu"))
+        .unwrap()
+        + 1;
+    assert!(message.contains(&format!("test.toml:{line}:")), "{message}");
+}
+
+#[test]
+fn a_thawed_server_with_a_cpu_still_expires_sessions_only_when_its_timers_run_first() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/hosts/zookeeper-server-gc-io-first.toml"
+    ))
+    .unwrap();
+    let text = text.split("\n[expect]").next().unwrap().to_string();
+    // The server gets two cores; its timers and its pings go through one heartbeat thread.
+    let with_cpu = |order: &str| {
+        text.replace(
+            "name = \"zk\"\n",
+            "name = \"zk\"\n[model.host.machine]\ncores = 2\n",
+        )
+        .replace(
+            "thaw_order = \"io-first\"",
+            &format!("thaw_order = \"{order}\""),
+        )
+    };
+    let expiries = |order: &str| value(&run(&with_cpu(order)), "false_suspicions");
+    assert_eq!(expiries("io-first"), 0);
+    assert_eq!(expiries("timers-first"), 3);
+}
