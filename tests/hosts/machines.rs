@@ -170,3 +170,106 @@ fn a_thawed_server_with_a_cpu_still_expires_sessions_only_when_its_timers_run_fi
     assert_eq!(expiries("io-first"), 0);
     assert_eq!(expiries("timers-first"), 3);
 }
+
+#[test]
+fn every_workload_runs_on_named_threads_of_the_hosts_that_do_its_work() {
+    let names = |text: &str| -> Vec<String> {
+        let (summary, _) = run_json(text);
+        summary
+            .threads
+            .iter()
+            .map(|thread| thread.name.clone())
+            .collect()
+    };
+    let lease = r#"
+about = "lease"
+platform = "linux"
+run_for = "10s"
+
+[machine]
+cores = 2
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "1ms"
+
+[[model.host]]
+name = "lock"
+
+[[model.host]]
+name = "a"
+
+[model.lease]
+coordinator = "lock"
+length = "3s"
+renew_every = "1s"
+write_every = "500ms"
+cpu = "1ms"
+"#;
+    assert_eq!(
+        names(lease),
+        ["lock/lock-service", "lock/storage", "a/lease-holder"]
+    );
+    let rpc = r#"
+about = "rpc"
+platform = "linux"
+run_for = "2s"
+
+[machine]
+cores = 1
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "1ms"
+
+[[model.host]]
+name = "client"
+
+[[model.host]]
+name = "server"
+
+[model.rpc]
+clients = ["client"]
+server = "server"
+design = "bucketed"
+call_every = "100ms"
+timeout = "500ms"
+serve_time = "0ms"
+cpu = "1ms"
+"#;
+    let threads = names(rpc);
+    assert!(
+        threads.contains(&"client/rpc-client".to_string()),
+        "{threads:?}"
+    );
+    assert!(
+        threads.contains(&"client/timer-0".to_string()),
+        "{threads:?}"
+    );
+    assert!(
+        threads.contains(&"server/rpc-server".to_string()),
+        "{threads:?}"
+    );
+}
+
+#[test]
+fn a_hosts_bursty_load_draws_the_same_bursts_for_the_same_seed_and_takes_cpu_from_its_threads() {
+    let loaded = "[model.host.machine]\ncores = 1\nload = 0.9\nload_burst = \"50ms\"";
+    let idle = "[model.host.machine]\ncores = 1";
+    let heartbeat = "every = \"100ms\"\nsuspect_after = \"1s\"\ncpu = \"2ms\"";
+    let (first, first_events) = run_json(&cluster(loaded, heartbeat));
+    let (again, again_events) = run_json(&cluster(loaded, heartbeat));
+    assert_eq!(first_events, again_events);
+    assert_eq!(first.threads[0].busy_ns, again.threads[0].busy_ns);
+    // The thread gets the work it needs either way, but waits for the core under load: its
+    // heartbeats go out less often.
+    let (unloaded, _) = run_json(&cluster(idle, heartbeat));
+    assert!(
+        value(&first, "heartbeats_sent") < value(&unloaded, "heartbeats_sent"),
+        "{} vs {}",
+        value(&first, "heartbeats_sent"),
+        value(&unloaded, "heartbeats_sent")
+    );
+}

@@ -71,27 +71,64 @@ pub(crate) fn validate(
                 "a holder renews well before its lease runs out: a third of `length` is usual",
             ));
     }
-    let drift_bound_ppb = match &lease.drift_bound_ppm {
-        None => 0,
-        Some(ppm) if (0.0..100_000.0).contains(ppm.get_ref()) => {
-            (ppm.get_ref() * 1_000.0).round() as u64
-        }
-        Some(ppm) => {
-            return Err(names
-                .error(
-                    ppm.span(),
-                    "`drift_bound_ppm` must be at least 0 and below 100000",
-                )
-                .with_hint(
-                    "the clock drift the protocol allows for, in parts per million, such as 200",
-                ));
-        }
-    };
+    let drift_bound_ppb = drift_bound_ppb(names, lease)?;
     let coordinator = names.resolve(&lease.coordinator)?;
     let storage = match &lease.storage {
         None => coordinator,
         Some(storage) => names.resolve(storage)?,
     };
+    let candidates = candidates(names, spec, coordinator, storage)?;
+    let write_every_ns = match &lease.write_every {
+        None => None,
+        Some(every) => Some(positive_ns(
+            names,
+            every,
+            "write_every",
+            "how often the leader writes, such as \"100ms\"",
+        )?),
+    };
+    Ok(LeaseConfig {
+        length_ns,
+        renew_every_ns,
+        clock: lease.clock.map_or(HostClock::Instant, |clock| clock.0),
+        drift_bound_ppb,
+        fencing: lease.fencing,
+        coordinator,
+        storage,
+        candidates,
+        write_every_ns,
+        write_takes_ns: lease.write_takes.map_or(0, |takes| takes.0),
+        cpu_ns: names.cpu_ns(&lease.cpu, "[model.lease]")?,
+    })
+}
+
+/// `drift_bound_ppm`, in parts per billion: the drift the holder allows for.
+fn drift_bound_ppb(names: &HostNames<'_>, lease: &LeaseSpec) -> Result<u64, ScenarioError> {
+    match &lease.drift_bound_ppm {
+        None => Ok(0),
+        Some(ppm) if (0.0..100_000.0).contains(ppm.get_ref()) => {
+            Ok((ppm.get_ref() * 1_000.0).round() as u64)
+        }
+        Some(ppm) => Err(names
+            .error(
+                ppm.span(),
+                "`drift_bound_ppm` must be at least 0 and below 100000",
+            )
+            .with_hint(
+                "the clock drift the protocol allows for, in parts per million, such as 200",
+            )),
+    }
+}
+
+/// The hosts that compete for the lease: those listed, or every host but the coordinator and
+/// storage.
+fn candidates(
+    names: &HostNames<'_>,
+    spec: &Spanned<LeaseSpec>,
+    coordinator: HostId,
+    storage: HostId,
+) -> Result<Vec<HostId>, ScenarioError> {
+    let lease = spec.get_ref();
     let candidates = match &lease.candidates {
         None => (0..names.len())
             .filter(|&host| host != coordinator && host != storage)
@@ -117,26 +154,5 @@ pub(crate) fn validate(
                 "declare a host besides the coordinator and storage, or list `candidates`",
             ));
     }
-    let write_every_ns = match &lease.write_every {
-        None => None,
-        Some(every) => Some(positive_ns(
-            names,
-            every,
-            "write_every",
-            "how often the leader writes, such as \"100ms\"",
-        )?),
-    };
-    Ok(LeaseConfig {
-        length_ns,
-        renew_every_ns,
-        clock: lease.clock.map_or(HostClock::Instant, |clock| clock.0),
-        drift_bound_ppb,
-        fencing: lease.fencing,
-        coordinator,
-        storage,
-        candidates,
-        write_every_ns,
-        write_takes_ns: lease.write_takes.map_or(0, |takes| takes.0),
-        cpu_ns: names.cpu_ns(&lease.cpu, "[model.lease]")?,
-    })
+    Ok(candidates)
 }

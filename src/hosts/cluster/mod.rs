@@ -8,9 +8,11 @@
 //! A host asleep takes no messages at all. Observers (the workloads' bookkeeping of what a
 //! host's clock says, such as when its lease runs out) fire whether or not the host can run.
 
-use ticklab_sim::{
-    ClockId, Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, ThreadCpu, ThreadId,
-};
+use ticklab_sim::{ClockId, Drift, FaultEdge, FaultSchedule, Machine};
+
+mod faults;
+mod ground;
+mod work;
 
 use super::edges::EdgeLines;
 use super::network::Network;
@@ -18,10 +20,8 @@ use super::queue::{Item, PendingWake, Timeline};
 use super::spec::HostConfig;
 pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
 use super::thaw::{ThawOrder, Thawed};
-use super::threads::{HostThreads, Role, WorkCost};
-use crate::machine::{Cpu, CpuWake, Ground, Next};
-use crate::run::RunError;
-use crate::trace::TraceSink;
+use super::threads::HostThreads;
+use crate::machine::{Cpu, Ground, Next};
 
 pub(crate) type HostId = usize;
 
@@ -364,46 +364,6 @@ impl Cluster {
         self.thawed.take()
     }
 
-    /// Whether `host` has a CPU of its own.
-    pub(crate) fn has_cpu(&self, host: HostId) -> bool {
-        self.hosts[host].cpu.is_some()
-    }
-
-    /// The CPU of `host`, and the moment, to run work on it; `None` for a host without one.
-    pub(crate) fn cpu_of(&mut self, host: HostId) -> Option<&mut Cpu> {
-        self.hosts[host].cpu.as_deref_mut()
-    }
-
-    /// `step` is work for `role`'s thread on `host`, which has a CPU: it waits for the thread.
-    pub(crate) fn queue_work(
-        &mut self,
-        (host, role): (HostId, Role),
-        step: Step,
-        cost: &dyn WorkCost,
-    ) {
-        let mut threads = std::mem::take(&mut self.hosts[host].threads);
-        threads.queue((host, role), step, self, cost);
-        self.hosts[host].threads = threads;
-    }
-
-    /// `thread` of `host` had the CPU of its batch: the batch, to be done now, and its role.
-    pub(crate) fn work_done(
-        &mut self,
-        host: HostId,
-        thread: ThreadId,
-        cost: &dyn WorkCost,
-    ) -> Option<(Vec<Step>, Role)> {
-        let mut threads = std::mem::take(&mut self.hosts[host].threads);
-        let done = threads.done(host, thread, self, cost);
-        self.hosts[host].threads = threads;
-        done
-    }
-
-    /// Pieces of work waiting for `role`'s thread on `host`, the running batch's included.
-    pub(crate) fn work_waiting(&self, host: HostId, role: Role) -> usize {
-        self.hosts[host].threads.waiting(role)
-    }
-
     /// Steps turmoil while datagrams are in flight and its clock is behind the next item, and
     /// files what arrives.
     fn carry_until_next(&mut self) -> Result<(), String> {
@@ -489,126 +449,5 @@ impl Cluster {
             }
         };
         Some(Next::Event(step))
-    }
-
-    fn apply_edge(&mut self, host: HostId, edge: FaultEdge) -> Next<Step> {
-        let state = &mut self.hosts[host];
-        let local = FaultEdge {
-            at_ns: state.drift.local_ns(edge.at_ns),
-            ..edge
-        };
-        let mut effect = state.machine.apply(&local);
-        if effect.stopped {
-            state.stopped_at_ns = self.now_ns;
-        }
-        if effect.resumed_after_ns.is_some() {
-            effect.resumed_after_ns = Some(self.now_ns - state.stopped_at_ns);
-        }
-        if let Some(clock) = effect.changed_clock {
-            self.refile_wakes(host, clock);
-        }
-        self.thawed = None;
-        if effect.resumed_after_ns.is_some() && !self.hosts[host].held.is_empty() {
-            // What came due meanwhile happens now, in the order the host's runtime handles it;
-            // messages to a host that was asleep were lost on arrival, so only a frozen
-            // process's are here.
-            let held = std::mem::take(&mut self.hosts[host].held);
-            let state = &self.hosts[host];
-            let (arranged, found) = super::thaw::arrange(held, state.thaw_order, |item| {
-                matches!(item, Item::Wake { slot, generation, .. }
-                    if state.wakes[*slot as usize].is_some_and(|wake| wake.generation == *generation))
-            });
-            for item in arranged {
-                self.push(self.now_ns, item);
-            }
-            self.thawed = Some(found);
-        }
-        Next::Fault { host, edge, effect }
-    }
-
-    /// A fault moved `clock` on `host`: every wake on it is filed again for its new time.
-    fn refile_wakes(&mut self, host: HostId, clock: ClockId) {
-        let slots: Vec<u32> = self.hosts[host]
-            .wakes
-            .iter()
-            .enumerate()
-            .filter(|(_, wake)| wake.is_some_and(|wake| wake.clock == clock))
-            .map(|(slot, _)| slot as u32)
-            .collect();
-        for slot in slots {
-            // A held wake stays held: it is already due, and the host will see it on resume.
-            let held = self.hosts[host]
-                .held
-                .iter()
-                .any(|item| matches!(item, Item::Wake { slot: held, .. } if *held == slot));
-            if !held {
-                self.queue_wake(host, slot);
-            }
-        }
-    }
-}
-
-impl Ground for Cluster {
-    type Event = Step;
-    /// The workload threads of every host with a CPU, named `<host>/<thread>`.
-    type Report = Vec<ThreadCpu>;
-
-    fn next(&mut self) -> Result<Next<Step>, RunError> {
-        self.next_step().map_err(RunError::Simulator)
-    }
-
-    fn now_ns(&self) -> u64 {
-        self.now_ns
-    }
-
-    fn cpu(&mut self, host: usize) -> Option<&mut Cpu> {
-        self.cpu_of(host)
-    }
-
-    fn file_cpu_wakes(&mut self, host: usize) {
-        let Some(cpu) = self.hosts[host].cpu.as_deref_mut() else {
-            return;
-        };
-        let queue = &mut self.queue;
-        cpu.drain_wakes(|at_ns, wake| {
-            let item = match wake {
-                CpuWake::Slice(ticket) => Item::Slice { host, ticket },
-                CpuWake::Load(index) => Item::LoadBurst { host, index },
-            };
-            queue.push(at_ns, item);
-        });
-    }
-
-    fn trace_fault(
-        &self,
-        host: usize,
-        edge: &FaultEdge,
-        effect: &EdgeEffect,
-        sink: &mut dyn TraceSink,
-    ) -> Result<(), RunError> {
-        Ok(self.lines.host(self, host, edge, effect, sink)?)
-    }
-
-    fn footprint(&self) -> crate::memory::Footprint {
-        Cluster::footprint(self)
-    }
-
-    fn overflowed(&self) -> bool {
-        self.queue.overflowed()
-    }
-
-    fn finish(&mut self) -> Vec<ThreadCpu> {
-        let end_ns = self.end_ns;
-        let mut threads = Vec::new();
-        for (host, state) in self.hosts.iter_mut().enumerate() {
-            let Some(cpu) = state.cpu.as_deref_mut() else {
-                continue;
-            };
-            for mut thread in cpu.finish(end_ns).model_cpu() {
-                thread.name = format!("{}/{}", self.lines.names[host], thread.name);
-                threads.push(thread);
-            }
-        }
-        threads
     }
 }

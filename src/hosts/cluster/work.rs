@@ -1,0 +1,50 @@
+//! The hosts' CPUs and threads: the work a host with a `[machine]` gives its workload threads,
+//! and what waits for them.
+
+use ticklab_sim::ThreadId;
+
+use super::{Cluster, HostId, Step};
+use crate::hosts::threads::{Role, WorkCost};
+use crate::machine::Cpu;
+
+impl Cluster {
+    /// Whether `host` has a CPU of its own.
+    pub(crate) fn has_cpu(&self, host: HostId) -> bool {
+        self.hosts[host].cpu.is_some()
+    }
+
+    /// The CPU of `host`, and the moment, to run work on it; `None` for a host without one.
+    pub(crate) fn cpu_of(&mut self, host: HostId) -> Option<&mut Cpu> {
+        self.hosts[host].cpu.as_deref_mut()
+    }
+
+    /// `step` is work for `role`'s thread on `host`, which has a CPU: it waits for the thread.
+    pub(crate) fn queue_work(
+        &mut self,
+        (host, role): (HostId, Role),
+        step: Step,
+        cost: &dyn WorkCost,
+    ) {
+        let mut threads = std::mem::take(&mut self.hosts[host].threads);
+        threads.queue((host, role), step, self, cost);
+        self.hosts[host].threads = threads;
+    }
+
+    /// `thread` of `host` had the CPU of its batch: the batch, to be done now, and its role.
+    pub(crate) fn work_done(
+        &mut self,
+        host: HostId,
+        thread: ThreadId,
+        cost: &dyn WorkCost,
+    ) -> Option<(Vec<Step>, Role)> {
+        let mut threads = std::mem::take(&mut self.hosts[host].threads);
+        let done = threads.done(host, thread, self, cost);
+        self.hosts[host].threads = threads;
+        done
+    }
+
+    /// Pieces of work waiting for `role`'s thread on `host`, the running batch's included.
+    pub(crate) fn work_waiting(&self, host: HostId, role: Role) -> usize {
+        self.hosts[host].threads.waiting(role)
+    }
+}
