@@ -32,6 +32,8 @@ pub enum Next<E> {
     },
     /// The run is over.
     End,
+    /// The ground cannot go on: [`Ground::failure`] says why.
+    Failed,
 }
 
 /// What the machines of a run live on: one machine's world, or a cluster's timeline. It orders
@@ -42,7 +44,14 @@ pub trait Ground {
     /// Its accounting at the end of the run.
     type Report;
 
-    fn next(&mut self) -> Result<Next<Self::Event>, RunError>;
+    /// What happens next. An error is [`Next::Failed`], with its reason kept for
+    /// [`Ground::failure`], so that the loop's every step does not carry an error's size.
+    fn next(&mut self) -> Next<Self::Event>;
+
+    /// Why the ground failed, once it has.
+    fn failure(&mut self) -> RunError {
+        RunError::Simulator("the simulation stopped without saying why".to_string())
+    }
 
     /// Physical time, ns since the start of the run.
     fn now_ns(&self) -> u64;
@@ -204,29 +213,18 @@ pub fn drive<G: Ground, B: Workloads<G>>(
     limit: &mut Watchdog,
 ) -> Result<Summary, RunError> {
     loop {
-        match ground.next()? {
+        match ground.next() {
             Next::Event(event) => workloads.on_event(event, &mut ground)?,
             Next::Slice { host, ticket } => slice_ended(&mut ground, &mut workloads, host, ticket)?,
-            Next::Load { host, index } => {
-                let now_ns = ground.now_ns();
-                if let Some(cpu) = ground.cpu(host) {
-                    cpu.load_burst(index, now_ns);
-                    ground.file_cpu_wakes(host);
-                }
-            }
+            Next::Load { host, index } => load_burst(&mut ground, host, index),
             Next::Fault { host, edge, effect } => {
-                ground.trace_fault(host, &edge, &effect, workloads.sink())?;
-                let now_ns = ground.now_ns();
-                if let Some(cpu) = ground.cpu(host) {
-                    cpu.on_edge(&effect, now_ns);
-                    ground.file_cpu_wakes(host);
-                }
-                workloads.on_fault(host, &edge, &effect, &mut ground)?;
+                fault(&mut ground, &mut workloads, host, (&edge, &effect))?;
             }
             Next::End => {
                 check_memory(&ground, &workloads, limit)?;
                 break;
             }
+            Next::Failed => return Err(ground.failure()),
         }
         limit.step(ground.now_ns())?;
         if limit.at_checkpoint() {
@@ -242,8 +240,8 @@ pub fn drive<G: Ground, B: Workloads<G>>(
 }
 
 /// A slice end on `host` came due: a thread that finished its work goes back to whoever it
-/// works for.
-#[inline]
+/// works for. Kept out of the loop, whose every step is not a slice end.
+#[inline(never)]
 fn slice_ended<G: Ground, B: Workloads<G>>(
     ground: &mut G,
     workloads: &mut B,
@@ -263,6 +261,33 @@ fn slice_ended<G: Ground, B: Workloads<G>>(
         workloads.on_cpu_done(host, thread, ground)?;
     }
     Ok(())
+}
+
+/// An outside-load thread of `host` starts its next burst.
+#[inline(never)]
+fn load_burst<G: Ground>(ground: &mut G, host: usize, index: u32) {
+    let now_ns = ground.now_ns();
+    if let Some(cpu) = ground.cpu(host) {
+        cpu.load_burst(index, now_ns);
+        ground.file_cpu_wakes(host);
+    }
+}
+
+/// A fault edge of `host`: traced, its cores frozen or thawed, then the model told.
+#[cold]
+fn fault<G: Ground, B: Workloads<G>>(
+    ground: &mut G,
+    workloads: &mut B,
+    host: usize,
+    (edge, effect): (&FaultEdge, &EdgeEffect),
+) -> Result<(), RunError> {
+    ground.trace_fault(host, edge, effect, workloads.sink())?;
+    let now_ns = ground.now_ns();
+    if let Some(cpu) = ground.cpu(host) {
+        cpu.on_edge(effect, now_ns);
+        ground.file_cpu_wakes(host);
+    }
+    workloads.on_fault(host, edge, effect, ground)
 }
 
 /// Stops the run if what the ground and the model hold passed the memory bound.

@@ -288,8 +288,8 @@ impl<W: Copy> Ground for Machine<W> {
     type Report = MachineReport;
 
     #[inline]
-    fn next(&mut self) -> Result<Next<W>, RunError> {
-        Ok(match self.world.next_step() {
+    fn next(&mut self) -> Next<W> {
+        match self.world.next_step() {
             Step::Wake {
                 payload: Wake::Model(wake),
                 ..
@@ -308,7 +308,7 @@ impl<W: Copy> Ground for Machine<W> {
                 effect,
             },
             Step::End => Next::End,
-        })
+        }
     }
 
     #[inline]

@@ -13,8 +13,18 @@ impl Ground for Cluster {
     /// The workload threads of every host with a CPU, named `<host>/<thread>`.
     type Report = Vec<ThreadCpu>;
 
-    fn next(&mut self) -> Result<Next<Step>, RunError> {
-        self.next_step().map_err(RunError::Simulator)
+    fn next(&mut self) -> Next<Step> {
+        match self.next_step() {
+            Ok(next) => next,
+            Err(why) => {
+                self.failed = Some(why);
+                Next::Failed
+            }
+        }
+    }
+
+    fn failure(&mut self) -> RunError {
+        RunError::Simulator(self.failed.take().unwrap_or_default())
     }
 
     fn now_ns(&self) -> u64 {

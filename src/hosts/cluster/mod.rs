@@ -66,6 +66,8 @@ pub(crate) struct Cluster {
     /// Every host's fault edges, which the queue names by index: an edge is the largest thing
     /// queued, and every item in the queue would be as large.
     edges: Vec<FaultEdge>,
+    /// Why carrying the messages failed, once it has.
+    failed: Option<String>,
 }
 
 impl Cluster {
@@ -90,6 +92,7 @@ impl Cluster {
             lines,
             thawed: None,
             edges: Vec::new(),
+            failed: None,
         };
         // Fault edges first, so that at equal times they come before what they change.
         for (id, config) in hosts.iter().enumerate() {
