@@ -87,12 +87,44 @@ pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
         heaviest = heaviest.max(weigh(CALL_STEP_COST));
         why.push(format!("{calls} calls"));
     }
+    // The hosts' CPUs: slice ends and load bursts, and a slice end for each piece of work.
+    let cpu = cpu_steps(config, run_for_ns, steps);
+    if cpu > 0 {
+        steps += cpu;
+        cost += cpu * weigh(1);
+        why.push(format!(
+            "{cpu} slice ends and load bursts on the hosts' cores"
+        ));
+    }
     let why = format!(
         "{}; {steps} steps, each weighed as up to {heaviest} timer events for a queue of up to \
          {queue} wakes and messages",
         why.join(", ")
     );
     HostsWork { steps, cost, why }
+}
+
+/// The steps the hosts' CPUs may take: on every core a slice end per time slice while outside
+/// load keeps it busy, two wakes per burst of each bursty load thread, and a slice end for each
+/// piece of workload work (its own, with none to share the core). Nothing for a cluster without
+/// machines.
+fn cpu_steps(config: &HostsConfig, run_for_ns: u64, workload_steps: u128) -> u128 {
+    let machines = config.hosts.iter().filter_map(|host| host.machine.as_ref());
+    let mut steps = 0u128;
+    let mut any = false;
+    for machine in machines {
+        any = true;
+        let loaded = machine.load.busy_threads > 0 || machine.load.bursts.is_some();
+        if let (Some(cores), true) = (machine.cores, loaded) {
+            let slices = u128::from(run_for_ns / machine.time_slice_ns.max(1) + 1);
+            steps += slices * cores as u128;
+        }
+        if let Some(bursts) = machine.load.bursts {
+            let per_thread = u128::from(run_for_ns / bursts.mean_burst_ns.max(1) + 1);
+            steps += 2 * per_thread * u128::from(bursts.threads);
+        }
+    }
+    if any { steps + workload_steps } else { 0 }
 }
 
 /// What a step of each workload costs at the least, in timer events (measured: [`work_bound`]).
@@ -119,6 +151,13 @@ pub(crate) fn queue_bound(config: &HostsConfig, run_for_ns: u64) -> u128 {
         senders * u128::from(lasts_ns.min(run_for_ns) / every_ns + 1)
     };
     let mut queue = 4 * config.hosts.len() as u128;
+    // A host's CPU keeps a slice end per core and a wake per load thread, and its workload
+    // threads one each.
+    for machine in config.hosts.iter().filter_map(|host| host.machine.as_ref()) {
+        let load = machine.load;
+        let threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
+        queue += (machine.cores.unwrap_or(0) + threads as usize + 8) as u128;
+    }
     if let Some(lease) = &config.lease {
         queue += 8 * lease.candidates.len() as u128;
     }
@@ -236,5 +275,28 @@ mod tests {
         let (config, run_for_ns) = heartbeats(10, 3, "1m");
         let work = work_bound(&config, run_for_ns);
         assert_eq!(work.cost, work.steps * HEARTBEAT_STEP_COST);
+    }
+
+    #[test]
+    fn a_busy_hosts_slices_count_and_an_idle_machine_adds_only_a_slice_end_per_piece() {
+        let text = |machine: &str| {
+            format!(
+                "about = \"a\"\nplatform = \"linux\"\nrun_for = \"1h\"\n[model]\nkind = \
+                 \"hosts\"\nnetwork = \"events\"\n[[model.host]]\nname = \"node\"\ncount = \
+                 3\n[[model.host]]\nname = \"busy\"\n{machine}\n[model.heartbeat]\nevery = \
+                 \"1s\"\nsuspect_after = \"5s\"\n"
+            )
+        };
+        let bound = |machine: &str| {
+            let scenario = crate::scenario::parse("a.toml", &text(machine)).unwrap();
+            let config = scenario.model.config::<HostsConfig>().unwrap().clone();
+            work_bound(&config, scenario.run_for_ns).steps
+        };
+        let plain = bound("");
+        // An idle machine: one slice end per piece of work at most.
+        assert_eq!(bound("[model.host.machine]\ncores = 2"), 2 * plain);
+        // Six busy threads on one core sliced every microsecond: a slice end each, all hour.
+        let busy = bound("[model.host.machine]\ncores = 1\nbusy_threads = 6\ntime_slice = \"1us\"");
+        assert_eq!(busy, 2 * plain + 3_600_000_001);
     }
 }

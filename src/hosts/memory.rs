@@ -23,6 +23,21 @@ pub(crate) fn peak_footprint(config: &HostsConfig, run_for_ns: u64) -> Footprint
             Cluster::BYTES_PER_ITEM,
         )
         .with(HOSTS, config.hosts.len() as u128, Cluster::BYTES_PER_HOST);
+    // Each host with a machine: its load's threads and a handful of workload threads.
+    let threads: u128 = config
+        .hosts
+        .iter()
+        .filter_map(|host| host.machine.as_ref())
+        .map(|machine| {
+            let load = machine.load;
+            u128::from(load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads)) + 8
+        })
+        .sum();
+    footprint.add(
+        crate::machine::THREADS,
+        threads,
+        crate::machine::BYTES_PER_THREAD,
+    );
     if let Some(rpc) = &config.rpc {
         let clients = rpc.clients.len() as u128;
         let calls = clients * u128::from(run_for_ns / rpc.call_every_ns + 1);

@@ -65,7 +65,8 @@ fn refuse_unbounded(
             max_events: options.max_events,
             why: work.why,
             fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, lower \
-                       `peers` or `suspect_after`, or declare fewer hosts",
+                       `peers` or `suspect_after`, declare fewer hosts, or give busy hosts' \
+                       machines a longer `time_slice`, fewer `cores` or longer `load_burst`s",
         });
     }
     if let Carrier::Turmoil { tick_ns } = config.carrier {
@@ -77,7 +78,7 @@ fn refuse_unbounded(
         options.max_memory_for(scenario),
         "hosts",
         "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or `call_every`, \
-         shorten `run_for`, or declare fewer hosts",
+         shorten `run_for`, give the hosts' machines fewer `busy_threads`, or declare fewer hosts",
     )?;
     Ok(work.steps)
 }

@@ -163,7 +163,18 @@ impl Cluster {
             .iter()
             .map(|host| host.threads.all_waiting())
             .sum();
+        let threads: usize = self
+            .hosts
+            .iter()
+            .filter_map(|host| host.cpu.as_deref())
+            .map(Cpu::thread_count)
+            .sum();
         crate::memory::Footprint::new()
+            .with(
+                crate::machine::THREADS,
+                threads as u128,
+                crate::machine::BYTES_PER_THREAD,
+            )
             .with(
                 "work waiting for threads",
                 working as u128,
