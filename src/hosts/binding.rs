@@ -93,13 +93,14 @@ impl Workloads<Cluster> for HostsRun<'_> {
         thread: ThreadId,
         cluster: &mut Cluster,
     ) -> Result<(), RunError> {
-        let Some((batch, role)) = cluster.work_done(host, thread, &self.costs) else {
+        let Some(role) = cluster.work_done(host, thread, &self.costs) else {
             return Ok(());
         };
         self.out.thread = Some(role);
-        let handled = batch
-            .into_iter()
-            .try_for_each(|step| self.handle(step, cluster));
+        let mut handled = Ok(());
+        while let (Ok(()), Some(step)) = (&handled, cluster.next_in_hand(host)) {
+            handled = self.handle(step, cluster);
+        }
         self.out.thread = None;
         handled?;
         self.trace_error()
@@ -182,7 +183,7 @@ impl HostsRun<'_> {
     /// Hands `step` to its workload, now.
     fn handle(&mut self, step: Step, cluster: &mut Cluster) -> Result<(), RunError> {
         match step {
-            Step::Wake { host, tag } => self.dispatch_wake(host, tag, cluster),
+            Step::Wake { host, tag, .. } => self.dispatch_wake(host, tag, cluster),
             Step::Message { from, to, msg } => self.dispatch_message(from, to, msg, cluster),
             Step::Lost { from, to, msg } => self.trace_loss(from, to, msg, cluster),
             Step::Network {

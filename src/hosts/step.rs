@@ -34,6 +34,8 @@ pub(crate) enum Step {
     Wake {
         host: HostId,
         tag: WakeTag,
+        /// The wake's id: one cancelled while it waits for its host's thread is dropped.
+        id: u64,
     },
     Message {
         from: HostId,

@@ -65,7 +65,7 @@ impl Role {
         use super::lease::{LeaseMsg, LeaseWake};
         use super::rpc::{RpcMsg, RpcWake};
         match *step {
-            Step::Wake { host, tag } => {
+            Step::Wake { host, tag, .. } => {
                 let role = match tag {
                     WakeTag::Heartbeat(_) => Role::Heartbeat,
                     WakeTag::Lease(LeaseWake::Expiry) => return None,
@@ -100,8 +100,11 @@ struct Worker {
     role: Role,
     /// The batch it works on first, then what came meanwhile, in the order it came.
     backlog: VecDeque<Step>,
-    /// How many pieces at the front of `backlog` the running batch holds; 0 while idle.
+    /// How many pieces at the front of `backlog` the running batch holds.
     batch: usize,
+    /// Whether the thread is on a batch: its CPU is asked for, and not yet all had. A batch whose
+    /// every piece was cancelled still runs to its end.
+    running: bool,
 }
 
 /// The workload threads of one host with a CPU, made as work first comes for each.
@@ -111,6 +114,8 @@ pub(crate) struct HostThreads {
     workers: Vec<Option<Worker>>,
     /// By thread id: the role index of a workload thread.
     by_thread: Vec<Option<usize>>,
+    /// A finished batch being done, one piece at a time: a piece may cancel a wake after it.
+    in_hand: VecDeque<Step>,
 }
 
 /// What a piece of work costs in CPU; the workloads' `cpu` keys set it.
@@ -147,11 +152,12 @@ impl HostThreads {
                 role,
                 backlog: VecDeque::new(),
                 batch: 0,
+                running: false,
             });
         }
         let worker = self.workers[index].as_mut().expect("made above");
         worker.backlog.push_back(step);
-        if worker.batch == 0 {
+        if !worker.running {
             start_batch(worker, host, cluster, cost);
         }
     }
@@ -164,6 +170,29 @@ impl HostThreads {
             .map_or(0, |worker| worker.backlog.len())
     }
 
+    /// Drops the wake `id` from whichever thread it waits for, if it does: its workload
+    /// cancelled it after it came due. Its thread still spends the CPU it was given for it.
+    pub(crate) fn cancel_wake(&mut self, id: u64) {
+        let is_it = |step: &Step| matches!(step, Step::Wake { id: waiting, .. } if *waiting == id);
+        if let Some(index) = self.in_hand.iter().position(is_it) {
+            self.in_hand.remove(index);
+            return;
+        }
+        for worker in self.workers.iter_mut().flatten() {
+            let found = worker
+                .backlog
+                .iter()
+                .position(|step| matches!(step, Step::Wake { id: waiting, .. } if *waiting == id));
+            if let Some(index) = found {
+                worker.backlog.remove(index);
+                if index < worker.batch {
+                    worker.batch -= 1;
+                }
+                return;
+            }
+        }
+    }
+
     /// Pieces of work waiting for every thread.
     pub(crate) fn all_waiting(&self) -> usize {
         self.workers
@@ -173,29 +202,37 @@ impl HostThreads {
             .sum()
     }
 
-    /// `thread` had the CPU of its batch: the batch is done now, and the thread starts on what
-    /// came meanwhile, if anything did. Returns the batch, in order, and the thread's role.
+    /// `thread` had the CPU of its batch: the batch is done now, piece by piece through
+    /// [`HostThreads::next_in_hand`], and the thread starts on what came meanwhile, if anything
+    /// did. Returns the thread's role.
     pub(crate) fn done(
         &mut self,
         host: HostId,
         thread: ThreadId,
         cluster: &mut Cluster,
         cost: &dyn WorkCost,
-    ) -> Option<(Vec<Step>, Role)> {
+    ) -> Option<Role> {
         let index = (*self.by_thread.get(thread.0 as usize)?)?;
         let worker = self.workers[index].as_mut()?;
-        let batch: Vec<Step> = worker.backlog.drain(..worker.batch).collect();
+        self.in_hand.extend(worker.backlog.drain(..worker.batch));
         worker.batch = 0;
+        worker.running = false;
         if !worker.backlog.is_empty() {
             start_batch(worker, host, cluster, cost);
         }
-        Some((batch, worker.role))
+        Some(worker.role)
+    }
+
+    /// The next piece of the finished batch, to be done now.
+    pub(crate) fn next_in_hand(&mut self) -> Option<Step> {
+        self.in_hand.pop_front()
     }
 }
 
 /// The worker takes everything waiting as one batch, and asks for the CPU of all of it.
 fn start_batch(worker: &mut Worker, host: HostId, cluster: &mut Cluster, cost: &dyn WorkCost) {
     worker.batch = worker.backlog.len();
+    worker.running = true;
     let work_ns = worker
         .backlog
         .iter()

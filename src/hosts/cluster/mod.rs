@@ -329,7 +329,10 @@ impl Cluster {
         if state.wakes[id.slot as usize].is_some_and(|wake| wake.id == id.id) {
             state.wakes[id.slot as usize] = None;
             state.free.push(id.slot);
+            return;
         }
+        // Already due, it may wait for the host's thread: cancelled, it must not run there.
+        state.threads.cancel_wake(id.id);
     }
 
     /// Sends `msg`; it arrives after the link's latency, unless a partition drops it.
@@ -447,6 +450,7 @@ impl Cluster {
                 Step::Wake {
                     host,
                     tag: wake.tag,
+                    id: wake.id,
                 }
             }
             Item::Deliver { from, to, msg } => {

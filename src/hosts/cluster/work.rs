@@ -30,17 +30,23 @@ impl Cluster {
         self.hosts[host].threads = threads;
     }
 
-    /// `thread` of `host` had the CPU of its batch: the batch, to be done now, and its role.
+    /// `thread` of `host` had the CPU of its batch: its role; the batch's pieces come from
+    /// [`Cluster::next_in_hand`].
     pub(crate) fn work_done(
         &mut self,
         host: HostId,
         thread: ThreadId,
         cost: &dyn WorkCost,
-    ) -> Option<(Vec<Step>, Role)> {
+    ) -> Option<Role> {
         let mut threads = std::mem::take(&mut self.hosts[host].threads);
         let done = threads.done(host, thread, self, cost);
         self.hosts[host].threads = threads;
         done
+    }
+
+    /// The next piece of `host`'s finished batch, to be done now.
+    pub(crate) fn next_in_hand(&mut self, host: HostId) -> Option<Step> {
+        self.hosts[host].threads.next_in_hand()
     }
 
     /// Pieces of work waiting for `role`'s thread on `host`, the running batch's included.
