@@ -105,15 +105,19 @@ pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
 }
 
 /// The steps the hosts' CPUs may take: on every core a slice end per time slice while outside
-/// load keeps it busy, two wakes per burst of each bursty load thread, and a slice end for each
-/// piece of workload work (its own, with none to share the core). Nothing for a cluster without
-/// machines.
+/// load keeps it busy, two wakes per burst of each bursty load thread, and for each piece of
+/// workload work a slice end per time slice its CPU spans (a slice ends on time even with nobody
+/// waiting for the core). Nothing for a cluster without machines.
 fn cpu_steps(config: &HostsConfig, run_for_ns: u64, workload_steps: u128) -> u128 {
     let machines = config.hosts.iter().filter_map(|host| host.machine.as_ref());
     let mut steps = 0u128;
     let mut any = false;
+    let mut shortest_slice_ns = u64::MAX;
     for machine in machines {
         any = true;
+        if machine.cores.is_some() {
+            shortest_slice_ns = shortest_slice_ns.min(machine.time_slice_ns.max(1));
+        }
         let loaded = machine.load.busy_threads > 0 || machine.load.bursts.is_some();
         if let (Some(cores), true) = (machine.cores, loaded) {
             let slices = u128::from(run_for_ns / machine.time_slice_ns.max(1) + 1);
@@ -124,7 +128,21 @@ fn cpu_steps(config: &HostsConfig, run_for_ns: u64, workload_steps: u128) -> u12
             steps += 2 * per_thread * u128::from(bursts.threads);
         }
     }
-    if any { steps + workload_steps } else { 0 }
+    if !any {
+        return 0;
+    }
+    let slices_per_piece = u128::from(heaviest_piece_ns(config) / shortest_slice_ns + 1);
+    steps + workload_steps * slices_per_piece
+}
+
+/// The most CPU one piece of workload work takes: a heartbeat round sends to every peer.
+fn heaviest_piece_ns(config: &HostsConfig) -> u64 {
+    let heartbeat = config.heartbeat.as_ref().map_or(0, |heartbeat| {
+        heartbeat.cpu_ns.saturating_mul(heartbeat.peers as u64)
+    });
+    let lease = config.lease.as_ref().map_or(0, |lease| lease.cpu_ns);
+    let rpc = config.rpc.as_ref().map_or(0, |rpc| rpc.cpu_ns);
+    heartbeat.max(lease).max(rpc)
 }
 
 /// What a step of each workload costs at the least, in timer events (measured: [`work_bound`]).
@@ -298,5 +316,17 @@ mod tests {
         // Six busy threads on one core sliced every microsecond: a slice end each, all hour.
         let busy = bound("[model.host.machine]\ncores = 1\nbusy_threads = 6\ntime_slice = \"1us\"");
         assert_eq!(busy, 2 * plain + 3_600_000_001);
+        // No load, but heartbeats of 300 ms of CPU a peer on a 3 ms slice: a slice end for
+        // every 3 ms of each round, which a round of 900 ms spans 301 of.
+        let heavy = bound("[model.host.machine]\ncores = 1\ntime_slice = \"3ms\"");
+        assert_eq!(heavy, 2 * plain);
+        let text_heavy = text("[model.host.machine]\ncores = 1\ntime_slice = \"3ms\"").replace(
+            "suspect_after = \"5s\"",
+            "suspect_after = \"5s\"\ncpu = \"300ms\"",
+        );
+        let scenario = crate::scenario::parse("a.toml", &text_heavy).unwrap();
+        let config = scenario.model.config::<HostsConfig>().unwrap().clone();
+        let steps = work_bound(&config, scenario.run_for_ns).steps;
+        assert_eq!(steps, plain + plain * 301);
     }
 }

@@ -255,17 +255,39 @@ cpu = "1ms"
 }
 
 #[test]
-fn a_hosts_bursty_load_draws_the_same_bursts_for_the_same_seed_and_takes_cpu_from_its_threads() {
+fn a_hosts_bursty_load_draws_its_bursts_from_the_seed_and_takes_cpu_from_its_threads() {
     let loaded = "[model.host.machine]\ncores = 1\nload = 0.9\nload_burst = \"50ms\"";
     let idle = "[model.host.machine]\ncores = 1";
     let heartbeat = "every = \"100ms\"\nsuspect_after = \"1s\"\ncpu = \"2ms\"";
-    let (first, first_events) = run_json(&cluster(loaded, heartbeat));
-    let (again, again_events) = run_json(&cluster(loaded, heartbeat));
+    // Fixed latencies, so that the load is all the seed draws.
+    let text = |machine: &str, seed: u32| {
+        cluster(machine, heartbeat)
+            .replace("latency = [\"1ms\", \"2ms\"]", "latency = \"1ms\"")
+            .replace(
+                "run_for = \"1m\"",
+                &format!("seed = {seed}\nrun_for = \"1m\""),
+            )
+    };
+    let (first, first_events) = run_json(&text(loaded, 0));
+    let (again, again_events) = run_json(&text(loaded, 0));
     assert_eq!(first_events, again_events);
     assert_eq!(first.threads[0].busy_ns, again.threads[0].busy_ns);
+    let (_, reseeded) = run_json(&text(loaded, 1));
+    // The first event is the run's start, which names its seed.
+    assert_ne!(
+        first_events[1..],
+        reseeded[1..],
+        "another seed draws other bursts"
+    );
+    let (unloaded, idle_events) = run_json(&text(idle, 0));
+    let (_, idle_reseeded) = run_json(&text(idle, 1));
+    assert_eq!(
+        idle_events[1..],
+        idle_reseeded[1..],
+        "without load the seed draws nothing here"
+    );
     // The thread gets the work it needs either way, but waits for the core under load: its
     // heartbeats go out less often.
-    let (unloaded, _) = run_json(&cluster(idle, heartbeat));
     assert!(
         value(&first, "heartbeats_sent") < value(&unloaded, "heartbeats_sent"),
         "{} vs {}",
@@ -318,4 +340,71 @@ cpu = "1ms"
         .find(|thread| thread.name == "client/timer-0")
         .unwrap();
     assert!(timer.busy_ns < 3_000_000_000, "{} ns", timer.busy_ns);
+}
+
+/// A client calling a server every 100 ms, with `client` and `server` added to their hosts.
+fn client_server(client: &str, server: &str, rpc: &str) -> String {
+    format!(
+        r#"
+about = "rpc"
+platform = "linux"
+run_for = "60s"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "1ms"
+
+[[model.host]]
+name = "client"
+{client}
+
+[[model.host]]
+name = "server"
+{server}
+
+[model.rpc]
+clients = ["client"]
+server = "server"
+design = "global-heap"
+call_every = "100ms"
+{rpc}
+"#
+    )
+}
+
+#[test]
+fn a_timer_thread_runs_one_round_per_deadline_on_a_host_with_a_machine() {
+    // Every call times out: its deadline is the timer thread's only reason to run a round. A
+    // round that came due as the first call scheduled its timer must not run twice over.
+    let text = client_server(
+        "[model.host.machine]\ntimer_slack = \"0s\"",
+        "",
+        "timeout = \"1s\"\nserve_time = \"10m\"\ncpu = \"1ms\"",
+    );
+    let summary = run(&text);
+    let timeouts = value(&summary, "timeouts");
+    assert_eq!(timeouts, 585);
+    let timer = summary
+        .threads
+        .iter()
+        .find(|thread| thread.name == "client/timer-0")
+        .unwrap();
+    // A round per deadline at 1 ms each, and the first round at the start.
+    assert!(
+        timer.busy_ns <= (timeouts + 2) * 1_000_000,
+        "{} ns",
+        timer.busy_ns
+    );
+}
+
+#[test]
+fn a_servers_answer_ends_when_its_work_does_not_on_its_timer_tick() {
+    // A Windows server with a machine: its 1 ms of serving is work, not a timed wait, so the
+    // 15.625 ms tick does not hold its answers past the client's 10 ms deadline.
+    let rpc = "timeout = \"10ms\"\nserve_time = \"1ms\"";
+    let windows = client_server("", "platform = \"windows\"\n[model.host.machine]", rpc);
+    let summary = run(&windows);
+    assert_eq!(value(&summary, "timeouts"), 0);
+    assert_eq!(value(&summary, "replies"), value(&summary, "calls"));
 }

@@ -25,6 +25,17 @@ use crate::machine::{Cpu, Ground, Next};
 
 pub(crate) type HostId = usize;
 
+/// How a wake is filed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Filing {
+    /// A thread's timed wait: it ends on its host's timer tick and slack.
+    TimedWait,
+    /// Work or I/O that ends at its moment.
+    Exact,
+    /// Bookkeeping of what a host's clock says, whether or not the host can run.
+    Observer,
+}
+
 #[derive(Debug)]
 struct Host {
     machine: Machine,
@@ -243,7 +254,8 @@ impl Cluster {
         Some(host.drift.phys_at_or_after(local_ns).max(self.now_ns))
     }
 
-    /// Wakes `host` when its `clock` reads `target_ns`, once the host can run.
+    /// A thread's timed wait: wakes `host` when its `clock` reads `target_ns`, as its platform's
+    /// timers end waits, once the host can run.
     pub(crate) fn wake_at(
         &mut self,
         host: HostId,
@@ -251,7 +263,19 @@ impl Cluster {
         target_ns: i64,
         tag: WakeTag,
     ) -> WakeId {
-        self.file_wake(host, clock, target_ns, tag, false)
+        self.file_wake(host, clock, target_ns, tag, Filing::TimedWait)
+    }
+
+    /// Work or I/O that ends when `host`'s `clock` reads `target_ns` (a server's answer, a
+    /// write to disk): exactly then, since no timer ends it, once the host can run.
+    pub(crate) fn done_at(
+        &mut self,
+        host: HostId,
+        clock: ClockId,
+        target_ns: i64,
+        tag: WakeTag,
+    ) -> WakeId {
+        self.file_wake(host, clock, target_ns, tag, Filing::Exact)
     }
 
     /// Tells the runner when `host`'s `clock` reads `target_ns`, whether or not the host can run.
@@ -262,7 +286,7 @@ impl Cluster {
         target_ns: i64,
         tag: WakeTag,
     ) -> WakeId {
-        self.file_wake(host, clock, target_ns, tag, true)
+        self.file_wake(host, clock, target_ns, tag, Filing::Observer)
     }
 
     fn file_wake(
@@ -271,16 +295,17 @@ impl Cluster {
         clock: ClockId,
         target_ns: i64,
         tag: WakeTag,
-        observer: bool,
+        filing: Filing,
     ) -> WakeId {
-        // A thread's timed wait ends as its platform's timers end waits; an observer is
-        // bookkeeping, not a wait, and is exact.
+        // A thread's timed wait ends as its platform's timers end waits; work that finishes,
+        // and an observer's bookkeeping, are exact.
         let target_ns = match &self.hosts[host].cpu {
-            Some(cpu) if !observer && target_ns > self.read(host, clock) => {
+            Some(cpu) if filing == Filing::TimedWait && target_ns > self.read(host, clock) => {
                 cpu.timing().wait_end_ns(target_ns)
             }
             _ => target_ns,
         };
+        let observer = filing == Filing::Observer;
         let state = &mut self.hosts[host];
         let slot = match state.free.pop() {
             Some(slot) => slot,

@@ -190,7 +190,7 @@ impl Lease {
                     self.send_write(host, token, cluster);
                 } else {
                     let at = self.after(cluster, host, self.config.write_takes_ns);
-                    cluster.wake_at(
+                    cluster.done_at(
                         host,
                         self.instants[host],
                         at,

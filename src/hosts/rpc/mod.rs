@@ -380,7 +380,7 @@ impl Rpc {
                     client: from as u32,
                     call,
                 });
-                cluster.wake_at(to, self.instants[to], at, tag);
+                cluster.done_at(to, self.instants[to], at, tag);
             }
             RpcMsg::Reply { call } => {
                 let Some(timer) = self.calls[call as usize].timer else {
