@@ -302,36 +302,12 @@ fn a_timer_round_cancelled_while_it_waits_for_its_busy_thread_does_not_run() {
     // the timer thread while the client's thread schedules a sooner timer, which cancels that
     // round and files another. Run anyway, the cancelled round would start a second chain of
     // rounds: 3.67 s of the timer thread's CPU in this minute, at 1 ms a round, against 2.61 s.
-    let text = r#"
-about = "rpc on a busy client"
-platform = "linux"
-run_for = "60s"
-
-[model]
-kind = "hosts"
-network = "events"
-latency = "1ms"
-
-[[model.host]]
-name = "client"
-
-[model.host.machine]
-cores = 1
-busy_threads = 3
-
-[[model.host]]
-name = "server"
-
-[model.rpc]
-clients = ["client"]
-server = "server"
-design = "global-heap"
-call_every = "10ms"
-timeout = "50ms"
-serve_time = ["1ms", "80ms"]
-cpu = "1ms"
-"#;
-    let summary = run(text);
+    let text = client_server(
+        "[model.host.machine]\ncores = 1\nbusy_threads = 3",
+        "",
+        "call_every = \"10ms\"\ntimeout = \"50ms\"\nserve_time = [\"1ms\", \"80ms\"]\ncpu = \"1ms\"",
+    );
+    let summary = run(&text);
     assert_eq!(value(&summary, "calls_resolved_twice"), 0);
     assert_eq!(value(&summary, "calls_lost"), 0);
     let timer = summary
@@ -342,7 +318,8 @@ cpu = "1ms"
     assert!(timer.busy_ns < 3_000_000_000, "{} ns", timer.busy_ns);
 }
 
-/// A client calling a server every 100 ms, with `client` and `server` added to their hosts.
+/// A client calling a server on `global-heap`, with `client` and `server` added to their hosts
+/// and `rpc` to its table.
 fn client_server(client: &str, server: &str, rpc: &str) -> String {
     format!(
         r#"
@@ -367,7 +344,6 @@ name = "server"
 clients = ["client"]
 server = "server"
 design = "global-heap"
-call_every = "100ms"
 {rpc}
 "#
     )
@@ -380,7 +356,7 @@ fn a_timer_thread_runs_one_round_per_deadline_on_a_host_with_a_machine() {
     let text = client_server(
         "[model.host.machine]\ntimer_slack = \"0s\"",
         "",
-        "timeout = \"1s\"\nserve_time = \"10m\"\ncpu = \"1ms\"",
+        "call_every = \"100ms\"\ntimeout = \"1s\"\nserve_time = \"10m\"\ncpu = \"1ms\"",
     );
     let summary = run(&text);
     let timeouts = value(&summary, "timeouts");
@@ -402,7 +378,7 @@ fn a_timer_thread_runs_one_round_per_deadline_on_a_host_with_a_machine() {
 fn a_servers_answer_ends_when_its_work_does_not_on_its_timer_tick() {
     // A Windows server with a machine: its 1 ms of serving is work, not a timed wait, so the
     // 15.625 ms tick does not hold its answers past the client's 10 ms deadline.
-    let rpc = "timeout = \"10ms\"\nserve_time = \"1ms\"";
+    let rpc = "call_every = \"100ms\"\ntimeout = \"10ms\"\nserve_time = \"1ms\"";
     let windows = client_server("", "platform = \"windows\"\n[model.host.machine]", rpc);
     let summary = run(&windows);
     assert_eq!(value(&summary, "timeouts"), 0);
