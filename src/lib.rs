@@ -54,6 +54,7 @@ pub mod model;
 pub mod output;
 pub mod plot;
 pub mod profile;
+pub mod reference;
 pub mod registry;
 pub mod report;
 pub mod run;

@@ -16,6 +16,7 @@ mod check;
 mod compare;
 mod plot;
 mod program;
+mod reference;
 mod report;
 mod run;
 mod sweep;
@@ -30,6 +31,7 @@ use crate::registry::Registry;
 use crate::run::{DEFAULT_MAX_EVENTS, RunOptions};
 
 pub use program::invoked_as;
+pub use reference::help_texts;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -62,6 +64,8 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Check scenarios and write one HTML page with the results, the table and every plot.
     Report(report::ReportArgs),
+    /// Write the reference pages and the scenario files' JSON Schema from the code.
+    Reference(reference::ReferenceArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -149,6 +153,7 @@ fn run_cli(registry: &Registry, program: &str) -> ExitCode {
         Command::Sweep(args) => sweep::sweep_command(registry, program, &args),
         Command::Plot(args) => plot::plot_command(registry, program, &args),
         Command::Report(args) => report::report_command(registry, program, &args),
+        Command::Reference(args) => reference::reference_command(registry, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 
 pub mod arrivals;
 mod events;
+pub mod keys;
 mod model;
 pub mod pool;
 pub mod runner;

@@ -28,7 +28,7 @@ pub struct ExecutorSpec {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [[model.runtime]] table")]
-struct RuntimeSpec {
+pub(crate) struct RuntimeSpec {
     name: Spanned<String>,
     workers: Spanned<i64>,
     lifo_slot: Option<bool>,
@@ -40,7 +40,7 @@ struct RuntimeSpec {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [[model.pool]] table")]
-struct PoolSpec {
+pub(crate) struct PoolSpec {
     name: Spanned<String>,
     idle: Spanned<i64>,
     shared: Option<bool>,
@@ -49,7 +49,7 @@ struct PoolSpec {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [[model.task]] table")]
-struct TaskSpec {
+pub(crate) struct TaskSpec {
     name: Spanned<String>,
     runtime: Spanned<String>,
     count: Option<Spanned<i64>>,
@@ -64,7 +64,7 @@ struct TaskSpec {
 /// for `tick`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a step such as { cpu = \"300ms\" }")]
-struct StepSpec {
+pub(crate) struct StepSpec {
     cpu: Option<DurationNs>,
     #[serde(rename = "yield")]
     yield_now: Option<bool>,

@@ -21,6 +21,7 @@ mod edges;
 mod events;
 mod heartbeat;
 mod host_lines;
+pub mod keys;
 mod lease;
 mod memory;
 mod model;

@@ -1,7 +1,7 @@
 //! The `[model]` table of a hosts scenario: the hosts with their clocks and faults, the network
 //! between them, and the workloads that run on them.
 
-mod host;
+pub(in crate::hosts) mod host;
 
 use serde::Deserialize;
 use ticklab_sim::{ClockId, Drift, Fault, Platform};

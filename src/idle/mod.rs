@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod events;
+pub mod keys;
 mod model;
 pub mod runner;
 pub mod spec;

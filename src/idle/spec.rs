@@ -53,7 +53,7 @@ pub enum Arrival {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ArrivalKind {
+pub(crate) enum ArrivalKind {
     Periodic,
     Poisson,
     Bursts,

@@ -2,6 +2,7 @@
 
 mod events;
 mod invariants;
+pub mod keys;
 mod model;
 pub mod runner;
 pub mod spec;

@@ -3,6 +3,7 @@
 //! memory while `vfork`'s stays flat.
 
 mod events;
+pub mod keys;
 mod model;
 pub mod runner;
 pub mod spec;

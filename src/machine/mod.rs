@@ -9,6 +9,7 @@
 
 mod cpu;
 mod drive;
+pub mod keys;
 mod load;
 pub(crate) mod spec;
 mod timing;

@@ -74,9 +74,9 @@ pub struct ModelMachineKeys {
 }
 
 /// The most cores a machine may have.
-const MAX_CORES: i64 = 1024;
+pub(crate) const MAX_CORES: i64 = 1024;
 /// Outside threads, busy or bursty, at most.
-const MAX_LOAD_THREADS: i64 = 1024;
+pub(crate) const MAX_LOAD_THREADS: i64 = 1024;
 /// The default mean length of an outside burst of CPU.
 const DEFAULT_LOAD_BURST_NS: u64 = 10_000_000;
 

@@ -10,6 +10,7 @@ mod faults;
 mod keys;
 pub(crate) mod numbers;
 mod schema;
+pub(crate) mod top_keys;
 pub mod values;
 
 use std::ops::Range;

@@ -4,6 +4,7 @@
 mod design_keys;
 pub(crate) mod designs;
 mod events;
+pub mod keys;
 mod model;
 pub mod runner;
 pub mod spec;

@@ -1,0 +1,69 @@
+//! The keys of `[machine]`, for the reference and the schema.
+
+use super::spec::{MAX_CORES, MAX_LOAD_THREADS, MachineSpec};
+use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+
+/// `[machine]`, for every kind; a hosts scenario's `[model.host.machine]` takes the same keys.
+pub static MACHINE: KeyTable = KeyTable {
+    header: "[machine]",
+    about: "the machine the model runs on: cores, outside load, the platform's timer rules",
+    serde_fields: crate::scenario::keys_of::<MachineSpec>,
+    keys: &[
+        KeyDoc::new(
+            "cores",
+            ValueType::Count {
+                min: 1,
+                max: MAX_CORES,
+            },
+            Need::Default("a core per thread"),
+            "CPU cores shared round-robin by every simulated thread of every model (the interval \
+             runtime thread, timer threads, executor workers and blocking threads, lock and idle \
+             threads) and the outside load",
+        ),
+        KeyDoc::new(
+            "time_slice",
+            ValueType::POSITIVE_DURATION,
+            Need::Default("Linux EEVDF's base slice for the core count"),
+            "the round-robin slice of threads sharing a core; needs `cores`",
+        ),
+        KeyDoc::new(
+            "busy_threads",
+            ValueType::Count {
+                min: 0,
+                max: MAX_LOAD_THREADS,
+            },
+            Need::Default("0"),
+            "threads of other programs that compute the whole run long",
+        ),
+        KeyDoc::new(
+            "load",
+            ValueType::Float {
+                low: FloatEnd::Open(0.0),
+                high: FloatEnd::Open(1.0),
+            },
+            Need::Optional,
+            "the share of each core other programs keep busy, in bursts arriving at random; \
+             needs `cores`",
+        ),
+        KeyDoc::new(
+            "load_burst",
+            ValueType::POSITIVE_DURATION,
+            Need::Default("\"10ms\""),
+            "the mean length of one such burst; needs `load`",
+        ),
+        KeyDoc::new(
+            "timer_resolution",
+            ValueType::DURATION,
+            Need::Default("\"15.625ms\" on Windows, 0 elsewhere"),
+            "the platform's timer tick: every timed wait (a parked driver, a timer thread's \
+             sleep, `thread::sleep`) ends on it; `\"1ms\"` is Windows with `timeBeginPeriod(1)`",
+        ),
+        KeyDoc::new(
+            "timer_slack",
+            ValueType::DURATION,
+            Need::Default("\"50us\" on Linux, `android` and `android-aosp`, 0 elsewhere"),
+            "added to every timed wait, as Linux's default timer slack; `\"0s\"` for realtime \
+             threads",
+        ),
+    ],
+};

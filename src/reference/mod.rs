@@ -1,0 +1,84 @@
+//! The reference, written from the code: the keys of every table a scenario file can hold, the
+//! metrics `[expect]` can bound, the faults and the registered timer designs, as markdown pages
+//! and as a JSON Schema that editors use to complete and check scenario files.
+//!
+//! A crate that registers designs of its own writes pages and a schema that know them:
+//!
+//! ```
+//! let registry = ticklab::Registry::builtin();
+//! let schema = ticklab::reference::schema(&registry);
+//! assert!(schema.contains("\"tokio-wheel\""));
+//! for page in ticklab::reference::pages(&registry) {
+//!     assert!(page.text.starts_with(ticklab::reference::GENERATED_HEADER));
+//! }
+//! ```
+
+mod folder;
+mod json_schema;
+mod markdown;
+mod pages;
+mod table;
+
+pub use folder::{WriteError, compare_pages, write_pages};
+pub use json_schema::schema;
+pub use pages::{GENERATED_HEADER, Page, pages};
+pub use table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+
+pub use crate::scenario::top_keys::{FAULT, FAULTS, FaultDoc, TOP};
+
+/// The `[model]` table of the kind called `kind`, with its nested tables reachable from it.
+pub fn model_table(kind: &str) -> Option<&'static KeyTable> {
+    match kind {
+        "interval" => Some(&crate::interval::keys::MODEL),
+        "timer" => Some(&crate::timer::keys::MODEL),
+        "executor" => Some(&crate::executor::keys::MODEL),
+        "lock" => Some(&crate::lock::keys::MODEL),
+        "idle" => Some(&crate::idle::keys::MODEL),
+        "hosts" => Some(&crate::hosts::keys::MODEL),
+        _ => None,
+    }
+}
+
+/// `[machine]`.
+pub fn machine_table() -> &'static KeyTable {
+    &crate::machine::keys::MACHINE
+}
+
+/// Every table a scenario file can hold, each once: the top level and what it nests, then each
+/// kind's `[model]` and what that nests.
+pub fn tables() -> Vec<&'static KeyTable> {
+    let mut all: Vec<&'static KeyTable> = vec![&TOP];
+    all.extend(TOP.nested());
+    for kind in crate::model::kind_names() {
+        if let Some(model) = model_table(kind) {
+            all.push(model);
+            all.extend(model.nested());
+        }
+    }
+    let mut seen = Vec::new();
+    all.retain(|table| {
+        let new = !seen.contains(&std::ptr::from_ref(*table));
+        seen.push(std::ptr::from_ref(*table));
+        new
+    });
+    all
+}
+
+/// What a table documents and what serde reads from it, where they differ: the names each side
+/// has that the other lacks. Empty when they agree.
+pub fn mismatches(table: &KeyTable) -> Vec<String> {
+    let documented = table.names();
+    let read = (table.serde_fields)();
+    let mut found: Vec<String> = read
+        .iter()
+        .filter(|name| !documented.contains(name))
+        .map(|name| format!("{}: `{name}` is read but not documented", table.header))
+        .collect();
+    found.extend(
+        documented
+            .iter()
+            .filter(|name| !read.contains(name))
+            .map(|name| format!("{}: `{name}` is documented but not read", table.header)),
+    );
+    found
+}

@@ -1,0 +1,173 @@
+//! The keys every scenario file has at its top level, and its `[[fault]]` tables, for the
+//! reference and the schema.
+
+use ticklab_sim::{ClockId, FaultKind, Platform};
+
+use super::schema::{FaultSpec, ScenarioFile};
+use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+
+/// The top level of a scenario file.
+pub static TOP: KeyTable = KeyTable {
+    header: "(top level)",
+    about: "what every scenario file says, whatever its model",
+    serde_fields: crate::scenario::keys_of::<ScenarioFile<toml::Value>>,
+    keys: &[
+        KeyDoc::new(
+            "about",
+            ValueType::Text,
+            Need::Required,
+            "one line saying what the scenario shows",
+        ),
+        KeyDoc::new(
+            "platform",
+            ValueType::Choice(Platform::NAMES),
+            Need::Required,
+            "decides the clock `Instant` reads (`android` is an app built with upstream Rust, on \
+             `CLOCK_MONOTONIC`; `android-aosp` is code built with AOSP's toolchain, whose patched \
+             `Instant` reads `CLOCK_BOOTTIME`)",
+        ),
+        KeyDoc::new(
+            "instant_clock",
+            ValueType::Choice(ClockId::NAMES),
+            Need::Default("the platform's"),
+            "overrides the clock `Instant` reads",
+        ),
+        KeyDoc::new(
+            "seed",
+            ValueType::Count {
+                min: 0,
+                max: i64::MAX,
+            },
+            Need::Default("0"),
+            "the seed of every random draw; `ticklab run --seed N` replaces it",
+        ),
+        KeyDoc::new(
+            "run_for",
+            ValueType::Duration { min_ns: 1 },
+            Need::Required,
+            "physical length of the run, up to 100 years",
+        ),
+        KeyDoc::new(
+            "wall_start",
+            ValueType::Timestamp,
+            Need::Default(super::DEFAULT_WALL_START),
+            "RFC 3339 time of the wall clock at t = 0, between 1900 and 2100",
+        ),
+        KeyDoc::new(
+            "max_memory",
+            ValueType::Bytes,
+            Need::Default("1GiB"),
+            "raises the memory bound for this scenario, such as `\"2GiB\"`, for a run that \
+             really holds that much; never lowers it",
+        ),
+        KeyDoc::new(
+            "max_events",
+            ValueType::Count {
+                min: crate::run::DEFAULT_MAX_EVENTS as i64 + 1,
+                max: i64::MAX,
+            },
+            Need::Default("250,000,000"),
+            "raises the bound on a run's work for this scenario, such as `3_000_000_000`, for a \
+             run that really does that much; never lowers it",
+        ),
+        KeyDoc::new(
+            "model",
+            ValueType::Model,
+            Need::Required,
+            "the design under test; `kind` picks it",
+        ),
+        KeyDoc::new(
+            "machine",
+            ValueType::Table(&crate::machine::keys::MACHINE),
+            Need::Optional,
+            "the machine it runs on: cores, outside load, the platform's timer rules",
+        ),
+        KeyDoc::new(
+            "fault",
+            ValueType::Tables(&FAULT),
+            Need::Optional,
+            "`[[fault]]`: any number, in any order, overlapping freely",
+        ),
+        KeyDoc::new(
+            "expect",
+            ValueType::Expect,
+            Need::Optional,
+            "bounds on the summary's metrics",
+        ),
+    ],
+};
+
+/// One `[[fault]]` table (and a hosts scenario's `[[model.host.fault]]`).
+pub static FAULT: KeyTable = KeyTable {
+    header: "[[fault]]",
+    about: "one fault; which keys it takes depends on its `kind`",
+    serde_fields: crate::scenario::keys_of::<FaultSpec>,
+    keys: &[
+        KeyDoc::new(
+            "kind",
+            ValueType::Choice(FaultKind::NAMES),
+            Need::Required,
+            "what happens",
+        ),
+        KeyDoc::new(
+            "at",
+            ValueType::DURATION,
+            Need::Required,
+            "when it begins, in physical time from the start of the run; before `run_for`",
+        ),
+        KeyDoc::new(
+            "duration",
+            ValueType::POSITIVE_DURATION,
+            Need::Optional,
+            "how long it lasts: suspends and slews",
+        ),
+        KeyDoc::new(
+            "by",
+            ValueType::SignedDuration,
+            Need::Optional,
+            "how far the wall clock jumps, forward or (negative) back, at most 100 years: wall \
+             steps",
+        ),
+        KeyDoc::new(
+            "rate",
+            ValueType::Float {
+                low: FloatEnd::Open(-1.0),
+                high: FloatEnd::Open(1.0),
+            },
+            Need::Optional,
+            "the wall clock runs `1 + rate` times as fast; overlapping slews add up: wall slews",
+        ),
+    ],
+};
+
+/// What a fault kind does, and the keys it takes besides `kind` and `at`.
+#[derive(Debug)]
+pub struct FaultDoc {
+    pub kind: &'static str,
+    pub keys: &'static [&'static str],
+    pub effect: &'static str,
+}
+
+/// Every fault kind, in the order of [`FaultKind::NAMES`].
+pub static FAULTS: &[FaultDoc] = &[
+    FaultDoc {
+        kind: "system-suspend",
+        keys: &["duration"],
+        effect: "nothing runs; monotonic stops; boottime and wall count on",
+    },
+    FaultDoc {
+        kind: "process-suspend",
+        keys: &["duration"],
+        effect: "the process is frozen; every clock runs",
+    },
+    FaultDoc {
+        kind: "wall-step",
+        keys: &["by"],
+        effect: "the wall clock jumps",
+    },
+    FaultDoc {
+        kind: "wall-slew",
+        keys: &["duration", "rate"],
+        effect: "the wall clock runs `1 + rate` times as fast; overlapping slews add up",
+    },
+];

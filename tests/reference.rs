@@ -1,0 +1,202 @@
+//! The reference pages and the scenario files' JSON Schema under docs/book/src/reference/ are
+//! what the code writes; the key tables they are written from name exactly the keys the parser
+//! reads; every shipped scenario is valid under the schema, and files with a key the parser
+//! refuses are not.
+
+use std::path::{Path, PathBuf};
+
+use ticklab::Registry;
+use ticklab::reference::{self, FAULTS};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn folder() -> PathBuf {
+    root().join("docs/book/src/reference")
+}
+
+#[test]
+fn the_committed_pages_and_schema_are_what_the_code_writes() {
+    let differences = reference::compare_pages(&folder(), &reference::pages(&Registry::builtin()));
+    assert!(
+        differences.is_empty(),
+        "the reference pages differ from the code; run `cargo run -- reference` and commit \
+         docs/book/src/reference/:\n{}",
+        differences.join("\n")
+    );
+}
+
+#[test]
+fn every_key_table_names_exactly_the_keys_serde_reads() {
+    let tables = reference::tables();
+    // The top level, [machine], [[fault]], six kinds' [model] and what those nest.
+    assert!(tables.len() >= 18, "only {} tables", tables.len());
+    let mismatches: Vec<String> = tables.into_iter().flat_map(reference::mismatches).collect();
+    assert!(
+        mismatches.is_empty(),
+        "key tables against the parser's fields:\n{}",
+        mismatches.join("\n")
+    );
+}
+
+#[test]
+fn every_kind_has_a_key_table_whose_kind_is_its_name() {
+    for kind in ticklab::model::kind_names() {
+        let table = reference::model_table(kind)
+            .unwrap_or_else(|| panic!("kind `{kind}` has no key table in ticklab::reference"));
+        let selector = table.key("kind").expect("a [model] table takes `kind`");
+        assert!(
+            matches!(selector.value, reference::ValueType::Choice(names) if names == [kind]),
+            "the `{kind}` table's `kind` key names another kind"
+        );
+    }
+}
+
+#[test]
+fn every_fault_kind_is_documented_once_in_the_code_s_order() {
+    let documented: Vec<&str> = FAULTS.iter().map(|fault| fault.kind).collect();
+    assert_eq!(documented, ticklab::sim::FaultKind::NAMES);
+    for fault in FAULTS {
+        for key in fault.keys {
+            assert!(
+                reference::FAULT.key(key).is_some(),
+                "{}: `{key}` is no [[fault]] key",
+                fault.kind
+            );
+        }
+    }
+}
+
+/// The committed schema, compiled.
+fn committed_schema() -> (boon::Schemas, boon::SchemaIndex) {
+    let path = folder().join("scenario.schema.json");
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    let index = compiler
+        .compile(path.to_str().unwrap(), &mut schemas)
+        .unwrap_or_else(|error| panic!("{} does not compile: {error}", path.display()));
+    (schemas, index)
+}
+
+/// The scenario at `path` as JSON, as an editor hands it to the schema.
+fn as_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    toml::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn toml_files(folder: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(folder)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|entry| entry.unwrap().into_path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect()
+}
+
+#[test]
+fn every_shipped_scenario_is_valid_under_the_committed_schema() {
+    let (schemas, index) = committed_schema();
+    let scenarios = toml_files(&root().join("scenarios"));
+    assert!(scenarios.len() > 50, "found {} scenarios", scenarios.len());
+    let invalid: Vec<String> = scenarios
+        .iter()
+        .filter_map(|path| {
+            schemas
+                .validate(&as_json(path), index)
+                .err()
+                .map(|error| format!("{}: {error:#}", path.display()))
+        })
+        .collect();
+    assert!(invalid.is_empty(), "{}", invalid.join("\n\n"));
+}
+
+#[test]
+fn files_with_an_unknown_key_or_a_wrong_type_are_invalid_under_the_schema() {
+    let (schemas, index) = committed_schema();
+    for name in [
+        "machine-unknown-key",
+        "hosts-host-machine-unknown-key",
+        "executor-unknown-step-key",
+        "duration-as-number",
+        "duration-in-years",
+        "executor-step-duration-as-number",
+        "expect-count-as-text",
+        "expect-duration-as-number",
+        "expect-metric-nobody-has",
+        "idle-unknown-strategy",
+        "lock-unknown-spawn",
+        "lock-memory-without-unit",
+        "machine-load-of-one",
+        "hosts-top-level-fault",
+        "missing-platform",
+        "negative-seed",
+    ] {
+        let path = root()
+            .join("tests/bad_scenarios")
+            .join(format!("{name}.toml"));
+        assert!(
+            schemas.validate(&as_json(&path), index).is_err(),
+            "{} is valid under the schema, yet the parser refuses it",
+            path.display()
+        );
+        assert!(
+            Registry::builtin().load(&path).is_err(),
+            "{} is accepted by the parser",
+            path.display()
+        );
+    }
+}
+
+/// The schema's duration pattern takes what the parser takes, and refuses what it refuses.
+#[test]
+fn the_schema_s_durations_are_the_parser_s() {
+    let (schemas, index) = committed_schema();
+    let scenario = |run_for: &str| {
+        serde_json::json!({
+            "about": "a duration", "platform": "linux", "run_for": run_for,
+            "model": { "kind": "interval", "missed_tick": "burst", "period": "1s" },
+        })
+    };
+    for text in [
+        "250ms",
+        "15.5s",
+        "8m",
+        "1h",
+        "2h 30m",
+        "2h30m",
+        "365d",
+        "PT1H",
+        "pt1h30m",
+        "1w",
+        "3 mins 34s 123ms",
+        "10 hours, 30 minutes",
+        "10:30:00",
+        "1 day 02:03:04",
+        "1.5h",
+        "2us",
+        "2µs",
+        "7ns",
+        "+1s",
+        "1y",
+        "1mo",
+        "P1Y",
+        "soon",
+        "",
+        "1",
+        "1 s",
+        "-1s",
+        "1h ago",
+        "s1",
+        "1sx",
+        "10 secs",
+        "1,5s",
+    ] {
+        let parsed = ticklab::scenario::values::parse_duration_ns(text).is_ok_and(|ns| ns >= 0);
+        let valid = schemas.validate(&scenario(text), index).is_ok();
+        assert_eq!(
+            valid, parsed,
+            "\"{text}\": the schema says {valid}, the parser {parsed}"
+        );
+    }
+}
