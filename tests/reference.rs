@@ -200,3 +200,85 @@ fn the_schema_s_durations_are_the_parser_s() {
         );
     }
 }
+
+fn ticklab() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("ticklab").unwrap()
+}
+
+#[test]
+fn the_reference_command_writes_every_page_into_the_folder_it_is_named() {
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path().join("reference");
+    ticklab().arg("reference").arg(&folder).assert().code(0);
+    for page in reference::pages(&Registry::builtin()) {
+        let written = std::fs::read_to_string(folder.join(&page.name)).unwrap();
+        assert_eq!(written, page.text, "{}", page.name);
+    }
+    ticklab()
+        .args(["reference", "--check"])
+        .arg(&folder)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn the_reference_command_never_replaces_a_file_it_did_not_write() {
+    let out = tempfile::tempdir().unwrap();
+    let mine = out.path().join("machine.md");
+    std::fs::write(&mine, "# my own notes on machines\n").unwrap();
+    let assert = ticklab().arg("reference").arg(out.path()).assert().code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("machine.md") && stderr.contains("is not a page `ticklab reference` wrote"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "# my own notes on machines\n"
+    );
+    assert!(
+        !out.path().join("scenario-file.md").exists(),
+        "a page was written beside a file the command refused to replace"
+    );
+}
+
+#[test]
+fn reference_check_names_each_page_that_differs_and_exits_1() {
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path();
+    ticklab().arg("reference").arg(folder).assert().code(0);
+    let lock = folder.join("kind-lock.md");
+    let text = std::fs::read_to_string(&lock).unwrap();
+    std::fs::write(&lock, text.replace("| `spawners` |", "| `spawnerz` |")).unwrap();
+    let stale = folder.join("kind-gone.md");
+    std::fs::write(
+        &stale,
+        format!("{}\n\n# gone\n", reference::GENERATED_HEADER),
+    )
+    .unwrap();
+    std::fs::remove_file(folder.join("faults.md")).unwrap();
+    let assert = ticklab()
+        .args(["reference", "--check"])
+        .arg(folder)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    for expected in [
+        "kind-lock.md differs",
+        "- | `spawnerz` |",
+        "+ | `spawners` |",
+        "faults.md is missing",
+        "kind-gone.md is a generated page the code no longer makes",
+        "run `ticklab reference",
+    ] {
+        assert!(stderr.contains(expected), "no `{expected}` in:\n{stderr}");
+    }
+    // Writing again mends all three.
+    ticklab().arg("reference").arg(folder).assert().code(0);
+    assert!(!stale.exists());
+    ticklab()
+        .args(["reference", "--check"])
+        .arg(folder)
+        .assert()
+        .code(0);
+}

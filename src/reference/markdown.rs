@@ -43,6 +43,7 @@ pub(super) fn design_key_table(keys: &[DesignKey]) -> String {
                 ..
             } => format!("`\"{}\"`", duration(ns)),
             KeyKind::Choice { default, .. } => format!("`\"{default}\"`"),
+            KeyKind::Duration { .. } => "off".to_string(),
             _ => "set by the design".to_string(),
         };
         let _ = writeln!(

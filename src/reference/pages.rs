@@ -223,7 +223,7 @@ fn designs(registry: &Registry) -> String {
             out,
             "\n## `{}`\n\n{}.\n\nPromise: {}.\n",
             design.name,
-            capitalized(design.about),
+            design.about,
             promise(design.promise)
         );
         if design.keys.is_empty() {
@@ -243,7 +243,10 @@ fn designs(registry: &Registry) -> String {
 
 fn cli() -> String {
     let mut out = String::from("# Command line\n\nEvery `ticklab` command's `--help`.\n");
-    for (name, help) in crate::cli::help_texts() {
+    for (name, help) in crate::cli::help_texts()
+        .into_iter()
+        .filter(|(name, _)| name != "ticklab help")
+    {
         let _ = write!(out, "\n## `{name}`\n\n```text\n{}\n```\n", help.trim_end());
     }
     out
