@@ -179,7 +179,7 @@ pub(super) fn duration(ns: u64) -> String {
     if ns == 0 {
         return "0s".to_string();
     }
-    UNITS.iter().find(|(size, _)| ns % size == 0).map_or_else(
+    UNITS.iter().find(|(size, _)| ns.is_multiple_of(*size)).map_or_else(
         || format!("{ns}ns"),
         |(size, unit)| format!("{}{unit}", ns / size),
     )
@@ -190,7 +190,7 @@ pub(super) fn number(value: i64) -> String {
     let digits = value.unsigned_abs().to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
