@@ -1,10 +1,13 @@
 //! The keys of an executor scenario's `[model]` table, its runtimes, pools, task groups and
 //! steps, for the reference and the schema.
 
-use ticklab_models::executor::DriverKind;
+use ticklab_models::executor::{DriverKind, SchedulerConfig};
 use ticklab_models::interval::MissedTick;
 
-use super::spec::{ExecutorSpec, PoolSpec, RuntimeSpec, StepSpec, TaskSpec};
+use super::spec::{
+    DEFAULT_BLOCKING_THREADS, DEFAULT_STARVATION_THRESHOLD_NS, ExecutorSpec, PoolSpec, RuntimeSpec,
+    StepSpec, TaskSpec,
+};
 use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
 
 /// `[model]` with `kind = "executor"`.
@@ -39,7 +42,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "starvation_threshold",
             ValueType::POSITIVE_DURATION,
-            Need::Default("\"100ms\""),
+            Need::DefaultDuration(DEFAULT_STARVATION_THRESHOLD_NS),
             "a runnable wait longer than this is a STARVED event",
         ),
         KeyDoc::new(
@@ -93,7 +96,7 @@ pub static RUNTIME: KeyTable = KeyTable {
                 min: 1,
                 max: 1_000_000,
             },
-            Need::Default("61"),
+            Need::DefaultCount(SchedulerConfig::TOKIO_GLOBAL_QUEUE_INTERVAL as i64),
             "ticks between inject-queue-first checks",
         ),
         KeyDoc::new(
@@ -102,7 +105,7 @@ pub static RUNTIME: KeyTable = KeyTable {
                 min: 1,
                 max: 1_000_000,
             },
-            Need::Default("61"),
+            Need::DefaultCount(SchedulerConfig::TOKIO_EVENT_INTERVAL as i64),
             "ticks between driver polls of a busy worker",
         ),
         KeyDoc::new(
@@ -111,7 +114,7 @@ pub static RUNTIME: KeyTable = KeyTable {
                 min: 1,
                 max: 100_000,
             },
-            Need::Default("512"),
+            Need::DefaultCount(DEFAULT_BLOCKING_THREADS),
             "the blocking pool's limit; more work queues",
         ),
         KeyDoc::new(
@@ -153,7 +156,7 @@ pub static POOL: KeyTable = KeyTable {
         KeyDoc::new(
             "connect",
             ValueType::DURATION,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "added to the first request of a new connection",
         ),
     ],
@@ -183,13 +186,13 @@ pub static TASK: KeyTable = KeyTable {
                 min: 0,
                 max: 10_000_000,
             },
-            Need::Default("0"),
+            Need::DefaultCount(0),
             "instances that arrive on their own (0: only spawned)",
         ),
         KeyDoc::new(
             "start",
             ValueType::DURATION,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "the first arrival",
         ),
         KeyDoc::new(
@@ -210,7 +213,7 @@ pub static TASK: KeyTable = KeyTable {
                 min: 1,
                 max: 100_000_000,
             },
-            Need::Default("1"),
+            Need::DefaultCount(1),
             "times each instance runs its steps, as a loop",
         ),
         KeyDoc::new(

@@ -1,6 +1,6 @@
 //! The keys of an idle scenario's `[model]` table, for the reference and the schema.
 
-use super::spec::{ArrivalKind, IdleSpec, StrategyKind};
+use super::spec::{ArrivalKind, DEFAULT_HANDLE_NS, DEFAULT_TIMEOUT_NS, IdleSpec, StrategyKind};
 use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
@@ -35,7 +35,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "timeout",
             ValueType::POSITIVE_DURATION,
-            Need::Default("\"1ms\""),
+            Need::DefaultDuration(DEFAULT_TIMEOUT_NS),
             "the condvar and epoll timeout (epoll rounds up to whole ms), and the sleep",
         ),
         KeyDoc::new(
@@ -47,7 +47,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "handle",
             ValueType::DURATION,
-            Need::Default("\"1us\""),
+            Need::DefaultDuration(DEFAULT_HANDLE_NS),
             "CPU each event takes",
         ),
         KeyDoc::new(
@@ -77,13 +77,13 @@ pub static MODEL: KeyTable = KeyTable {
                 min: 1,
                 max: 1_000_000,
             },
-            Need::Default("8"),
+            Need::DefaultCount(8),
             "`bursts` only: events per burst",
         ),
         KeyDoc::new(
             "burst_spacing",
             ValueType::DURATION,
-            Need::Default("\"10us\""),
+            Need::DefaultDuration(10_000),
             "`bursts` only: the gap inside a burst",
         ),
     ],

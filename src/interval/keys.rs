@@ -37,13 +37,13 @@ pub static MODEL: KeyTable = KeyTable {
                 min: 1,
                 max: MAX_COUNT,
             },
-            Need::Default("1"),
+            Need::DefaultCount(1),
             "how many intervals run side by side",
         ),
         KeyDoc::new(
             "tick_cost",
             ValueType::DURATION,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "CPU time the runtime thread spends per tick; at most the whole run",
         ),
         KeyDoc::new(
@@ -56,7 +56,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "driver_resolution",
             ValueType::POSITIVE_DURATION,
-            Need::Default("\"1ms\""),
+            Need::DefaultDuration(ticklab_sim::NS_PER_MS),
             "the runtime's timer driver's granularity: deadlines round up to it, as in tokio's \
              wheel. `[machine] timer_resolution` is the platform's timer tick, which ends the \
              driver's timed waits",

@@ -2,7 +2,7 @@
 
 use ticklab_models::lock::LockKind;
 
-use super::spec::{LockSpec, Spacing, SpawnKind};
+use super::spec::{DEFAULT_READ_HOLD_NS, LockSpec, Spacing, SpawnKind};
 use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
@@ -83,7 +83,7 @@ pub static MODEL: KeyTable = KeyTable {
                 min: 0,
                 max: 10_000,
             },
-            Need::Default("0"),
+            Need::DefaultCount(0),
             "threads that take the lock for reading",
         ),
         KeyDoc::new(
@@ -95,7 +95,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "read_hold",
             ValueType::DURATION,
-            Need::Default("\"5us\""),
+            Need::DefaultDuration(DEFAULT_READ_HOLD_NS),
             "the read lock's hold (a pipe2 or socket call)",
         ),
         KeyDoc::new(
@@ -104,7 +104,7 @@ pub static MODEL: KeyTable = KeyTable {
                 min: 0,
                 max: 10_000,
             },
-            Need::Default("0"),
+            Need::DefaultCount(0),
             "threads that compute all the time",
         ),
         KeyDoc::new(

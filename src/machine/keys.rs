@@ -1,6 +1,6 @@
 //! The keys of `[machine]`, for the reference and the schema.
 
-use super::spec::{MAX_CORES, MAX_LOAD_THREADS, MachineSpec};
+use super::spec::{DEFAULT_LOAD_BURST_NS, MAX_CORES, MAX_LOAD_THREADS, MachineSpec};
 use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 
 /// `[machine]`, for every kind; a hosts scenario's `[model.host.machine]` takes the same keys.
@@ -32,7 +32,7 @@ pub static MACHINE: KeyTable = KeyTable {
                 min: 0,
                 max: MAX_LOAD_THREADS,
             },
-            Need::Default("0"),
+            Need::DefaultCount(0),
             "threads of other programs that compute the whole run long",
         ),
         KeyDoc::new(
@@ -48,7 +48,7 @@ pub static MACHINE: KeyTable = KeyTable {
         KeyDoc::new(
             "load_burst",
             ValueType::POSITIVE_DURATION,
-            Need::Default("\"10ms\""),
+            Need::DefaultDuration(DEFAULT_LOAD_BURST_NS),
             "the mean length of one such burst; needs `load`",
         ),
         KeyDoc::new(

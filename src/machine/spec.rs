@@ -78,7 +78,7 @@ pub(crate) const MAX_CORES: i64 = 1024;
 /// Outside threads, busy or bursty, at most.
 pub(crate) const MAX_LOAD_THREADS: i64 = 1024;
 /// The default mean length of an outside burst of CPU.
-const DEFAULT_LOAD_BURST_NS: u64 = 10_000_000;
+pub(crate) const DEFAULT_LOAD_BURST_NS: u64 = 10_000_000;
 
 pub(crate) fn validate(
     file: &Located<'_>,

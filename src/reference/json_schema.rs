@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use ticklab_models::timer::KeyKind;
 
+use super::markdown::duration;
 use super::table::{FloatEnd, KeyTable, Need, ValueType};
 use super::{TOP, model_table};
 use crate::expect::{Metric, Unit};
@@ -102,8 +103,13 @@ fn table_schema(table: &KeyTable, registry: &Registry) -> Value {
     for key in table.keys {
         let mut value = value_schema(&key.value, registry);
         value["description"] = json!(key.about);
-        if let Need::Default(default) = key.need {
-            value["description"] = json!(format!("{} (default: {default})", key.about));
+        match key.need {
+            Need::Default(default) => {
+                value["description"] = json!(format!("{} (default: {default})", key.about));
+            }
+            Need::DefaultCount(count) => value["default"] = json!(count),
+            Need::DefaultDuration(ns) => value["default"] = json!(duration(ns)),
+            Need::Required | Need::Optional => {}
         }
         for alias in key.aliases {
             let mut old = value.clone();

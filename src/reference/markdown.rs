@@ -142,11 +142,13 @@ pub(super) fn one_of(names: &[&str]) -> String {
     }
 }
 
-fn need(need: Need) -> String {
+pub(super) fn need(need: Need) -> String {
     match need {
         Need::Required => "required".to_string(),
         Need::Default(text) if text.starts_with(['"', '[']) => format!("`{text}`"),
         Need::Default(text) => text.to_string(),
+        Need::DefaultCount(count) => number(count),
+        Need::DefaultDuration(ns) => format!("`\"{}\"`", duration(ns)),
         Need::Optional => "off".to_string(),
     }
 }
@@ -179,10 +181,13 @@ pub(super) fn duration(ns: u64) -> String {
     if ns == 0 {
         return "0s".to_string();
     }
-    UNITS.iter().find(|(size, _)| ns.is_multiple_of(*size)).map_or_else(
-        || format!("{ns}ns"),
-        |(size, unit)| format!("{}{unit}", ns / size),
-    )
+    UNITS
+        .iter()
+        .find(|(size, _)| ns.is_multiple_of(*size))
+        .map_or_else(
+            || format!("{ns}ns"),
+            |(size, unit)| format!("{}{unit}", ns / size),
+        )
 }
 
 /// A whole number with thousands separated: `1,000,000`.

@@ -83,6 +83,10 @@ pub enum Need {
     Required,
     /// Left out, it takes this default, in words.
     Default(&'static str),
+    /// Left out, it is this whole number.
+    DefaultCount(i64),
+    /// Left out, it is this duration, in ns.
+    DefaultDuration(u64),
     /// Left out, it is off: the behaviour it sets does not happen.
     Optional,
 }

@@ -38,7 +38,7 @@ pub static TOP: KeyTable = KeyTable {
                 min: 0,
                 max: i64::MAX,
             },
-            Need::Default("0"),
+            Need::DefaultCount(0),
             "the seed of every random draw; `ticklab run --seed N` replaces it",
         ),
         KeyDoc::new(

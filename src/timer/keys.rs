@@ -3,7 +3,7 @@
 
 use ticklab_models::timer::TimerClock;
 
-use super::spec::{DEFAULT_CAPACITY, TimerSpec};
+use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES, TimerSpec};
 use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 
 /// `[model]` with `kind = "timer"`, without the keys of its designs.
@@ -49,7 +49,7 @@ pub static MODEL: KeyTable = KeyTable {
                 min: 1,
                 max: 1 << 20,
             },
-            Need::Default("64"),
+            Need::DefaultCount(DEFAULT_TASK_BYTES as i64),
             "what one timer slot stands for in `peak_live_bytes` and the trace's memory samples; \
              64 is brpc's cache-line-aligned `Task`",
         ),
@@ -98,7 +98,7 @@ pub static MODEL: KeyTable = KeyTable {
         KeyDoc::new(
             "callback_cost",
             ValueType::DURATION,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "CPU time of each fired timer's callback on its timer thread",
         ),
         KeyDoc::new(

@@ -12,6 +12,7 @@
 
 mod spec;
 
+pub(crate) use spec::DEFAULT_PEERS;
 pub(crate) use spec::validate;
 pub use spec::{HeartbeatConfig, HeartbeatSpec};
 

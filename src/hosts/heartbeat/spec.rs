@@ -36,7 +36,7 @@ pub struct HeartbeatConfig {
     pub cpu_ns: u64,
 }
 
-const DEFAULT_PEERS: i64 = 3;
+pub(crate) const DEFAULT_PEERS: i64 = 3;
 
 pub(crate) fn validate(
     names: &HostNames<'_>,

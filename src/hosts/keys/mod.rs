@@ -136,7 +136,7 @@ pub static HOST: KeyTable = KeyTable {
         KeyDoc::new(
             "wall_offset",
             ValueType::SignedDuration,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "where its wall clock starts against `wall_start`",
         ),
         KeyDoc::new(

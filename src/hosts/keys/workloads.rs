@@ -3,7 +3,7 @@
 
 use ticklab_models::detector::Detector;
 
-use crate::hosts::heartbeat::HeartbeatSpec;
+use crate::hosts::heartbeat::{DEFAULT_PEERS, HeartbeatSpec};
 use crate::hosts::lease::LeaseSpec;
 use crate::hosts::rpc::RpcSpec;
 use crate::hosts::spec::HostClock;
@@ -81,10 +81,15 @@ pub static LEASE: KeyTable = KeyTable {
         KeyDoc::new(
             "write_takes",
             ValueType::DURATION,
-            Need::Default("0"),
+            Need::DefaultDuration(0),
             "from the check to the write going out",
         ),
-        KeyDoc::new("cpu", ValueType::DURATION, Need::Default("0"), CPU_ABOUT),
+        KeyDoc::new(
+            "cpu",
+            ValueType::DURATION,
+            Need::DefaultDuration(0),
+            CPU_ABOUT,
+        ),
     ],
 };
 
@@ -115,7 +120,7 @@ pub static HEARTBEAT: KeyTable = KeyTable {
         KeyDoc::new(
             "peers",
             ValueType::Count { min: 1, max: 64 },
-            Need::Default("3"),
+            Need::DefaultCount(DEFAULT_PEERS),
             "how many hosts each one watches",
         ),
         KeyDoc::new(
@@ -130,7 +135,12 @@ pub static HEARTBEAT: KeyTable = KeyTable {
             Need::Default("\"timeout\""),
             "how a watcher decides: `timeout` suspects a peer silent for `suspect_after`",
         ),
-        KeyDoc::new("cpu", ValueType::DURATION, Need::Default("0"), CPU_ABOUT),
+        KeyDoc::new(
+            "cpu",
+            ValueType::DURATION,
+            Need::DefaultDuration(0),
+            CPU_ABOUT,
+        ),
     ],
 };
 
@@ -182,6 +192,11 @@ pub static RPC: KeyTable = KeyTable {
             Need::Default("[\"500us\", \"2ms\"]"),
             "how long the server takes to answer, drawn from the range",
         ),
-        KeyDoc::new("cpu", ValueType::DURATION, Need::Default("0"), CPU_ABOUT),
+        KeyDoc::new(
+            "cpu",
+            ValueType::DURATION,
+            Need::DefaultDuration(0),
+            CPU_ABOUT,
+        ),
     ],
 };
