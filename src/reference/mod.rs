@@ -2,15 +2,36 @@
 //! metrics `[expect]` can bound, the faults and the registered timer designs, as markdown pages
 //! and as a JSON Schema that editors use to complete and check scenario files.
 //!
-//! A crate that registers designs of its own writes pages and a schema that know them:
+//! A crate that registers designs of its own writes pages and a schema that know them, without
+//! the command line:
 //!
 //! ```
-//! let registry = ticklab::Registry::builtin();
-//! let schema = ticklab::reference::schema(&registry);
-//! assert!(schema.contains("\"tokio-wheel\""));
-//! for page in ticklab::reference::pages(&registry) {
-//!     assert!(page.text.starts_with(ticklab::reference::GENERATED_HEADER));
+//! use ticklab::Registry;
+//! use ticklab::models::sync::Primitives;
+//! use ticklab::models::timer::builtin::GlobalHeapDesign;
+//! use ticklab::models::timer::{BuildTimerDesign, GlobalHeap, TimerParams};
+//!
+//! struct MyHeap;
+//! impl BuildTimerDesign for MyHeap {
+//!     const NAME: &'static str = "my-heap";
+//!     const ABOUT: &'static str = "a global heap under another name";
+//!     type Design<S: Primitives, P: Send + 'static> = GlobalHeap<S, P>;
+//!     fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> GlobalHeap<S, P> {
+//!         GlobalHeapDesign::build(params)
+//!     }
 //! }
+//!
+//! let registry = Registry::builtin().with_timer_design::<MyHeap>();
+//! // The schema an editor reads: `design = "my-heap"` completes and validates.
+//! let schema = ticklab::reference::schema(&registry);
+//! assert!(schema.contains("\"my-heap\""));
+//! let pages = ticklab::reference::pages(&registry);
+//! let designs = pages.iter().find(|page| page.name == "designs.md").unwrap();
+//! assert!(designs.text.contains("## `my-heap`"));
+//! # let folder = tempfile::tempdir().unwrap();
+//! // Written as `ticklab reference` writes them: atomically, never over a file it did not write.
+//! ticklab::reference::write_pages(folder.path(), &pages).unwrap();
+//! assert!(ticklab::reference::compare_pages(folder.path(), &pages).is_empty());
 //! ```
 
 mod folder;
