@@ -207,3 +207,32 @@ pub(super) fn number(value: i64) -> String {
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_duration_is_written_in_its_largest_whole_unit() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(100_000_000), "100ms");
+        assert_eq!(duration(15_625_000), "15625us");
+        assert_eq!(duration(90_000_000_000), "90s");
+        assert_eq!(duration(86_400_000_000_000), "1d");
+        assert_eq!(duration(7), "7ns");
+    }
+
+    #[test]
+    fn whole_numbers_group_their_thousands() {
+        assert_eq!(number(0), "0");
+        assert_eq!(number(999), "999");
+        assert_eq!(number(1_000_000), "1,000,000");
+        assert_eq!(number(-12_345), "-12,345");
+    }
+
+    #[test]
+    fn choices_read_as_a_list_ending_in_or() {
+        assert_eq!(one_of(&["a"]), "`\"a\"`");
+        assert_eq!(one_of(&["a", "b", "c"]), "`\"a\"`, `\"b\"` or `\"c\"`");
+    }
+}

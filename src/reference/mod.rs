@@ -90,16 +90,22 @@ pub fn tables() -> Vec<&'static KeyTable> {
 pub fn mismatches(table: &KeyTable) -> Vec<String> {
     let documented = table.names();
     let read = (table.serde_fields)();
+    let header = match table.key("kind").map(|key| key.value) {
+        Some(ValueType::Choice([kind])) if table.header == "[model]" => {
+            format!("[model] of kind \"{kind}\"")
+        }
+        _ => table.header.to_string(),
+    };
     let mut found: Vec<String> = read
         .iter()
         .filter(|name| !documented.contains(name))
-        .map(|name| format!("{}: `{name}` is read but not documented", table.header))
+        .map(|name| format!("{header}: `{name}` is read but not documented"))
         .collect();
     found.extend(
         documented
             .iter()
             .filter(|name| !read.contains(name))
-            .map(|name| format!("{}: `{name}` is documented but not read", table.header)),
+            .map(|name| format!("{header}: `{name}` is documented but not read")),
     );
     found
 }
