@@ -22,7 +22,10 @@ pub(super) fn key_table(table: &KeyTable) -> String {
             "| `{}` | {} | {} | {} |",
             key.name,
             cell(&takes(&key.value)),
-            cell(&need(key.need)),
+            cell(&match (key.need, key.value.table()) {
+                (Need::Optional, Some(_)) => "none".to_string(),
+                (need_of_key, _) => need(need_of_key),
+            }),
             cell(&about)
         );
     }

@@ -105,7 +105,7 @@ pub static MODEL: KeyTable = KeyTable {
 /// `[[model.host]]`.
 pub static HOST: KeyTable = KeyTable {
     header: "[[model.host]]",
-    about: "a host, or `count` alike ones named `<name>-1`, `<name>-2`, ...",
+    about: "a host, or `count` alike ones named `<name>-1`, `<name>-2` and so on",
     serde_fields: crate::scenario::keys_of::<HostSpec>,
     keys: &[
         KeyDoc::new("name", ValueType::Text, Need::Required, "its name"),
