@@ -91,9 +91,38 @@ pub fn schema(registry: &Registry) -> String {
     );
     object.insert("$comment".to_string(), json!(GENERATED_MARK));
     object.insert("title".to_string(), json!("ticklab scenario file"));
+    object.insert("definitions".to_string(), definitions());
     let mut text = serde_json::to_string_pretty(&root).expect("a schema is plain JSON");
     text.push('\n');
     text
+}
+
+/// A shared definition, wrapped so that a `description` beside it still counts: draft-07
+/// ignores whatever stands beside a `$ref`.
+fn reference(name: &str) -> Value {
+    json!({ "allOf": [{ "$ref": format!("#/definitions/{name}") }] })
+}
+
+/// The value types every table shares, as `definitions`.
+fn definitions() -> Value {
+    json!({
+        "duration": {
+            "type": "string",
+            "pattern": duration_pattern(false),
+            "description": "a duration such as \"250ms\", \"15.5s\", \"2h 30m\", \"365d\" or \
+                            \"PT1H\"; years and months are refused",
+        },
+        "signed-duration": {
+            "type": "string",
+            "pattern": duration_pattern(true),
+            "description": "a duration that may be negative, such as \"-1h\"",
+        },
+        "bytes": {
+            "type": "string",
+            "pattern": BYTES_PATTERN,
+            "description": "an amount of memory with its unit, such as \"512MiB\"",
+        },
+    })
 }
 
 /// A table as a JSON object that takes its keys and nothing else.
@@ -131,10 +160,10 @@ fn table_schema(table: &KeyTable, registry: &Registry) -> Value {
 }
 
 fn value_schema(value: &ValueType, registry: &Registry) -> Value {
-    let duration = || json!({ "type": "string", "pattern": duration_pattern(false) });
+    let duration = || reference("duration");
     match *value {
         ValueType::Duration { .. } => duration(),
-        ValueType::SignedDuration => json!({ "type": "string", "pattern": duration_pattern(true) }),
+        ValueType::SignedDuration => reference("signed-duration"),
         ValueType::DurationOrRange => json!({
             "anyOf": [
                 duration(),
@@ -172,7 +201,7 @@ fn value_schema(value: &ValueType, registry: &Registry) -> Value {
         }
         ValueType::Text => json!({ "type": "string" }),
         ValueType::Bool => json!({ "type": "boolean" }),
-        ValueType::Bytes => json!({ "type": "string", "pattern": BYTES_PATTERN }),
+        ValueType::Bytes => reference("bytes"),
         ValueType::Timestamp => json!({ "type": "string", "format": "date-time" }),
         ValueType::List(item) => json!({ "type": "array", "items": value_schema(item, registry) }),
         ValueType::Table(table) => table_schema(table, registry),
@@ -192,9 +221,7 @@ fn add_design_keys(model: &mut Value, registry: &Registry) {
                 KeyKind::Count { min, max, .. } => {
                     json!({ "type": "integer", "minimum": min, "maximum": max })
                 }
-                KeyKind::Duration { .. } => {
-                    json!({ "type": "string", "pattern": duration_pattern(false) })
-                }
+                KeyKind::Duration { .. } => reference("duration"),
                 KeyKind::Choice { names, .. } => json!({ "type": "string", "enum": names }),
             };
             let readers: Vec<&str> = registry
@@ -255,10 +282,10 @@ fn bounds(metrics: &[Metric]) -> Value {
     for metric in metrics {
         let value = match metric.unit {
             Unit::Count => json!({ "type": "integer", "minimum": 0 }),
-            Unit::Duration => json!({ "type": "string", "pattern": duration_pattern(false) }),
+            Unit::Duration => reference("duration"),
             Unit::Time => json!({
                 "type": "string",
-                "anyOf": [{ "const": "never" }, { "pattern": duration_pattern(false) }],
+                "anyOf": [{ "const": "never" }, reference("duration")],
             }),
         };
         for (prefix, bound) in [("max_", "at most"), ("min_", "at least"), ("", "exactly")] {
