@@ -59,7 +59,9 @@ fn blocks(chapter: &Path, text: &str, language: &str) -> Vec<Sample> {
                         chapter: chapter.to_path_buf(),
                         first_line: index + 2,
                         text: String::new(),
-                        marked: info.split(',').any(|word| word == "fails" || word == "ignore"),
+                        marked: info
+                            .split(',')
+                            .any(|word| word == "fails" || word == "ignore"),
                     };
                     open = Some((indent.to_string(), sample));
                 }
