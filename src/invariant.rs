@@ -10,7 +10,7 @@ use crate::trace::{Event, InvariantEvent, TraceSink};
 /// The metric every model with invariants reports.
 pub const VIOLATIONS: Metric = Metric::count(
     "invariant_violations",
-    "times the model broke one of its invariants (CONTRIBUTING.md lists them)",
+    "times the model broke one of its invariants (docs/book/src/invariants.md lists them)",
 );
 
 /// The first violations are traced one by one; after these, only the count grows.

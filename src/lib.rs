@@ -33,6 +33,18 @@ pub use ticklab_models as models;
 /// The simulated world, re-exported for the same reason.
 pub use ticklab_sim as sim;
 
+/// The book's and README's Rust samples, as doc tests: `mdbook test` cannot link ticklab, so
+/// `cargo test --doc` compiles and runs them here (tests/book.rs checks the scenario samples).
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/book/src/harness.md")]
+    struct Harness;
+    #[doc = include_str!("../docs/book/src/outside-designs.md")]
+    struct OutsideDesigns;
+}
+
 #[cfg(feature = "battery")]
 pub mod battery;
 mod builtin;

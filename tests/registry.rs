@@ -79,16 +79,21 @@ fn every_kind_ships_scenarios_and_every_scenario_its_snapshot() {
 }
 
 /// Outside its folder, a new kind needs a line in `SECTIONS` here (or the tests above fail for
+/// it) and its reference page listed in the book's table of contents (or the book never shows
 /// it), and a new timer design its module line in `models/src/timer/mod.rs` (or it is never
-/// compiled): the guides to adding one must say so.
+/// compiled): CONTRIBUTING.md's guides to adding one must say so.
 #[test]
 fn the_guides_to_adding_a_kind_or_a_timer_design_name_every_line_outside_its_folder() {
     let doc = contributing();
-    let model = section(&doc, "Adding a model");
+    let model = section(&doc, "Adding a kind");
     assert!(
         model.contains("`SECTIONS`") && model.contains(file!()),
-        "\"Adding a model\" does not say to list the kind in `SECTIONS` of {}",
+        "\"Adding a kind\" does not say to list the kind in `SECTIONS` of {}",
         file!()
+    );
+    assert!(
+        model.contains("`docs/book/src/SUMMARY.md`"),
+        "\"Adding a kind\" does not say to list its reference page in docs/book/src/SUMMARY.md"
     );
     let design = section(&doc, "Adding a timer design");
     assert!(

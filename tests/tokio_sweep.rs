@@ -239,9 +239,12 @@ fn notes_are_counted_within_a_window_of_instant_as_well_as_of_physical_time() {
 }
 
 #[test]
-fn readme_says_longest_gap_is_a_per_label_maximum_as_the_metric_does() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_book_says_longest_gap_is_a_per_label_maximum_as_the_metric_does() {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/book/src/harness.md"
+    ))
+    .unwrap();
     let words: Vec<&str> = readme.split_whitespace().collect();
     let readme = words.join(" ");
     assert!(
@@ -249,6 +252,7 @@ fn readme_says_longest_gap_is_a_per_label_maximum_as_the_metric_does() {
             "`longest_gap`, the longest physical time between two notes with the same label: a \
              per-label maximum"
         ),
-        "README.md's tokio section does not say `longest_gap` is a per-label maximum"
+        "the book's harness chapter (docs/book/src/harness.md) does not say `longest_gap` is a \
+         per-label maximum"
     );
 }

@@ -2,7 +2,7 @@
 //!
 //! A scenario names a platform, a model and its parameters, a list of faults and what to expect.
 //! Parsing is strict: unknown keys, bad durations and out-of-range values are errors located at
-//! file:line:col, with a hint. See `scenarios/` for examples and CONTRIBUTING.md for the keys.
+//! file:line:col, with a hint. See `scenarios/` for examples and the book (docs/book) for the keys.
 
 mod error;
 mod explain;

@@ -49,7 +49,7 @@
 //! What the harness cannot do: run a multi-thread runtime (paused time needs current-thread), see
 //! clocks read without libc (`quanta`, raw system calls) or from threads the code starts itself,
 //! or charge time for blocking it is not told about (a long real-time stall is a warning).
-//! README.md says what to do instead.
+//! The book (docs/book/src/harness.md) says what to do instead.
 
 mod context;
 mod driver;

@@ -13,7 +13,7 @@
 //!
 //! Other libc functions read the clocks through libc's internal aliases and are not seen here:
 //! `ftime`, the deadlines of `pthread_cond_timedwait` and `sem_timedwait`, and the timeouts of
-//! `poll`, `select` and `epoll_wait`. README lists them.
+//! `poll`, `select` and `epoll_wait`. The book (docs/book/src/harness.md) lists them.
 
 #![allow(unsafe_code)]
 

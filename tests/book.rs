@@ -1,0 +1,209 @@
+//! The samples of the book (docs/book/src) and of README.md stay true. Every ```toml block that
+//! is a whole scenario (it has a `[model]` table) parses with ticklab's own parser and passes
+//! `ticklab check`, or fails it with exit code 1 when the block is marked ```toml,fails (a
+//! regression file that records a failure). `mdbook test` cannot link ticklab, so this test does
+//! it instead. The Rust samples are doc tests of src/lib.rs, except those marked ```rust,ignore,
+//! which quote examples/ (a crate of their own): each line of one must be a line of a file there.
+//!
+//! The generated reference pages under docs/book/src/reference/ are checked against the code by
+//! tests/reference.rs, and are left out here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One ```toml block of a chapter.
+struct Sample {
+    chapter: PathBuf,
+    /// The line of the chapter the block's first line is on, counted from 1.
+    first_line: usize,
+    text: String,
+    /// The info string says `fails` (a scenario `check` must fail with exit code 1) or `ignore` (Rust
+    /// that the doc tests skip, which must quote examples/).
+    marked: bool,
+}
+
+fn book_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/book/src")
+}
+
+fn chapters(dir: &Path, found: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|name| name != "reference") {
+                chapters(&path, found);
+            }
+        } else if path.extension().is_some_and(|ext| ext == "md") {
+            found.push(path);
+        }
+    }
+}
+
+/// Every fenced block of `text` in `language`, indented or not, with where it starts.
+fn blocks(chapter: &Path, text: &str, language: &str) -> Vec<Sample> {
+    let mut samples = Vec::new();
+    let mut open: Option<(String, Sample)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        match open.take() {
+            None => {
+                if let Some(info) = trimmed.strip_prefix("```")
+                    && info.split(',').next() == Some(language)
+                {
+                    let sample = Sample {
+                        chapter: chapter.to_path_buf(),
+                        first_line: index + 2,
+                        text: String::new(),
+                        marked: info
+                            .split(',')
+                            .any(|word| word == "fails" || word == "ignore"),
+                    };
+                    open = Some((indent.to_string(), sample));
+                }
+            }
+            Some((fence_indent, mut sample)) => {
+                if trimmed == "```" {
+                    samples.push(sample);
+                } else {
+                    sample
+                        .text
+                        .push_str(line.strip_prefix(fence_indent.as_str()).unwrap_or(line));
+                    sample.text.push('\n');
+                    open = Some((fence_indent, sample));
+                }
+            }
+        }
+    }
+    samples
+}
+
+/// The book's chapters and README.md.
+fn pages() -> Vec<PathBuf> {
+    let mut found = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")];
+    chapters(&book_src(), &mut found);
+    found
+}
+
+fn samples(language: &str) -> Vec<Sample> {
+    pages()
+        .iter()
+        .flat_map(|page| blocks(page, &std::fs::read_to_string(page).unwrap(), language))
+        .collect()
+}
+
+fn whole_scenarios() -> Vec<Sample> {
+    samples("toml")
+        .into_iter()
+        .filter(|sample| sample.text.lines().any(|line| line.trim() == "[model]"))
+        .collect()
+}
+
+/// Every line, trimmed, of the Rust files under `dir`.
+fn rust_lines(dir: &Path, lines: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_lines(&path, lines);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            lines.extend(text.lines().map(|line| line.trim().to_string()));
+        }
+    }
+}
+
+fn place(sample: &Sample) -> String {
+    let relative = sample
+        .chapter
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(&sample.chapter);
+    format!("{}:{}", relative.display(), sample.first_line)
+}
+
+#[test]
+fn every_whole_scenario_in_the_book_parses_and_checks_as_the_book_says() {
+    let samples = whole_scenarios();
+    assert!(
+        samples.len() >= 6,
+        "found only {} whole scenarios in the book",
+        samples.len()
+    );
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("book-samples");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut wrong = Vec::new();
+    for (index, sample) in samples.iter().enumerate() {
+        // Line numbers of a parse error count from the block's first line.
+        if let Err(error) = ticklab::scenario::parse("the sample", &sample.text) {
+            wrong.push(format!(
+                "the sample at {} (lines counted from there) does not parse: {error}",
+                place(sample)
+            ));
+            continue;
+        }
+        let file = folder.join(format!("sample-{index}.toml"));
+        std::fs::write(&file, &sample.text).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_ticklab"))
+            .arg("check")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let want = if sample.marked { 1 } else { 0 };
+        if output.status.code() != Some(want) {
+            wrong.push(format!(
+                "{}: `ticklab check` exited {:?}, the book says {want}:\n{}{}",
+                place(sample),
+                output.status.code(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_rust_sample_the_doc_tests_skip_quotes_the_examples() {
+    let mut known = std::collections::BTreeSet::new();
+    rust_lines(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        &mut known,
+    );
+    let quoted: Vec<Sample> = samples("rust")
+        .into_iter()
+        .filter(|sample| sample.marked)
+        .collect();
+    assert!(!quoted.is_empty(), "found no ```rust,ignore sample");
+    let mut wrong = Vec::new();
+    for sample in &quoted {
+        for (offset, line) in sample.text.lines().enumerate() {
+            if !line.trim().is_empty() && !known.contains(line.trim()) {
+                wrong.push(format!(
+                    "{}: `{}` is in no Rust file under examples/",
+                    place(&Sample {
+                        chapter: sample.chapter.clone(),
+                        first_line: sample.first_line + offset,
+                        text: String::new(),
+                        marked: true,
+                    }),
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn an_indented_toml_block_is_read_without_its_indent_and_marked_as_failing() {
+    let chapter = Path::new("chapter.md");
+    let text = "1. A list item:\n\n   ```toml,fails\n   [model]\n   kind = \"idle\"\n   ```\n";
+    let samples = blocks(chapter, text, "toml");
+    assert_eq!(samples.len(), 1);
+    assert_eq!(samples[0].text, "[model]\nkind = \"idle\"\n");
+    assert_eq!(samples[0].first_line, 4);
+    assert!(samples[0].marked);
+}
