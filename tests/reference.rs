@@ -282,3 +282,45 @@ fn reference_check_names_each_page_that_differs_and_exits_1() {
         .assert()
         .code(0);
 }
+
+/// `.taplo.toml` points every shipped scenario at the committed schema, so an editor running
+/// Taplo checks them as they are typed; and the `#:schema` line the book gives resolves, from a
+/// kind's folder, to the same file.
+#[test]
+fn editors_are_pointed_at_the_committed_schema() {
+    let config: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root().join(".taplo.toml")).unwrap()).unwrap();
+    let rules = config["rule"]
+        .as_array()
+        .expect(".taplo.toml has [[rule]]s");
+    let scenario_rule = rules
+        .iter()
+        .find(|rule| {
+            rule["include"].as_array().is_some_and(|include| {
+                include
+                    .iter()
+                    .any(|p| p.as_str() == Some("scenarios/**/*.toml"))
+            })
+        })
+        .expect("a .taplo.toml rule includes scenarios/**/*.toml");
+    let path = scenario_rule["schema"]["path"].as_str().unwrap();
+    assert_eq!(
+        root().join(path).canonicalize().unwrap(),
+        folder()
+            .join("scenario.schema.json")
+            .canonicalize()
+            .unwrap(),
+        ".taplo.toml's schema path"
+    );
+
+    let editor = std::fs::read_to_string(root().join("docs/book/src/editor.md")).unwrap();
+    let line = editor
+        .lines()
+        .find(|line| line.starts_with("#:schema ../"))
+        .expect("the book's editor chapter gives a relative #:schema line");
+    let relative = line.trim_start_matches("#:schema ");
+    assert!(
+        root().join("scenarios/interval").join(relative).is_file(),
+        "`{line}` does not resolve from scenarios/<kind>/"
+    );
+}
