@@ -449,3 +449,85 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Track<'_, A> {
             .map_err(Typed::Inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code, reason = "only the errors are read")]
+    struct Table {
+        period: String,
+        count: Option<u32>,
+        inner: Option<Inner>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code, reason = "only the errors are read")]
+    struct Inner {
+        kind: Kind,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Kind {
+        Fast,
+        Slow,
+    }
+
+    /// What goes wrong with `text`, as data, checking that toml's message and span are what
+    /// they are without this layer.
+    fn problem(text: &str) -> Option<Problem> {
+        let failure = from_str::<Table>(text).expect_err("the text is wrong");
+        let plain = toml::from_str::<Table>(text).expect_err("the text is wrong");
+        assert_eq!(failure.error.message(), plain.message(), "{text}");
+        assert_eq!(failure.error.span(), plain.span(), "{text}");
+        failure.problem
+    }
+
+    #[test]
+    fn what_serde_reports_is_kept_as_data_with_tomls_own_message_and_span() {
+        let nested_key = "period = \"1s\"\n[inner]\nkind = \"fast\"\nknd = 1\n";
+        assert_eq!(
+            problem(nested_key),
+            Some(Problem::UnknownKey {
+                key: "knd".to_string(),
+                keys: &["kind"],
+            })
+        );
+        let value = "period = \"1s\"\ninner = { kind = \"fats\" }\n";
+        assert_eq!(
+            problem(value),
+            Some(Problem::UnknownValue {
+                value: "fats".to_string(),
+                values: &["fast", "slow"],
+            })
+        );
+        assert_eq!(
+            problem("count = 3\n"),
+            Some(Problem::MissingKey { key: "period" })
+        );
+        assert_eq!(
+            problem("period = 5\n"),
+            Some(Problem::WrongType {
+                found: "integer `5`".to_string(),
+                expected: "a string".to_string(),
+            })
+        );
+        assert_eq!(
+            problem("period = \"1s\"\ncount = -1\n"),
+            Some(Problem::BadValue {
+                found: "integer `-1`".to_string(),
+                expected: "u32".to_string(),
+            })
+        );
+    }
+
+    #[test]
+    fn tomls_own_errors_are_left_as_text() {
+        assert_eq!(problem("period = \"1s\"\nperiod = \"2s\"\n"), None);
+        assert_eq!(problem("period = \n"), None);
+    }
+}
