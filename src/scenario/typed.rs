@@ -41,12 +41,15 @@ pub(crate) struct Failure {
     pub problem: Option<Problem>,
 }
 
-/// Deserializes `T` from the TOML document `text`.
-pub(crate) fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Failure> {
+/// Deserializes `T` from the TOML document `text`. Boxed: errors are rare, and results should
+/// stay small.
+pub(crate) fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Box<Failure>> {
     let noted = RefCell::new(None);
-    let document = toml::Deserializer::parse(text).map_err(|error| Failure {
-        error,
-        problem: None,
+    let document = toml::Deserializer::parse(text).map_err(|error| {
+        Box::new(Failure {
+            error,
+            problem: None,
+        })
     })?;
     match T::deserialize(Track {
         inner: document,
@@ -60,12 +63,12 @@ pub(crate) fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Fa
                 .into_inner()
                 .filter(|(_, text): &(Problem, String)| *text == error.message())
                 .map(|(problem, _)| problem);
-            Err(Failure { error, problem })
+            Err(Box::new(Failure { error, problem }))
         }
-        Err(Typed::Own(problem, text)) => Err(Failure {
+        Err(Typed::Own(problem, text)) => Err(Box::new(Failure {
             error: de::Error::custom(text),
             problem: Some(problem),
-        }),
+        })),
     }
 }
 
