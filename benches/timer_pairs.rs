@@ -217,20 +217,30 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
             },
         );
     }
+    bench_designs(&mut group, rpc);
+    bench_tokio(&mut group, rpc);
+    group.finish();
+}
+
+/// Every built-in timer design, each on its own timer threads.
+fn bench_designs(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    rpc: bool,
+) {
     bench_design(
-        &mut group,
+        group,
         "global-heap",
         || GlobalHeap::<StdPrimitives, u64>::new(CAPACITY, TimerClock::Monotonic),
         rpc,
     );
     bench_design(
-        &mut group,
+        group,
         "bucketed",
         || Bucketed::<StdPrimitives, u64>::new(13, CAPACITY, TimerClock::Monotonic),
         rpc,
     );
     bench_design(
-        &mut group,
+        group,
         "bucketed-reclaim",
         || {
             Bucketed::<StdPrimitives, u64>::with_reclaim(
@@ -246,13 +256,13 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
         rpc,
     );
     bench_design(
-        &mut group,
+        group,
         "tokio-wheel",
         || TokioWheel::<StdPrimitives, u64>::new(CAPACITY, TimerClock::Monotonic),
         rpc,
     );
     bench_design(
-        &mut group,
+        group,
         "go-timers",
         || {
             GoTimers::<StdPrimitives, u64>::new(
@@ -266,11 +276,18 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
         rpc,
     );
     bench_design(
-        &mut group,
+        group,
         "hashed",
         || Hashed::<StdPrimitives, u64>::new(HASHED_THREADS, CAPACITY, TimerClock::Monotonic),
         rpc,
     );
+}
+
+/// tokio's own timer, on a multi-threaded runtime of as many workers as calling threads.
+fn bench_tokio(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    rpc: bool,
+) {
     for threads in THREADS {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads)
@@ -286,7 +303,6 @@ fn bench_loop(criterion: &mut Criterion, rpc: bool) {
             },
         );
     }
-    group.finish();
 }
 
 fn group_name(rpc: bool) -> &'static str {

@@ -383,45 +383,80 @@ fn parse_one(
     group: Option<&str>,
     (metrics, elsewhere): (&[Metric], &[(&'static str, &'static str)]),
 ) -> Result<Expectation, ScenarioError> {
-    let table = match group {
-        Some(group) => format!("[expect.{group}]"),
-        None => "[expect]".to_string(),
-    };
     let (bound, name) = match (written.strip_prefix("max_"), written.strip_prefix("min_")) {
         (Some(name), _) => (Bound::AtMost, name),
         (_, Some(name)) => (Bound::AtLeast, name),
         _ => (Bound::Exactly, written),
     };
     let Some(metric) = metrics.iter().find(|metric| metric.name == name) else {
-        // The metric's name decides the suggestion, not the bound's prefix, which every
-        // `max_...` key shares.
-        let names: Vec<&str> = metrics.iter().map(|metric| metric.name).collect();
-        let owner = elsewhere.iter().find(|(metric, _)| *metric == name);
-        let hint = match same_words(name, &names).or_else(|| crate::scenario::nearest(name, &names))
-        {
-            _ if owner.is_some() => format!(
-                "`{name}` is reported by the {} design, not by this scenario's.",
-                owner.map_or("", |(_, design)| design)
-            ),
-            Some(best) => {
-                let prefix = &written[..written.len() - name.len()];
-                format!("did you mean `{prefix}{best}`?")
-            }
-            None => format!(
-                "no metric is called `{name}`; expectations are max_<metric>, min_<metric> or \
-                 <metric> for an exact value."
-            ),
-        };
-        let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
-        let whose = if group.is_some() {
-            "each named part"
-        } else {
-            "this model"
-        };
-        return Err(file
-            .error(key_span, format!("unknown key `{written}` in {table}"))
-            .with_hint(format!("{hint} Metrics of {whose}: {}", names.join(", "))));
+        return Err(unknown_metric(
+            file,
+            written,
+            name,
+            key_span,
+            group,
+            (metrics, elsewhere),
+        ));
     };
+    let parsed = bound_value(metric, written, value);
+    let value =
+        parsed.map_err(|(message, hint)| file.error(value_span, message).with_hint(hint))?;
+    Ok(Expectation {
+        key: written.to_string(),
+        group: group.map(str::to_string),
+        metric: *metric,
+        bound,
+        value,
+    })
+}
+
+/// An expectation key that names no metric of the model, with the likeliest one meant.
+fn unknown_metric(
+    file: &Located<'_>,
+    written: &str,
+    name: &str,
+    key_span: std::ops::Range<usize>,
+    group: Option<&str>,
+    (metrics, elsewhere): (&[Metric], &[(&'static str, &'static str)]),
+) -> ScenarioError {
+    let table = match group {
+        Some(group) => format!("[expect.{group}]"),
+        None => "[expect]".to_string(),
+    };
+    // The metric's name decides the suggestion, not the bound's prefix, which every
+    // `max_...` key shares.
+    let names: Vec<&str> = metrics.iter().map(|metric| metric.name).collect();
+    let owner = elsewhere.iter().find(|(metric, _)| *metric == name);
+    let hint = match same_words(name, &names).or_else(|| crate::scenario::nearest(name, &names)) {
+        _ if owner.is_some() => format!(
+            "`{name}` is reported by the {} design, not by this scenario's.",
+            owner.map_or("", |(_, design)| design)
+        ),
+        Some(best) => {
+            let prefix = &written[..written.len() - name.len()];
+            format!("did you mean `{prefix}{best}`?")
+        }
+        None => format!(
+            "no metric is called `{name}`; expectations are max_<metric>, min_<metric> or \
+             <metric> for an exact value."
+        ),
+    };
+    let names: Vec<_> = metrics.iter().map(|m| m.name).collect();
+    let whose = if group.is_some() {
+        "each named part"
+    } else {
+        "this model"
+    };
+    file.error(key_span, format!("unknown key `{written}` in {table}"))
+        .with_hint(format!("{hint} Metrics of {whose}: {}", names.join(", ")))
+}
+
+/// The bound's value in the metric's unit, or a message and hint for a value of the wrong kind.
+fn bound_value(
+    metric: &Metric,
+    written: &str,
+    value: &toml::Value,
+) -> Result<u64, (String, String)> {
     let example = match metric.unit {
         Unit::Count => format!("for example {written} = 3"),
         Unit::Duration => format!("for example {written} = \"500ms\""),
@@ -429,7 +464,7 @@ fn parse_one(
             "for example {written} = \"500ms\", or \"never\" for a moment that must not come"
         ),
     };
-    let parsed = match (metric.unit, value) {
+    match (metric.unit, value) {
         (Unit::Count, toml::Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
         // What the summary prints for a moment that never came, and what bounds it.
         (Unit::Time, toml::Value::String(text)) if text == "never" => Ok(NEVER),
@@ -446,16 +481,7 @@ fn parse_one(
             Err(problem) => Err((problem.message, problem.hint)),
         },
         (Unit::Duration | Unit::Time, _) => Err((format!("`{written}` takes a duration"), example)),
-    };
-    let value =
-        parsed.map_err(|(message, hint)| file.error(value_span, message).with_hint(hint))?;
-    Ok(Expectation {
-        key: written.to_string(),
-        group: group.map(str::to_string),
-        metric: *metric,
-        bound,
-        value,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -159,8 +159,51 @@ pub fn calibrate(mode: Mode) -> Result<Calibration, CalibrateError> {
     let plan = mode.plan();
     let host = Host::read().map_err(failed("the host"))?;
     let fork_sizes_mib = fork_sizes_mib(&plan, host.mem_available_bytes)?;
-    let mut notes = BTreeMap::new();
+    let mut notes = Notes::new();
 
+    let (sched_yield, nanosleep_zero, nanosleep_zero_cpu) =
+        measure_yield_and_sleep(&plan, &mut notes)?;
+    let timer_slack_ns = timing::timer_slack_ns().map_err(failed("timer_slack"))?;
+    notes.insert(
+        "timer_slack",
+        vec!["prctl(PR_GET_TIMERSLACK) of the measuring thread.".to_string()],
+    );
+
+    let spin_iteration = measure_spin(&plan, &mut notes)?;
+    let (condvar_timeout_overshoot, condvar_signal_to_wake, epoll_timeout_overshoot) =
+        measure_waits(&plan, &mut notes)?;
+    let processes = measure_processes(&plan, &fork_sizes_mib)?;
+    notes.extend(processes.notes());
+
+    Ok(Calibration {
+        mode,
+        host,
+        costs: Costs {
+            sched_yield,
+            nanosleep_zero,
+            nanosleep_zero_cpu,
+            timer_slack_ns,
+            spin_iteration,
+            condvar_timeout_overshoot,
+            condvar_signal_to_wake,
+            epoll_timeout_overshoot,
+            fork_base: processes.forks[0].cost,
+            fork_per_gib: processes.fork_per_gib(),
+            vfork: processes.vfork_largest.cost,
+            posix_spawn: processes.posix_spawn.cost,
+        },
+        notes,
+    })
+}
+
+/// What each figure is, in words, by its name.
+type Notes = BTreeMap<&'static str, Vec<String>>;
+
+/// The costs of giving up the CPU: `sched_yield`, and `nanosleep(0)` in wall and CPU time.
+fn measure_yield_and_sleep(
+    plan: &Plan,
+    notes: &mut Notes,
+) -> Result<(Cost, Cost, Cost), CalibrateError> {
     let sched_yield = measure("sched_yield", plan.yields, |bar| {
         timing::sched_yield(plan.yields, bar)
     })?;
@@ -191,13 +234,15 @@ pub fn calibrate(mode: Mode) -> Result<Calibration, CalibrateError> {
             sleep_zero.cpu.len()
         )],
     );
+    Ok((
+        sched_yield.cost(),
+        sleep_zero.wall.cost(),
+        sleep_zero.cpu.cost(),
+    ))
+}
 
-    let timer_slack_ns = timing::timer_slack_ns().map_err(failed("timer_slack"))?;
-    notes.insert(
-        "timer_slack",
-        vec!["prctl(PR_GET_TIMERSLACK) of the measuring thread.".to_string()],
-    );
-
+/// The cost of one iteration of an empty loop, the unit of simulated spinning.
+fn measure_spin(plan: &Plan, notes: &mut Notes) -> Result<Cost, CalibrateError> {
     let spin = measure("spin_iteration", plan.spin_batches, |bar| {
         Ok(timing::spin_iteration(
             plan.spin_batches,
@@ -214,7 +259,12 @@ pub fn calibrate(mode: Mode) -> Result<Calibration, CalibrateError> {
             spin.len()
         )],
     );
+    Ok(spin.cost())
+}
 
+/// How late timed waits end, and how soon a signalled waiter runs: condition variables and
+/// `epoll_wait`.
+fn measure_waits(plan: &Plan, notes: &mut Notes) -> Result<(Cost, Cost, Cost), CalibrateError> {
     let condvar_timeout = measure("condvar_timeout_overshoot", plan.condvar_timeouts, |bar| {
         Ok(timing::condvar_timeout_overshoot(
             plan.condvar_timeouts,
@@ -251,29 +301,11 @@ pub fn calibrate(mode: Mode) -> Result<Calibration, CalibrateError> {
             epoll_timeout.len()
         )],
     );
-
-    let processes = measure_processes(&plan, &fork_sizes_mib)?;
-    notes.extend(processes.notes());
-
-    Ok(Calibration {
-        mode,
-        host,
-        costs: Costs {
-            sched_yield: sched_yield.cost(),
-            nanosleep_zero: sleep_zero.wall.cost(),
-            nanosleep_zero_cpu: sleep_zero.cpu.cost(),
-            timer_slack_ns,
-            spin_iteration: spin.cost(),
-            condvar_timeout_overshoot: condvar_timeout.cost(),
-            condvar_signal_to_wake: condvar_wake.cost(),
-            epoll_timeout_overshoot: epoll_timeout.cost(),
-            fork_base: processes.forks[0].cost,
-            fork_per_gib: processes.fork_per_gib(),
-            vfork: processes.vfork_largest.cost,
-            posix_spawn: processes.posix_spawn.cost,
-        },
-        notes,
-    })
+    Ok((
+        condvar_timeout.cost(),
+        condvar_wake.cost(),
+        epoll_timeout.cost(),
+    ))
 }
 
 /// The sizes fork is timed at: those of the plan that take at most half the available memory,

@@ -99,7 +99,17 @@ pub(super) fn sweep_command(
         ))?;
         return Ok(());
     };
-    let shrunk = shrunk_to(&failure);
+    record_failure(program, args, &source, &failure)
+}
+
+/// Writes the shrunk failing case as a regression file, and says where and how to replay it.
+fn record_failure(
+    program: &str,
+    args: &SweepArgs,
+    source: &str,
+    failure: &crate::sweep::Failure,
+) -> Result<(), Failure> {
+    let shrunk = shrunk_to(failure);
     let found = format!(
         "# Found by `{program} sweep {} --cases {} --seed {}` (case {}).\n# Shrunk to {shrunk}.\n\
          # It broke: {}\n",
@@ -110,12 +120,20 @@ pub(super) fn sweep_command(
         one_line(&failure.reason),
     );
     let replay = |path: &Path| format!("{program} run {}", quote(path));
-    let first = regression_path(&args.regressions, &source, &failure.text);
+    let first = regression_path(&args.regressions, source, &failure.text);
     let (path, written) = write_regression(&first, |path| {
         format!("{found}# Replay: {}\n{}", replay(path), failure.text)
     })?;
     note!("case {} failed: {}", failure.case, failure.reason);
     note!("shrunk to {shrunk}");
+    note_written(&path, &first, written);
+    note!("replay: {}", replay(&path));
+    Err(Failure::Expectation)
+}
+
+/// Where the regression went: a new file (perhaps in a new folder, or under a free name), or
+/// one written before.
+fn note_written(path: &Path, first: &Path, written: Written) {
     match written {
         Written::New { created_folder } => {
             if let Some(folder) = created_folder {
@@ -134,8 +152,6 @@ pub(super) fn sweep_command(
             path.display()
         ),
     }
-    note!("replay: {}", replay(&path));
-    Err(Failure::Expectation)
 }
 
 /// What the shrunk case's file holds: every fault in it, which of them the base had, and what the

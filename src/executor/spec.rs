@@ -1,6 +1,8 @@
 //! The `[model]` table of an executor scenario: runtimes, connection pools and task groups whose
 //! tasks are sequences of steps.
 
+use std::ops::Range;
+
 use serde::Deserialize;
 use ticklab_models::executor::SchedulerConfig;
 use ticklab_models::interval::MissedTick;
@@ -188,7 +190,7 @@ const STEP_KINDS: &str = "`cpu`, `yield`, `sleep`, `tick`, `block`, `io`, `spawn
 /// Finds `name` among `names`, or says which names exist.
 fn resolve(
     file: &Located<'_>,
-    span: std::ops::Range<usize>,
+    span: Range<usize>,
     name: &str,
     what: &str,
     names: &[&str],
@@ -261,83 +263,13 @@ pub(crate) fn validate(
     let pools = spec
         .pool
         .iter()
-        .map(|pool| {
-            let idle = whole(
-                file,
-                &pool.idle,
-                "idle",
-                0..=100_000,
-                "idle connections kept; 0 disables reuse",
-            )?;
-            Ok(PoolConfig {
-                name: pool.name.get_ref().clone(),
-                idle: idle as usize,
-                shared: pool.shared.unwrap_or(true),
-                connect_ns: pool.connect.map_or(0, |connect| connect.0),
-            })
-        })
-        .collect::<Result<Vec<_>, ScenarioError>>()?;
-    let mut groups = Vec::with_capacity(spec.task.len());
-    for task in &spec.task {
-        let runtime = resolve(
-            file,
-            task.runtime.span(),
-            task.runtime.get_ref(),
-            "runtime",
-            &runtime_names,
-        )?;
-        let count = optional_whole(
-            file,
-            &task.count,
-            "count",
-            0..=10_000_000,
-            0,
-            "instances of the group that arrive",
-        )?;
-        let arrival = arrival(file, task)?;
-        let steps = task
-            .steps
-            .get_ref()
-            .iter()
-            .map(|step| validate_step(file, step, &pool_names, &group_names))
-            .collect::<Result<Vec<_>, _>>()?;
-        if steps.is_empty() {
-            return Err(file
-                .error(task.steps.span(), "a task needs at least one step")
-                .with_hint(format!(
-                    "such as steps = [{{ cpu = \"1ms\" }}]; the kinds are {STEP_KINDS}"
-                )));
-        }
-        if steps
-            .iter()
-            .filter(|step| matches!(step, Step::Tick { .. }))
-            .count()
-            > 1
-        {
-            return Err(file
-                .error(task.steps.span(), "a task has at most one `tick` step")
-                .with_hint(
-                    "each task owns one interval; give a second ticker a task group of its own",
-                ));
-        }
-        let repeat = optional_whole(
-            file,
-            &task.repeat,
-            "repeat",
-            1..=100_000_000,
-            1,
-            "times each instance runs its steps, such as 60 for a ticker's minute",
-        )?;
-        groups.push(GroupConfig {
-            name: task.name.get_ref().clone(),
-            runtime,
-            count: count as u32,
-            start_ns: task.start.map_or(0, |start| start.0),
-            arrival,
-            steps,
-            repeat: repeat as u32,
-        });
-    }
+        .map(|pool| validate_pool(file, pool))
+        .collect::<Result<Vec<_>, _>>()?;
+    let groups = spec
+        .task
+        .iter()
+        .map(|task| validate_group(file, task, &runtime_names, &pool_names, &group_names))
+        .collect::<Result<Vec<_>, _>>()?;
     if runtimes.is_empty() {
         return Err(file
             .error(
@@ -349,17 +281,7 @@ pub(crate) fn validate(
     reject_spawn_cycles(file, spec, &groups)?;
     Ok(ExecutorConfig {
         cores: cores.map(|cores| cores as usize),
-        time_slice_ns: match &spec.time_slice {
-            Some(slice) if slice.get_ref().0 == 0 => {
-                return Err(file
-                    .error(slice.span(), "`time_slice` must be more than zero")
-                    .with_hint(
-                        "the round-robin slice of threads sharing a core, such as \"3ms\"",
-                    ));
-            }
-            Some(slice) => Some(slice.get_ref().0),
-            None => cores.map(|cores| ticklab_sim::default_slice_ns(cores as usize)),
-        },
+        time_slice_ns: time_slice(file, spec, cores)?,
         starvation_threshold_ns: spec
             .starvation_threshold
             .as_ref()
@@ -370,6 +292,111 @@ pub(crate) fn validate(
         pools,
         groups,
     })
+}
+
+fn validate_pool(file: &Located<'_>, pool: &PoolSpec) -> Result<PoolConfig, ScenarioError> {
+    let idle = whole(
+        file,
+        &pool.idle,
+        "idle",
+        0..=100_000,
+        "idle connections kept; 0 disables reuse",
+    )?;
+    Ok(PoolConfig {
+        name: pool.name.get_ref().clone(),
+        idle: idle as usize,
+        shared: pool.shared.unwrap_or(true),
+        connect_ns: pool.connect.map_or(0, |connect| connect.0),
+    })
+}
+
+/// A task group: its runtime, how many arrive and when, and the steps each runs.
+fn validate_group(
+    file: &Located<'_>,
+    task: &TaskSpec,
+    runtime_names: &[&str],
+    pool_names: &[&str],
+    group_names: &[&str],
+) -> Result<GroupConfig, ScenarioError> {
+    let runtime = resolve(
+        file,
+        task.runtime.span(),
+        task.runtime.get_ref(),
+        "runtime",
+        runtime_names,
+    )?;
+    let count = optional_whole(
+        file,
+        &task.count,
+        "count",
+        0..=10_000_000,
+        0,
+        "instances of the group that arrive",
+    )?;
+    let arrival = arrival(file, task)?;
+    let steps = task
+        .steps
+        .get_ref()
+        .iter()
+        .map(|step| validate_step(file, step, pool_names, group_names))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_steps(file, task, &steps)?;
+    let repeat = optional_whole(
+        file,
+        &task.repeat,
+        "repeat",
+        1..=100_000_000,
+        1,
+        "times each instance runs its steps, such as 60 for a ticker's minute",
+    )?;
+    Ok(GroupConfig {
+        name: task.name.get_ref().clone(),
+        runtime,
+        count: count as u32,
+        start_ns: task.start.map_or(0, |start| start.0),
+        arrival,
+        steps,
+        repeat: repeat as u32,
+    })
+}
+
+/// A task runs at least one step, and owns at most one interval.
+fn check_steps(file: &Located<'_>, task: &TaskSpec, steps: &[Step]) -> Result<(), ScenarioError> {
+    if steps.is_empty() {
+        return Err(file
+            .error(task.steps.span(), "a task needs at least one step")
+            .with_hint(format!(
+                "such as steps = [{{ cpu = \"1ms\" }}]; the kinds are {STEP_KINDS}"
+            )));
+    }
+    if steps
+        .iter()
+        .filter(|step| matches!(step, Step::Tick { .. }))
+        .count()
+        > 1
+    {
+        return Err(file
+            .error(task.steps.span(), "a task has at most one `tick` step")
+            .with_hint(
+                "each task owns one interval; give a second ticker a task group of its own",
+            ));
+    }
+    Ok(())
+}
+
+/// The round-robin slice of threads sharing a core: the platform's for the cores, unless set.
+fn time_slice(
+    file: &Located<'_>,
+    spec: &ExecutorSpec,
+    cores: Option<i64>,
+) -> Result<Option<u64>, ScenarioError> {
+    match &spec.time_slice {
+        Some(slice) if slice.get_ref().0 == 0 => Err(file
+            .error(slice.span(), "`time_slice` must be more than zero")
+            .with_hint("the round-robin slice of threads sharing a core, such as \"3ms\"")),
+        Some(slice) => Ok(Some(slice.get_ref().0)),
+        None => Ok(cores.map(|cores| ticklab_sim::default_slice_ns(cores as usize))),
+    }
 }
 
 /// A group that spawns itself, directly or through others, would start tasks without end.
@@ -521,6 +548,45 @@ fn validate_step(
 ) -> Result<Step, ScenarioError> {
     let raw = step.get_ref();
     let span = step.span();
+    check_step_keys(file, raw, &span)?;
+    let step = if let Some(cpu) = raw.cpu {
+        Step::Cpu { ns: cpu.0 }
+    } else if let Some(yield_now) = raw.yield_now {
+        if !yield_now {
+            return Err(file
+                .error(span, "`yield = false` does nothing")
+                .with_hint("write { yield = true }, or remove the step"));
+        }
+        Step::Yield
+    } else if let Some(sleep) = raw.sleep {
+        Step::Sleep { ns: sleep.0 }
+    } else if let Some(period) = raw.tick {
+        tick_step(file, raw, &span, period)?
+    } else if let Some(block) = raw.block {
+        Step::Block { ns: block.0 }
+    } else if let Some(pool) = &raw.io {
+        io_step(file, raw, &span, pool, pools)?
+    } else if let Some(group) = &raw.spawn {
+        Step::Spawn {
+            group: resolve(file, span.clone(), group, "task", groups)?,
+        }
+    } else if let Some(blocking) = raw.spawn_blocking {
+        Step::SpawnBlocking { ns: blocking.0 }
+    } else {
+        Step::BlockInPlace {
+            ns: raw.block_in_place.map_or(0, |ns| ns.0),
+        }
+    };
+    Ok(step)
+}
+
+/// A step has one kind, and only the keys its kind takes.
+fn check_step_keys(
+    file: &Located<'_>,
+    raw: &StepSpec,
+    span: &Range<usize>,
+) -> Result<(), ScenarioError> {
+    let span = span.clone();
     let kinds = [
         raw.cpu.is_some(),
         raw.yield_now.is_some(),
@@ -561,66 +627,59 @@ fn validate_step(
             .error(span, "only a `tick` step has a `missed_tick`")
             .with_hint("such as { tick = \"1s\", missed_tick = \"skip\" }"));
     }
-    let step = if let Some(cpu) = raw.cpu {
-        Step::Cpu { ns: cpu.0 }
-    } else if let Some(yield_now) = raw.yield_now {
-        if !yield_now {
+    Ok(())
+}
+
+fn tick_step(
+    file: &Located<'_>,
+    raw: &StepSpec,
+    span: &Range<usize>,
+    period: DurationNs,
+) -> Result<Step, ScenarioError> {
+    let span = span.clone();
+    if period.0 == 0 {
+        return Err(file
+            .error(span, "a `tick` period must be more than zero")
+            .with_hint("as tokio's `interval` panics on a zero period; such as \"1s\""));
+    }
+    Ok(Step::Tick {
+        period_ns: period.0,
+        // tokio's default.
+        missed_tick: raw
+            .missed_tick
+            .as_ref()
+            .map_or(MissedTick::Burst, |name| name.0),
+    })
+}
+
+fn io_step(
+    file: &Located<'_>,
+    raw: &StepSpec,
+    span: &Range<usize>,
+    pool: &str,
+    pools: &[&str],
+) -> Result<Step, ScenarioError> {
+    let span = span.clone();
+    let latency_ns = match raw.latency {
+        None => {
             return Err(file
-                .error(span, "`yield = false` does nothing")
-                .with_hint("write { yield = true }, or remove the step"));
+                .error(span, "an `io` step needs a `latency`")
+                .with_hint("such as { io = \"http\", latency = \"50ms\" } or latency = [\"40ms\", \"60ms\"]"));
         }
-        Step::Yield
-    } else if let Some(sleep) = raw.sleep {
-        Step::Sleep { ns: sleep.0 }
-    } else if let Some(period) = raw.tick {
-        if period.0 == 0 {
+        Some(DurationOrRange::Fixed(latency)) => (latency.0, latency.0),
+        Some(DurationOrRange::Range(low, high)) if low <= high => (low.0, high.0),
+        Some(DurationOrRange::Range(..)) => {
             return Err(file
-                .error(span, "a `tick` period must be more than zero")
-                .with_hint("as tokio's `interval` panics on a zero period; such as \"1s\""));
-        }
-        Step::Tick {
-            period_ns: period.0,
-            // tokio's default.
-            missed_tick: raw
-                .missed_tick
-                .as_ref()
-                .map_or(MissedTick::Burst, |name| name.0),
-        }
-    } else if let Some(block) = raw.block {
-        Step::Block { ns: block.0 }
-    } else if let Some(pool) = &raw.io {
-        let latency_ns = match raw.latency {
-            None => {
-                return Err(file
-                    .error(span, "an `io` step needs a `latency`")
-                    .with_hint("such as { io = \"http\", latency = \"50ms\" } or latency = [\"40ms\", \"60ms\"]"));
-            }
-            Some(DurationOrRange::Fixed(latency)) => (latency.0, latency.0),
-            Some(DurationOrRange::Range(low, high)) if low <= high => (low.0, high.0),
-            Some(DurationOrRange::Range(..)) => {
-                return Err(file
-                    .error(
-                        span,
-                        "a latency range must go from the shorter latency to the longer one",
-                    )
-                    .with_hint("write the shorter latency first, such as [\"40ms\", \"60ms\"]"));
-            }
-        };
-        Step::Io {
-            pool: resolve(file, span.clone(), pool, "pool", pools)?,
-            latency_ns,
-            timeout_ns: raw.timeout.map(|timeout| timeout.0),
-        }
-    } else if let Some(group) = &raw.spawn {
-        Step::Spawn {
-            group: resolve(file, span.clone(), group, "task", groups)?,
-        }
-    } else if let Some(blocking) = raw.spawn_blocking {
-        Step::SpawnBlocking { ns: blocking.0 }
-    } else {
-        Step::BlockInPlace {
-            ns: raw.block_in_place.map_or(0, |ns| ns.0),
+                .error(
+                    span,
+                    "a latency range must go from the shorter latency to the longer one",
+                )
+                .with_hint("write the shorter latency first, such as [\"40ms\", \"60ms\"]"));
         }
     };
-    Ok(step)
+    Ok(Step::Io {
+        pool: resolve(file, span.clone(), pool, "pool", pools)?,
+        latency_ns,
+        timeout_ns: raw.timeout.map(|timeout| timeout.0),
+    })
 }

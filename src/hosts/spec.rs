@@ -261,8 +261,7 @@ fn scenario_defaults(file: &Located<'_>, spec: &HostsSpec) -> Result<HostDefault
         fault: Vec<Spanned<toml::Value>>,
         machine: Option<MachineSpec>,
     }
-    let top: Top = toml::from_str(file.text)
-        .map_err(|error| ScenarioError::from_toml(file.source, file.text, &error))?;
+    let top: Top = file.parse()?;
     if let Some(fault) = top.fault.first() {
         return Err(file
             .error(fault.span(), "a hosts scenario has no machine-wide faults")

@@ -429,44 +429,67 @@ fn idle_call(
     calls_left: u64,
     costs: &mut SimRng,
 ) -> (Idle, Doing) {
-    let round = |ns: f64| ns.round().max(1.0) as u64;
     if strategy.polls() {
-        let (call_ns, cpu_ns) = match strategy {
-            Strategy::Spin => (round(profile.spin_iteration.mean_ns()), 0),
-            Strategy::Yield => {
-                let call_ns = round(profile.sched_yield.mean_ns());
-                (call_ns, call_ns)
-            }
-            _ => (
-                round(profile.nanosleep_zero.mean_ns()),
-                round(profile.nanosleep_zero_cpu.mean_ns()),
-            ),
-        };
-        // A spin's whole call is CPU; `poll_until` caps the CPU at the call's length.
-        let cpu_ns = if strategy == Strategy::Spin {
-            call_ns
-        } else {
-            cpu_ns
-        };
-        let deadline_ns = next_event_ns.unwrap_or(end_ns).min(end_ns);
-        let mut idle = poll_until(now_ns, deadline_ns, call_ns, cpu_ns, calls_left);
-        if idle.until_ns > end_ns {
-            // Only the calls that finish within the run count.
-            let calls = (end_ns - now_ns) / call_ns;
-            idle = Idle {
-                until_ns: now_ns + calls * call_ns,
-                calls,
-                cpu_ns: calls * cpu_ns.min(call_ns),
-            };
-        }
-        let doing = Doing::Polling {
-            start_ns: now_ns,
-            call_ns,
-            cpu_ns: cpu_ns.min(call_ns),
-            calls: idle.calls,
-        };
-        return (idle, doing);
+        return poll_call(strategy, profile, now_ns, next_event_ns, end_ns, calls_left);
     }
+    block_call(strategy, profile, now_ns, next_event_ns, costs)
+}
+
+/// A polling strategy's calls until the next event, each at the profile's mean cost.
+fn poll_call(
+    strategy: Strategy,
+    profile: &Costs,
+    now_ns: u64,
+    next_event_ns: Option<u64>,
+    end_ns: u64,
+    calls_left: u64,
+) -> (Idle, Doing) {
+    let round = |ns: f64| ns.round().max(1.0) as u64;
+    let (call_ns, cpu_ns) = match strategy {
+        Strategy::Spin => (round(profile.spin_iteration.mean_ns()), 0),
+        Strategy::Yield => {
+            let call_ns = round(profile.sched_yield.mean_ns());
+            (call_ns, call_ns)
+        }
+        _ => (
+            round(profile.nanosleep_zero.mean_ns()),
+            round(profile.nanosleep_zero_cpu.mean_ns()),
+        ),
+    };
+    // A spin's whole call is CPU; `poll_until` caps the CPU at the call's length.
+    let cpu_ns = if strategy == Strategy::Spin {
+        call_ns
+    } else {
+        cpu_ns
+    };
+    let deadline_ns = next_event_ns.unwrap_or(end_ns).min(end_ns);
+    let mut idle = poll_until(now_ns, deadline_ns, call_ns, cpu_ns, calls_left);
+    if idle.until_ns > end_ns {
+        // Only the calls that finish within the run count.
+        let calls = (end_ns - now_ns) / call_ns;
+        idle = Idle {
+            until_ns: now_ns + calls * call_ns,
+            calls,
+            cpu_ns: calls * cpu_ns.min(call_ns),
+        };
+    }
+    let doing = Doing::Polling {
+        start_ns: now_ns,
+        call_ns,
+        cpu_ns: cpu_ns.min(call_ns),
+        calls: idle.calls,
+    };
+    (idle, doing)
+}
+
+/// A blocking strategy's one wait, ended by its timeout or a wake, with sampled costs.
+fn block_call(
+    strategy: Strategy,
+    profile: &Costs,
+    now_ns: u64,
+    next_event_ns: Option<u64>,
+    costs: &mut SimRng,
+) -> (Idle, Doing) {
     // The condvar and epoll waits are woken by an event, after a futex wake's latency; their own
     // CPU is a system call's round trip, as a lone sched_yield costs. A fixed sleep overshoots
     // by at least nanosleep(0)'s wall time (the slack and the call around it), at its CPU cost.

@@ -130,52 +130,11 @@ pub(crate) fn validate(
             )
         })
         .transpose()?;
-    let spawners = whole(
-        file,
-        &spec.spawners,
-        "spawners",
-        0..=10_000,
-        "threads that start commands",
-    )?;
-    let readers = optional_whole(
-        file,
-        &spec.readers,
-        "readers",
-        0..=10_000,
-        0,
-        "threads that take the lock for reading",
-    )?;
-    let busy_threads = optional_whole(
-        file,
-        &spec.busy_threads,
-        "busy_threads",
-        0..=10_000,
-        0,
-        "threads that compute all the time",
-    )?;
+    let (spawners, readers, busy_threads) = threads(file, spec)?;
     let spawn_every_ns = positive(file, &spec.spawn_every, "spawn_every")?;
-    let read_every_ns = match (&spec.read_every, readers) {
-        (Some(every), _) => positive(file, every, "read_every")?,
-        (None, 0) => 0,
-        (None, _) => {
-            return Err(file
-                .error(
-                    spec.readers.as_ref().map_or(0..0, |r| r.span()),
-                    "readers need `read_every`",
-                )
-                .with_hint("how often each reader takes the lock, such as read_every = \"10ms\""));
-        }
-    };
+    let read_every_ns = read_every(file, spec, readers)?;
     let memory_growth_bytes = spec.memory_growth.map_or(0, |growth| growth.0);
-    let memory_max_bytes = match &spec.memory_max {
-        Some(max) if max.get_ref().0 < spec.memory.0 => {
-            return Err(file
-                .error(max.span(), "`memory_max` is below the starting `memory`")
-                .with_hint("the heap grows from `memory` up to `memory_max`"));
-        }
-        Some(max) => max.get_ref().0,
-        None => u64::MAX,
-    };
+    let memory_max_bytes = memory_max(file, spec)?;
     let window_ns = match &spec.window {
         Some(window) => positive(file, window, "window")?,
         None => (run_for_ns / 10).max(1),
@@ -205,6 +164,59 @@ pub(crate) fn validate(
         memory_max_bytes,
         window_ns,
     })
+}
+
+/// The threads that start commands, take the lock for reading, and compute all the time.
+fn threads(file: &Located<'_>, spec: &LockSpec) -> Result<(i64, i64, i64), ScenarioError> {
+    let spawners = whole(
+        file,
+        &spec.spawners,
+        "spawners",
+        0..=10_000,
+        "threads that start commands",
+    )?;
+    let readers = optional_whole(
+        file,
+        &spec.readers,
+        "readers",
+        0..=10_000,
+        0,
+        "threads that take the lock for reading",
+    )?;
+    let busy_threads = optional_whole(
+        file,
+        &spec.busy_threads,
+        "busy_threads",
+        0..=10_000,
+        0,
+        "threads that compute all the time",
+    )?;
+    Ok((spawners, readers, busy_threads))
+}
+
+/// How often each reader takes the lock; readers need it, and no readers need none.
+fn read_every(file: &Located<'_>, spec: &LockSpec, readers: i64) -> Result<u64, ScenarioError> {
+    match (&spec.read_every, readers) {
+        (Some(every), _) => positive(file, every, "read_every"),
+        (None, 0) => Ok(0),
+        (None, _) => Err(file
+            .error(
+                spec.readers.as_ref().map_or(0..0, |r| r.span()),
+                "readers need `read_every`",
+            )
+            .with_hint("how often each reader takes the lock, such as read_every = \"10ms\"")),
+    }
+}
+
+/// The most the heap grows to, never below where it starts.
+fn memory_max(file: &Located<'_>, spec: &LockSpec) -> Result<u64, ScenarioError> {
+    match &spec.memory_max {
+        Some(max) if max.get_ref().0 < spec.memory.0 => Err(file
+            .error(max.span(), "`memory_max` is below the starting `memory`")
+            .with_hint("the heap grows from `memory` up to `memory_max`")),
+        Some(max) => Ok(max.get_ref().0),
+        None => Ok(u64::MAX),
+    }
 }
 
 fn positive(

@@ -8,8 +8,8 @@ use ticklab_sim::Approx;
 use super::PlotError;
 use super::collect::{BLOCKING, COLUMNS, Collected, FIRST_GROUP, PARKED, WorkerTrack};
 use super::style::{
-    self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, Unit, draw_extremes, legend, run_seconds,
-    series_color, time_panel, time_panel_with, y_range_to,
+    self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, TimeChart, Unit, draw_extremes, legend,
+    run_seconds, series_color, time_panel, time_panel_with, y_range_to,
 };
 
 /// Height of one worker's row in the Gantt chart.
@@ -96,57 +96,8 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let no_labels = |_: &f64| String::new();
     let y_range = 0.0..all_rows as f64;
     let mut chart = time_panel_with(area, collected, &caption, y_range, "", true, &no_labels)?;
-    let width_s = run_seconds(collected) / COLUMNS as f64;
-    let width_ns = collected.run_for_ns().div_ceil(COLUMNS as u64);
     for (row, worker) in workers.iter().enumerate() {
-        let top = (rows - row) as f64 - 0.15;
-        let bottom = (rows - row - 1) as f64 + 0.15;
-        let cells: Vec<Cell> = (0..COLUMNS).map(|c| cell(worker, c, width_ns)).collect();
-        let bar = |from: usize, to: usize, style: ShapeStyle| {
-            Rectangle::new(
-                [(from as f64 * width_s, bottom), (to as f64 * width_s, top)],
-                style,
-            )
-        };
-        let parked = runs(&cells, |cell| cell.parked.then_some(()));
-        chart.draw_series(
-            parked
-                .iter()
-                .map(|&(from, to, ())| bar(from, to, PARKED_COLOR.filled())),
-        )?;
-        let polling = runs(&cells, |cell| cell.polling);
-        chart.draw_series(polling.iter().map(|&(from, to, (group, quarters))| {
-            let share = f64::from(quarters) / 4.0;
-            bar(from, to, series_color(group).mix(share).filled())
-        }))?;
-        let blocking = runs(&cells, |cell| cell.blocking);
-        chart.draw_series(blocking.iter().map(|&(from, to, quarters)| {
-            let share = f64::from(quarters) / 4.0;
-            let middle = (top + bottom) / 2.0;
-            Rectangle::new(
-                [
-                    (from as f64 * width_s, bottom),
-                    (to as f64 * width_s, middle),
-                ],
-                BLOCKING_COLOR.mix(share).filled(),
-            )
-        }))?;
-        chart.draw_series(
-            worker
-                .driver_polls
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| **n > 0)
-                .map(|(column, _)| {
-                    let x = collected.column_seconds(column);
-                    PathElement::new(vec![(x, top), (x, top + 0.12)], BLACK.stroke_width(1))
-                }),
-        )?;
-        chart.draw_series(std::iter::once(Text::new(
-            worker.name.clone(),
-            (0.0, top),
-            (FONT, 11).into_font().color(&BLACK),
-        )))?;
+        draw_worker(&mut chart, collected, worker, rows - row)?;
     }
     chart.draw_series(collected.starved.iter().map(|(t_ns, _)| {
         let x = *t_ns as f64 / 1e9;
@@ -155,6 +106,77 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
             STARVED_COLOR.stroke_width(2),
         )
     }))?;
+    legend_keys(&mut chart, collected)?;
+    legend(&mut chart)
+}
+
+/// One worker's row: parked, polling and blocking bars, driver polls and its name; `row_top`
+/// counts rows from the bottom of the chart.
+fn draw_worker<'a, 'b>(
+    chart: &mut TimeChart<'a, 'b>,
+    collected: &Collected,
+    worker: &WorkerTrack,
+    row_top: usize,
+) -> Result<(), PlotError> {
+    let width_s = run_seconds(collected) / COLUMNS as f64;
+    let width_ns = collected.run_for_ns().div_ceil(COLUMNS as u64);
+    let top = row_top as f64 - 0.15;
+    let bottom = (row_top - 1) as f64 + 0.15;
+    let cells: Vec<Cell> = (0..COLUMNS).map(|c| cell(worker, c, width_ns)).collect();
+    let bar = |from: usize, to: usize, style: ShapeStyle| {
+        Rectangle::new(
+            [(from as f64 * width_s, bottom), (to as f64 * width_s, top)],
+            style,
+        )
+    };
+    let parked = runs(&cells, |cell| cell.parked.then_some(()));
+    chart.draw_series(
+        parked
+            .iter()
+            .map(|&(from, to, ())| bar(from, to, PARKED_COLOR.filled())),
+    )?;
+    let polling = runs(&cells, |cell| cell.polling);
+    chart.draw_series(polling.iter().map(|&(from, to, (group, quarters))| {
+        let share = f64::from(quarters) / 4.0;
+        bar(from, to, series_color(group).mix(share).filled())
+    }))?;
+    let blocking = runs(&cells, |cell| cell.blocking);
+    chart.draw_series(blocking.iter().map(|&(from, to, quarters)| {
+        let share = f64::from(quarters) / 4.0;
+        let middle = (top + bottom) / 2.0;
+        Rectangle::new(
+            [
+                (from as f64 * width_s, bottom),
+                (to as f64 * width_s, middle),
+            ],
+            BLOCKING_COLOR.mix(share).filled(),
+        )
+    }))?;
+    chart.draw_series(
+        worker
+            .driver_polls
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(column, _)| {
+                let x = collected.column_seconds(column);
+                PathElement::new(vec![(x, top), (x, top + 0.12)], BLACK.stroke_width(1))
+            }),
+    )?;
+    chart.draw_series(std::iter::once(Text::new(
+        worker.name.clone(),
+        (0.0, top),
+        (FONT, 11).into_font().color(&BLACK),
+    )))?;
+    Ok(())
+}
+
+/// The legend's keys: each task group's colour, then blocking sections and starvation when any
+/// were seen.
+fn legend_keys<'a, 'b>(
+    chart: &mut TimeChart<'a, 'b>,
+    collected: &Collected,
+) -> Result<(), PlotError> {
     for (group, named) in collected.groups.iter().enumerate() {
         let color = series_color(group);
         chart
@@ -179,7 +201,7 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
             .label(format!("starved ({})", collected.starved_total))
             .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], STARVED_COLOR));
     }
-    legend(&mut chart)
+    Ok(())
 }
 
 /// Stretches of consecutive columns with the same look, as `(from, to, look)`: one bar each.

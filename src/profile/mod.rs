@@ -96,8 +96,7 @@ struct CostFile {
 
 /// Validates a profile given as text; `source` names it in errors.
 pub fn parse(source: &str, text: &str) -> Result<CostProfile, ScenarioError> {
-    let raw: ProfileFile =
-        toml::from_str(text).map_err(|error| ScenarioError::from_toml(source, text, &error))?;
+    let raw: ProfileFile = ScenarioError::parse_toml(source, text)?;
     let cost = |figure: &Spanned<CostFile>, name: &str| -> Result<Cost, ScenarioError> {
         let CostFile { p50, p99 } = figure.get_ref();
         if p50.0 == 0 || p99.0 < p50.0 {

@@ -4,6 +4,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::explain::{explain, table_around};
+use super::typed;
 
 /// A problem with a scenario file. Always the user's to fix, so it carries a position and, where
 /// one is known, a suggestion. Boxed: errors are rare, and results should stay small.
@@ -71,12 +72,25 @@ impl ScenarioError {
         self.0.hint.as_deref()
     }
 
-    /// Converts a TOML or serde error, turning serde's "unknown field" wording into the scenario
-    /// vocabulary (keys and values) and suggesting the nearest valid name.
-    pub fn from_toml(source: &str, text: &str, error: &toml::de::Error) -> Self {
-        let span = error.span().unwrap_or(0..0);
+    /// Deserializes `T` from the TOML `text`; an error is put in the scenario vocabulary (keys
+    /// and values), from what serde reported as data where it can, with the nearest valid name.
+    pub fn parse_toml<'de, T: serde::Deserialize<'de>>(
+        source: &str,
+        text: &'de str,
+    ) -> Result<T, Self> {
+        typed::from_str(text).map_err(|failure| Self::from_failure(source, text, &failure))
+    }
+
+    fn from_failure(source: &str, text: &str, failure: &typed::Failure) -> Self {
+        let span = failure.error.span().unwrap_or(0..0);
         let spanned = text.get(span.clone()).unwrap_or("");
-        let (message, hint) = explain(error.message(), &table_around(text, span.start), spanned);
+        let table = table_around(text, span.start);
+        let (message, hint) = explain(
+            failure.problem.as_ref(),
+            failure.error.message(),
+            &table,
+            spanned,
+        );
         ScenarioError::at(source, text, span, message).with_hint(hint)
     }
 

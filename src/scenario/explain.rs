@@ -1,161 +1,205 @@
 //! Turns TOML's and serde's messages into the words of scenario files (keys, values, tables), each
 //! with a hint that says what to write instead.
 
+use super::typed::Problem;
+
 /// Custom deserialization errors carry their hint after this separator.
 pub(crate) const HINT_SEPARATOR: &str = "\nhint: ";
 
 /// A message and its hint for an error found in `table` (such as `[model]`, or "" at the top), at
-/// the text `spanned`.
-pub(crate) fn explain(message: &str, table: &str, spanned: &str) -> (String, String) {
+/// the text `spanned`: from what serde reported as data when there is that, else from toml's
+/// `message`.
+pub(crate) fn explain(
+    problem: Option<&Problem>,
+    message: &str,
+    table: &str,
+    spanned: &str,
+) -> (String, String) {
+    match problem {
+        Some(Problem::UnknownKey { key, keys }) => unknown_name(key, keys, "key", table),
+        Some(Problem::UnknownValue { value, values }) => {
+            unknown_name(value, values, "value", table)
+        }
+        Some(Problem::MissingKey { key }) => (
+            format!("missing key `{key}` {}", place(table)),
+            missing_key_hint(key, table),
+        ),
+        Some(Problem::WrongType { found, expected }) => wrong_type(found, expected, table),
+        Some(Problem::BadValue { found, expected }) if too_large(found, expected) => {
+            too_large_number()
+        }
+        Some(Problem::BadValue { .. }) | None => from_message(message, table, spanned),
+    }
+}
+
+/// Where in the file the table is, for messages.
+fn place(table: &str) -> String {
+    if table.is_empty() {
+        "at the top level".to_string()
+    } else {
+        format!("in {table}")
+    }
+}
+
+/// Errors that reach us as text alone. A custom error (ours, or a visitor's own wording) passes
+/// through serde's `Error::custom`, which takes only something to display; a key written twice
+/// and TOML that does not parse are toml's own errors, which say what they found only in words.
+fn from_message(message: &str, table: &str, spanned: &str) -> (String, String) {
     let message = message.trim_end();
     if let Some((message, hint)) = message.split_once(HINT_SEPARATOR) {
         return (message.to_string(), hint.to_string());
     }
-    let place = if table.is_empty() {
-        "at the top level".to_string()
-    } else {
-        format!("in {table}")
-    };
-    for (serde_prefix, noun) in [("unknown field", "key"), ("unknown variant", "value")] {
-        if let Some(rest) = message.strip_prefix(serde_prefix)
-            && let Some((unknown, choices)) = backticked(rest).split_first()
-        {
-            let listed = choices
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let network_fault = matches!(*unknown, "partition" | "latency-spike" | "spike")
-                && choices.contains(&"wall-step");
-            let hint = match nearest(unknown, choices) {
-                // A fault that names its host: in a hosts scenario it goes under that host.
-                _ if *unknown == "host" && table == "[[fault]]" => format!(
-                    "a fault of one host of a hosts scenario goes under that host: write it as \
-                     [[model.host.fault]] right after the host's [[model.host]], without `host`. \
-                     Valid keys here: {listed}"
-                ),
-                _ if *unknown == "host" && table == "[[model.host.fault]]" => format!(
-                    "a [[model.host.fault]] belongs to the [[model.host]] just before it: remove \
-                     `host`, and write the table after its host's. Valid keys here: {listed}"
-                ),
-                // A fault of the network, written as a host's: it belongs to a pair of hosts.
-                _ if network_fault => format!(
-                    "a host's faults are {listed}; a {unknown} is between two hosts: write it as \
-                     [[model.{}]] with `between`, `at` and `duration`",
-                    if *unknown == "partition" {
-                        "partition"
-                    } else {
-                        "spike"
-                    }
-                ),
-                Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
-                None if choices.is_empty() => format!("no {noun}s are allowed here"),
-                None => format!("valid {noun}s here: {listed}"),
-            };
-            let message = match noun {
-                "key" => format!("unknown key `{unknown}` {place}"),
-                _ => format!("unknown value `{unknown}`"),
-            };
-            return (message, hint);
-        }
+    if message.starts_with("duplicate key") {
+        return duplicate_key(table, spanned);
     }
-    if message == "invalid type: map, expected a sequence" {
+    let hint =
+        "this line is not valid TOML: keys are written key = value, strings in double quotes";
+    (message.to_string(), hint.to_string())
+}
+
+/// A key the table has no field for (`noun` "key"), or a name that is none of the enum's
+/// ("value"), with the nearest one and the list.
+fn unknown_name(name: &str, choices: &[&str], noun: &str, table: &str) -> (String, String) {
+    let listed = listed(choices);
+    let network_fault =
+        matches!(name, "partition" | "latency-spike" | "spike") && choices.contains(&"wall-step");
+    let hint = match nearest(name, choices) {
+        // A fault that names its host: in a hosts scenario it goes under that host.
+        _ if name == "host" && table == "[[fault]]" => format!(
+            "a fault of one host of a hosts scenario goes under that host: write it as \
+             [[model.host.fault]] right after the host's [[model.host]], without `host`. \
+             Valid keys here: {listed}"
+        ),
+        _ if name == "host" && table == "[[model.host.fault]]" => format!(
+            "a [[model.host.fault]] belongs to the [[model.host]] just before it: remove \
+             `host`, and write the table after its host's. Valid keys here: {listed}"
+        ),
+        // A fault of the network, written as a host's: it belongs to a pair of hosts.
+        _ if network_fault => format!(
+            "a host's faults are {listed}; a {name} is between two hosts: write it as \
+             [[model.{}]] with `between`, `at` and `duration`",
+            if name == "partition" {
+                "partition"
+            } else {
+                "spike"
+            }
+        ),
+        Some(best) => format!("did you mean `{best}`? Valid {noun}s here: {listed}"),
+        None if choices.is_empty() => format!("no {noun}s are allowed here"),
+        None => format!("valid {noun}s here: {listed}"),
+    };
+    let message = match noun {
+        "key" => format!("unknown key `{name}` {}", place(table)),
+        _ => format!("unknown value `{name}`"),
+    };
+    (message, hint)
+}
+
+fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A whole number beyond 64 bits, as serde names it: an `i128`, or a `u64` above `i64`'s range.
+fn too_large(found: &str, expected: &str) -> bool {
+    found.starts_with("integer") && (found.ends_with(" as i128") || expected == "i64")
+}
+
+fn too_large_number() -> (String, String) {
+    (
+        "this number is too large".to_string(),
+        "whole numbers here must fit in 64 bits".to_string(),
+    )
+}
+
+/// A value of another type than expected, in the words of a scenario file.
+fn wrong_type(found: &str, expected: &str, table: &str) -> (String, String) {
+    if found == "map" && expected == "a sequence" {
         let hint = "this key holds a list of tables: write its header with double brackets, such as [[fault]]";
         return (
             "expected a list of tables, found a single table".to_string(),
             hint.to_string(),
         );
     }
-    let too_large = (message.starts_with("invalid type: integer") && message.contains(" as i128"))
-        || (message.starts_with("invalid value: integer") && message.ends_with("expected i64"));
-    if too_large {
-        return (
-            "this number is too large".to_string(),
-            "whole numbers here must fit in 64 bits".to_string(),
-        );
+    if too_large(found, expected) {
+        return too_large_number();
     }
-    if message.starts_with("duplicate key") {
-        // `[[model.host.fault]]` before any `[[model.host]]` makes `host` a table, and the host's
-        // own header then reads as that key a second time.
-        let header = table.trim_start_matches('[').trim_end_matches(']');
-        let repeated_header = table.starts_with("[[")
-            && !spanned.trim().is_empty()
-            && (header == spanned.trim() || header.ends_with(&format!(".{}", spanned.trim())));
-        if repeated_header {
-            return (
-                format!("{table} comes after a table that belongs inside one"),
-                format!(
-                    "each [[{header}.…]] table belongs to the {table} just before it: write its \
-                     {table} first, then the tables inside it"
-                ),
-            );
-        }
-        let key = match spanned.trim() {
-            "" => "this key".to_string(),
-            key => format!("`{key}`"),
-        };
+    let expected = plain_type(expected);
+    // A table written with double brackets, such as [[model]], arrives as a list where one
+    // table was expected.
+    if found == "sequence" && expected.contains("table") {
+        let single = table.trim_start_matches('[').trim_end_matches(']');
         return (
-            format!("{key} is set twice {place}"),
-            "each key appears once in its table: keep the value you mean and delete the other"
-                .to_string(),
-        );
-    }
-    if let Some(rest) = message.strip_prefix("invalid type: ")
-        && let Some((found, expected)) = rest.split_once(", expected ")
-    {
-        let expected = plain_type(expected);
-        // A table written with double brackets, such as [[model]], arrives as a list where one
-        // table was expected.
-        let listed_table = found == "sequence" && expected.contains("table");
-        let hint = if listed_table {
+            format!("expected one [{single}] table, found a list of them"),
             format!(
                 "{table} is a list of tables; a scenario has one: write its header with single brackets"
-            )
-        } else if expected.contains("duration") {
-            "durations are quoted strings with a unit, such as \"8m\"".to_string()
-        } else if expected == "a number" || expected == "a whole number" {
-            format!(
-                "write {expected} here, without quotes, such as {}",
-                if expected == "a number" {
-                    "0.0005"
-                } else {
-                    "3"
-                }
-            )
-        } else if found == "map" && expected == "a string" {
-            "quote the value: dates and times are strings here, such as \"2020-03-12T14:08:18Z\""
-                .to_string()
-        } else if let Some(names) = expected.strip_prefix("one of ") {
-            // A named value written bare, such as go_version = 1.23: names are strings.
-            // Quote what the user wrote when it is one of the names; else show the first name.
-            let written = backticked(found).first().map(|value| value.to_string());
-            let example = written
-                .filter(|value| names.split(", ").any(|name| name == value))
-                .unwrap_or_else(|| names.split(", ").next().unwrap_or(names).to_string());
-            format!("write {expected} here, in quotes, such as \"{example}\"")
-        } else {
-            format!("write {expected} here")
-        };
-        if listed_table {
-            let single = table.trim_start_matches('[').trim_end_matches(']');
-            return (
-                format!("expected one [{single}] table, found a list of them"),
-                hint,
-            );
-        }
-        return (format!("expected {expected}, found {found}"), hint);
-    }
-    if let Some(rest) = message.strip_prefix("missing field")
-        && let Some(key) = backticked(rest).first()
-    {
-        return (
-            format!("missing key `{key}` {place}"),
-            missing_key_hint(key, table),
+            ),
         );
     }
-    let hint =
-        "this line is not valid TOML: keys are written key = value, strings in double quotes";
-    (message.to_string(), hint.to_string())
+    (
+        format!("expected {expected}, found {found}"),
+        wrong_type_hint(found, expected),
+    )
+}
+
+/// What to write instead of a value of the wrong type.
+fn wrong_type_hint(found: &str, expected: &str) -> String {
+    if expected.contains("duration") {
+        "durations are quoted strings with a unit, such as \"8m\"".to_string()
+    } else if expected == "a number" || expected == "a whole number" {
+        format!(
+            "write {expected} here, without quotes, such as {}",
+            if expected == "a number" {
+                "0.0005"
+            } else {
+                "3"
+            }
+        )
+    } else if found == "map" && expected == "a string" {
+        "quote the value: dates and times are strings here, such as \"2020-03-12T14:08:18Z\""
+            .to_string()
+    } else if let Some(names) = expected.strip_prefix("one of ") {
+        // A named value written bare, such as go_version = 1.23: names are strings.
+        // Quote what the user wrote when it is one of the names; else show the first name.
+        let written = backticked(found).first().map(|value| value.to_string());
+        let example = written
+            .filter(|value| names.split(", ").any(|name| name == value))
+            .unwrap_or_else(|| names.split(", ").next().unwrap_or(names).to_string());
+        format!("write {expected} here, in quotes, such as \"{example}\"")
+    } else {
+        format!("write {expected} here")
+    }
+}
+
+/// A key toml found twice in one table, or a table's header after a table inside it.
+fn duplicate_key(table: &str, spanned: &str) -> (String, String) {
+    // `[[model.host.fault]]` before any `[[model.host]]` makes `host` a table, and the host's
+    // own header then reads as that key a second time.
+    let header = table.trim_start_matches('[').trim_end_matches(']');
+    let repeated_header = table.starts_with("[[")
+        && !spanned.trim().is_empty()
+        && (header == spanned.trim() || header.ends_with(&format!(".{}", spanned.trim())));
+    if repeated_header {
+        return (
+            format!("{table} comes after a table that belongs inside one"),
+            format!(
+                "each [[{header}.…]] table belongs to the {table} just before it: write its \
+                 {table} first, then the tables inside it"
+            ),
+        );
+    }
+    let key = match spanned.trim() {
+        "" => "this key".to_string(),
+        key => format!("`{key}`"),
+    };
+    (
+        format!("{key} is set twice {}", place(table)),
+        "each key appears once in its table: keep the value you mean and delete the other"
+            .to_string(),
+    )
 }
 
 /// Rust's type names, as serde reports them, in the words of a scenario file.
@@ -231,11 +275,11 @@ mod tests {
 
     #[test]
     fn serde_unknown_field_becomes_unknown_key_with_a_suggestion() {
-        let (message, hint) = explain(
-            "unknown field `perod`, expected one of `kind`, `period`, `count`",
-            "[model]",
-            "perod",
-        );
+        let problem = Problem::UnknownKey {
+            key: "perod".to_string(),
+            keys: &["kind", "period", "count"],
+        };
+        let (message, hint) = explain(Some(&problem), "", "[model]", "perod");
         assert_eq!(message, "unknown key `perod` in [model]");
         assert_eq!(
             hint,
@@ -245,28 +289,28 @@ mod tests {
 
     #[test]
     fn serde_unknown_variant_becomes_unknown_value() {
-        let (message, hint) = explain(
-            "unknown variant `windoze`, expected one of `windows`, `linux`",
-            "",
-            "windoze",
-        );
+        let problem = Problem::UnknownValue {
+            value: "windoze".to_string(),
+            values: &["windows", "linux"],
+        };
+        let (message, hint) = explain(Some(&problem), "", "", "windoze");
         assert_eq!(message, "unknown value `windoze`");
         assert!(hint.starts_with("did you mean `windows`?"));
     }
 
     #[test]
     fn far_off_names_get_the_list_but_no_guess() {
-        let (_, hint) = explain(
-            "unknown field `zzzzzzzz`, expected `kind` or `period`",
-            "",
-            "zzzzzzzz",
-        );
+        let problem = Problem::UnknownKey {
+            key: "zzzzzzzz".to_string(),
+            keys: &["kind", "period"],
+        };
+        let (_, hint) = explain(Some(&problem), "", "", "zzzzzzzz");
         assert_eq!(hint, "valid keys here: `kind`, `period`");
     }
 
     #[test]
     fn custom_errors_carry_their_own_hint() {
-        let (message, hint) = explain(&format!("too long{HINT_SEPARATOR}shorten it"), "", "");
+        let (message, hint) = explain(None, &format!("too long{HINT_SEPARATOR}shorten it"), "", "");
         assert_eq!(
             (message.as_str(), hint.as_str()),
             ("too long", "shorten it")
@@ -275,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_list_header_after_a_table_inside_it_says_which_comes_first() {
-        let (message, hint) = explain("duplicate key", "[[model.host]]", "host");
+        let (message, hint) = explain(None, "duplicate key", "[[model.host]]", "host");
         assert_eq!(
             message,
             "[[model.host]] comes after a table that belongs inside one"
@@ -288,24 +332,24 @@ mod tests {
 
     #[test]
     fn a_key_set_twice_is_named_with_its_table() {
-        let (message, hint) = explain("duplicate key", "[model]", "period");
+        let (message, hint) = explain(None, "duplicate key", "[model]", "period");
         assert_eq!(message, "`period` is set twice in [model]");
         assert!(hint.starts_with("each key appears once"), "{hint}");
     }
 
     #[test]
     fn only_a_list_where_one_table_belongs_is_called_a_list_of_tables() {
-        let (message, _) = explain(
-            "invalid type: sequence, expected a [model] table with a `kind`",
-            "[[model]]",
-            "",
-        );
+        let problem = Problem::WrongType {
+            found: "sequence".to_string(),
+            expected: "a [model] table with a `kind`".to_string(),
+        };
+        let (message, _) = explain(Some(&problem), "", "[[model]]", "");
         assert_eq!(message, "expected one [model] table, found a list of them");
-        let (message, hint) = explain(
-            "invalid type: integer, expected a duration",
-            "[[model.task]]",
-            "10",
-        );
+        let problem = Problem::WrongType {
+            found: "integer".to_string(),
+            expected: "a duration".to_string(),
+        };
+        let (message, hint) = explain(Some(&problem), "", "[[model.task]]", "10");
         assert_eq!(message, "expected a duration, found integer");
         assert!(hint.starts_with("durations are quoted strings"), "{hint}");
     }

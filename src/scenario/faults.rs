@@ -1,5 +1,7 @@
 //! Validation of `[[fault]]` tables into the world's [`Fault`]s.
 
+use std::ops::Range;
+
 use ticklab_sim::{Fault, FaultKind};
 use toml::Spanned;
 
@@ -31,7 +33,6 @@ fn validate_fault(
     run_for_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
-    let kind = fault.kind.0;
     let at_ns = fault.at.get_ref().0;
     if at_ns >= run_for_ns {
         return Err(file
@@ -40,89 +41,126 @@ fn validate_fault(
                 "faults must start before `run_for`; lengthen `run_for` or move the fault earlier",
             ));
     }
-    let not_for = |key: &str, span| {
-        file.error(
-            span,
-            format!("`{key}` does not apply to a {} fault", kind.name()),
-        )
-        .with_hint(format!("remove `{key}`; {}", keys_for(kind)))
-    };
-    let needs = |key: &str| {
-        file.error(
-            spec.span(),
-            format!("a {} fault needs `{key}`", kind.name()),
-        )
-        .with_hint(keys_for(kind))
-    };
-    let positive_duration = || -> Result<u64, ScenarioError> {
-        let duration = fault.duration.as_ref().ok_or_else(|| needs("duration"))?;
-        match duration.get_ref().0 {
-            0 => Err(file
-                .error(duration.span(), "a fault's duration must be more than zero")
-                .with_hint("give it a duration such as \"1s\", or remove the fault")),
-            ns => Ok(ns),
-        }
-    };
-    match kind {
-        FaultKind::SystemSuspend | FaultKind::ProcessSuspend => {
-            if let Some(by) = &fault.by {
-                return Err(not_for("by", by.span()));
-            }
-            if let Some(rate) = &fault.rate {
-                return Err(not_for("rate", rate.span()));
-            }
-            let duration_ns = positive_duration()?;
-            Ok(match kind {
-                FaultKind::SystemSuspend => Fault::SystemSuspend { at_ns, duration_ns },
-                _ => Fault::ProcessSuspend { at_ns, duration_ns },
-            })
-        }
-        FaultKind::WallStep => {
-            if let Some(duration) = &fault.duration {
-                return Err(not_for("duration", duration.span()));
-            }
-            if let Some(rate) = &fault.rate {
-                return Err(not_for("rate", rate.span()));
-            }
-            let by = fault.by.as_ref().ok_or_else(|| needs("by"))?;
-            let by_ns = by.get_ref().0;
-            if by_ns == 0 || by_ns.abs() > MAX_WALL_STEP_NS {
-                return Err(file
-                    .error(
-                        by.span(),
-                        "a wall step must be non-zero and at most 100 years either way",
-                    )
-                    .with_hint("`by` is a signed duration, such as \"-1h\" or \"+30s\""));
-            }
-            Ok(Fault::WallStep { at_ns, by_ns })
-        }
-        FaultKind::WallSlew => {
-            if let Some(by) = &fault.by {
-                return Err(not_for("by", by.span()));
-            }
-            let rate = fault.rate.as_ref().ok_or_else(|| needs("rate"))?;
-            let value = *rate.get_ref();
-            if !(value > -1.0 && value < 1.0) {
-                return Err(file
-                    .error(
-                        rate.span(),
-                        format!(
-                            "a slew rate must be more than -1 and less than 1, not {value}; \
-                             both bounds are excluded"
-                        ),
-                    )
-                    .with_hint(
-                        "rates are fractions of real time: at -1 the wall clock would stop and at \
-                         1 it would run twice as fast; NTP slews at most 0.0005 (500 ppm)",
-                    ));
-            }
-            let duration_ns = positive_duration()?;
-            Ok(Fault::WallSlew {
-                at_ns,
-                duration_ns,
-                rate_ppb: (value * 1e9).round() as i64,
-            })
-        }
+    match fault.kind.0 {
+        FaultKind::SystemSuspend | FaultKind::ProcessSuspend => suspend(file, spec, at_ns),
+        FaultKind::WallStep => wall_step(file, spec, at_ns),
+        FaultKind::WallSlew => wall_slew(file, spec, at_ns),
+    }
+}
+
+/// A system or process suspend: how long, and nothing else.
+fn suspend(
+    file: &Located<'_>,
+    spec: &Spanned<FaultSpec>,
+    at_ns: u64,
+) -> Result<Fault, ScenarioError> {
+    let fault = spec.get_ref();
+    if let Some(by) = &fault.by {
+        return Err(not_for(file, fault.kind.0, "by", by.span()));
+    }
+    if let Some(rate) = &fault.rate {
+        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
+    }
+    let duration_ns = positive_duration(file, spec)?;
+    Ok(match fault.kind.0 {
+        FaultKind::SystemSuspend => Fault::SystemSuspend { at_ns, duration_ns },
+        _ => Fault::ProcessSuspend { at_ns, duration_ns },
+    })
+}
+
+/// A wall step: how far the wall clock jumps, within a century either way.
+fn wall_step(
+    file: &Located<'_>,
+    spec: &Spanned<FaultSpec>,
+    at_ns: u64,
+) -> Result<Fault, ScenarioError> {
+    let fault = spec.get_ref();
+    if let Some(duration) = &fault.duration {
+        return Err(not_for(file, fault.kind.0, "duration", duration.span()));
+    }
+    if let Some(rate) = &fault.rate {
+        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
+    }
+    let by = fault.by.as_ref().ok_or_else(|| needs(file, spec, "by"))?;
+    let by_ns = by.get_ref().0;
+    if by_ns == 0 || by_ns.abs() > MAX_WALL_STEP_NS {
+        return Err(file
+            .error(
+                by.span(),
+                "a wall step must be non-zero and at most 100 years either way",
+            )
+            .with_hint("`by` is a signed duration, such as \"-1h\" or \"+30s\""));
+    }
+    Ok(Fault::WallStep { at_ns, by_ns })
+}
+
+/// A wall slew: a rate strictly between -1 and 1, for a duration.
+fn wall_slew(
+    file: &Located<'_>,
+    spec: &Spanned<FaultSpec>,
+    at_ns: u64,
+) -> Result<Fault, ScenarioError> {
+    let fault = spec.get_ref();
+    if let Some(by) = &fault.by {
+        return Err(not_for(file, fault.kind.0, "by", by.span()));
+    }
+    let rate = fault
+        .rate
+        .as_ref()
+        .ok_or_else(|| needs(file, spec, "rate"))?;
+    let value = *rate.get_ref();
+    if !(value > -1.0 && value < 1.0) {
+        return Err(file
+            .error(
+                rate.span(),
+                format!(
+                    "a slew rate must be more than -1 and less than 1, not {value}; \
+                     both bounds are excluded"
+                ),
+            )
+            .with_hint(
+                "rates are fractions of real time: at -1 the wall clock would stop and at \
+                 1 it would run twice as fast; NTP slews at most 0.0005 (500 ppm)",
+            ));
+    }
+    let duration_ns = positive_duration(file, spec)?;
+    Ok(Fault::WallSlew {
+        at_ns,
+        duration_ns,
+        rate_ppb: (value * 1e9).round() as i64,
+    })
+}
+
+/// A key the fault's kind does not take.
+fn not_for(file: &Located<'_>, kind: FaultKind, key: &str, span: Range<usize>) -> ScenarioError {
+    file.error(
+        span,
+        format!("`{key}` does not apply to a {} fault", kind.name()),
+    )
+    .with_hint(format!("remove `{key}`; {}", keys_for(kind)))
+}
+
+/// A key the fault's kind needs and the table lacks.
+fn needs(file: &Located<'_>, spec: &Spanned<FaultSpec>, key: &str) -> ScenarioError {
+    let kind = spec.get_ref().kind.0;
+    file.error(
+        spec.span(),
+        format!("a {} fault needs `{key}`", kind.name()),
+    )
+    .with_hint(keys_for(kind))
+}
+
+fn positive_duration(file: &Located<'_>, spec: &Spanned<FaultSpec>) -> Result<u64, ScenarioError> {
+    let duration = spec
+        .get_ref()
+        .duration
+        .as_ref()
+        .ok_or_else(|| needs(file, spec, "duration"))?;
+    match duration.get_ref().0 {
+        0 => Err(file
+            .error(duration.span(), "a fault's duration must be more than zero")
+            .with_hint("give it a duration such as \"1s\", or remove the fault")),
+        ns => Ok(ns),
     }
 }
 

@@ -11,6 +11,7 @@ mod keys;
 pub(crate) mod numbers;
 mod schema;
 pub(crate) mod top_keys;
+mod typed;
 pub mod values;
 
 use std::ops::Range;
@@ -115,8 +116,7 @@ pub fn parse_conditions(
     text: &str,
 ) -> Result<Conditions, ScenarioError> {
     let file = Located { source, text };
-    let raw: schema::ScenarioFile<Option<toml::Value>> =
-        toml::from_str(text).map_err(|e| file.toml_error(&e))?;
+    let raw: schema::ScenarioFile<Option<toml::Value>> = file.parse()?;
     if raw.model.is_some() {
         return parse_with(registry, source, text).map(|scenario| scenario.conditions());
     }
@@ -168,13 +168,14 @@ pub struct Located<'a> {
     pub text: &'a str,
 }
 
-impl Located<'_> {
+impl<'a> Located<'a> {
     pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.source, self.text, span, message)
     }
 
-    fn toml_error(&self, error: &toml::de::Error) -> ScenarioError {
-        ScenarioError::from_toml(self.source, self.text, error)
+    /// The file's text as a `T`.
+    pub(crate) fn parse<T: serde::Deserialize<'a>>(&self) -> Result<T, ScenarioError> {
+        ScenarioError::parse_toml(self.source, self.text)
     }
 }
 
@@ -213,8 +214,9 @@ pub fn parse_with(
     text: &str,
 ) -> Result<Scenario, ScenarioError> {
     let file = Located { source, text };
-    let probe: schema::ModelProbe = toml::from_str(text)
-        .map_err(|e| harness_file(registry, source, text).unwrap_or_else(|| file.toml_error(&e)))?;
+    let probe: schema::ModelProbe = file
+        .parse()
+        .map_err(|error| harness_file(registry, source, text).unwrap_or(error))?;
     let kind = &probe.model.kind;
     if let Some(model) = crate::model::kind(kind.get_ref()) {
         return model.parse(&file, registry);
@@ -257,8 +259,7 @@ pub(crate) fn parse_kind<M: Model>(
     file: &Located<'_>,
     registry: &Registry,
 ) -> Result<Scenario, ScenarioError> {
-    let raw: schema::ScenarioFile<M::Spec> =
-        toml::from_str(file.text).map_err(|e| file.toml_error(&e))?;
+    let raw: schema::ScenarioFile<M::Spec> = file.parse()?;
     let head = Head {
         run_for_ns: raw.run_for.get_ref().0,
         registry,

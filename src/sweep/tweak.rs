@@ -199,8 +199,10 @@ mod tests {
 
     #[test]
     fn an_executor_step_nested_in_its_tasks_can_be_scaled() {
-        let model = "kind = \"executor\"\n[[task]]\nname = \"blocker\"\ncount = 1\n\
-                     steps = [{ cpu = \"1ms\" }, { block_in_place = \"10s\" }]";
+        let model = concat!(
+            "kind = \"executor\"\n[[task]]\nname = \"blocker\"\ncount = 1\n",
+            "steps = [{ cpu = \"1ms\" }, { block_in_place = \"10s\" }]",
+        );
         // Tunable in file order: count, then the two step durations.
         let (model, said) = tweaked(model, 2, 50);
         let steps = &model["task"][0]["steps"];

@@ -28,8 +28,7 @@ pub(crate) fn read(
     design: &TimerDesignEntry,
     shared: &[&str],
 ) -> Result<Vec<(DesignKey, KeyValue)>, ScenarioError> {
-    let raw: RawFile = toml::from_str(file.text)
-        .map_err(|error| ScenarioError::from_toml(file.source, file.text, &error))?;
+    let raw: RawFile = file.parse()?;
     let mut entries: Vec<_> = raw
         .model
         .iter()

@@ -177,23 +177,7 @@ pub(crate) fn validate(
         &design,
         crate::scenario::keys_of::<TimerSpec>(),
     )?;
-    let task_bytes = count(
-        file,
-        &spec.task_bytes,
-        "task_bytes",
-        1..=1 << 20,
-        DEFAULT_TASK_BYTES as i64,
-        "the bytes one timer slot stands for in the memory metrics; brpc's Task is 64",
-    )?;
-    let capacity = count(
-        file,
-        &spec.capacity,
-        "capacity",
-        1..=DEFAULT_CAPACITY as i64,
-        DEFAULT_CAPACITY as i64,
-        "the most timers the whole design may hold at once (scheduled, or cancelled but not yet \
-         freed), whatever bucket or thread they are in; slots are made as they are first needed",
-    )?;
+    let (task_bytes, capacity) = slots(file, spec)?;
     let clients = count(
         file,
         &Some(spec.clients.clone()),
@@ -214,67 +198,18 @@ pub(crate) fn validate(
         "timeout",
         "each call's timeout, such as \"100ms\"",
     )?;
-    let latency_ns = match *spec.latency.get_ref() {
-        DurationOrRange::Fixed(latency) => (latency.0, latency.0),
-        DurationOrRange::Range(low, high) if low <= high => (low.0, high.0),
-        DurationOrRange::Range(..) => {
-            return Err(file
-                .error(
-                    spec.latency.span(),
-                    "a latency range must go from the shorter latency to the longer one",
-                )
-                .with_hint("write the shorter latency first, such as [\"1ms\", \"20ms\"]"));
-        }
-    };
+    let latency_ns = latency(file, spec)?;
     let (slow_responses_ppm, slow_latency_ns) = slow_responses(file, spec)?;
     let callback_cost_ns = at_most_run(file, &spec.callback_cost, "callback_cost", run_for_ns)?;
-    let slow_callback = match (&spec.slow_callback_every, &spec.slow_callback_cost) {
-        (None, None) => None,
-        (Some(every), Some(cost)) => {
-            let every = count(
-                file,
-                &Some(every.clone()),
-                "slow_callback_every",
-                1..=i64::MAX,
-                1,
-                "every nth callback is slow",
-            )?;
-            let cost = at_most_run(file, &Some(cost.clone()), "slow_callback_cost", run_for_ns)?;
-            Some((every as u64, cost))
-        }
-        (every, cost) => {
-            let span = value_span(every, cost).unwrap_or(0..0);
-            return Err(file
-                .error(
-                    span,
-                    "`slow_callback_every` and `slow_callback_cost` go together",
-                )
-                .with_hint(
-                    "such as slow_callback_every = 1000 and slow_callback_cost = \"200ms\"",
-                ));
-        }
-    };
+    let slow_callback = slow_callback(file, spec, run_for_ns)?;
     Ok(TimerConfig {
         design,
         clock: spec.clock.0,
         design_settings,
-        metrics: super::METRICS
-            .iter()
-            .copied()
-            .chain(
-                design
-                    .metrics
-                    .iter()
-                    .map(|own| Metric::count(own.name, own.about)),
-            )
-            .collect(),
-        metrics_elsewhere: registry
-            .timer_designs()
-            .filter(|other| other.name != design.name)
-            .flat_map(|other| other.metrics.iter().map(|metric| (metric.name, other.name)))
-            .collect(),
-        task_bytes: task_bytes as u64,
-        capacity: capacity as usize,
+        metrics: metrics(&design),
+        metrics_elsewhere: metrics_elsewhere(registry, &design),
+        task_bytes,
+        capacity,
         clients: clients as u32,
         call_interval_ns,
         timeout_ns,
@@ -285,6 +220,100 @@ pub(crate) fn validate(
         slow_callback,
         sleep_overshoot_ns: spec.sleep_overshoot.map(|overshoot| overshoot.0),
     })
+}
+
+/// The bytes a timer slot stands for and the most slots the design may hold.
+fn slots(file: &Located<'_>, spec: &TimerSpec) -> Result<(u64, usize), ScenarioError> {
+    let task_bytes = count(
+        file,
+        &spec.task_bytes,
+        "task_bytes",
+        1..=1 << 20,
+        DEFAULT_TASK_BYTES as i64,
+        "the bytes one timer slot stands for in the memory metrics; brpc's Task is 64",
+    )?;
+    let capacity = count(
+        file,
+        &spec.capacity,
+        "capacity",
+        1..=DEFAULT_CAPACITY as i64,
+        DEFAULT_CAPACITY as i64,
+        "the most timers the whole design may hold at once (scheduled, or cancelled but not yet \
+         freed), whatever bucket or thread they are in; slots are made as they are first needed",
+    )?;
+    Ok((task_bytes as u64, capacity as usize))
+}
+
+/// The latency of an answer, as a range from the shortest to the longest.
+fn latency(file: &Located<'_>, spec: &TimerSpec) -> Result<(u64, u64), ScenarioError> {
+    match *spec.latency.get_ref() {
+        DurationOrRange::Fixed(latency) => Ok((latency.0, latency.0)),
+        DurationOrRange::Range(low, high) if low <= high => Ok((low.0, high.0)),
+        DurationOrRange::Range(..) => Err(file
+            .error(
+                spec.latency.span(),
+                "a latency range must go from the shorter latency to the longer one",
+            )
+            .with_hint("write the shorter latency first, such as [\"1ms\", \"20ms\"]")),
+    }
+}
+
+/// Every nth callback's cost, when both keys are given; they go together.
+fn slow_callback(
+    file: &Located<'_>,
+    spec: &TimerSpec,
+    run_for_ns: u64,
+) -> Result<Option<(u64, u64)>, ScenarioError> {
+    match (&spec.slow_callback_every, &spec.slow_callback_cost) {
+        (None, None) => Ok(None),
+        (Some(every), Some(cost)) => {
+            let every = count(
+                file,
+                &Some(every.clone()),
+                "slow_callback_every",
+                1..=i64::MAX,
+                1,
+                "every nth callback is slow",
+            )?;
+            let cost = at_most_run(file, &Some(cost.clone()), "slow_callback_cost", run_for_ns)?;
+            Ok(Some((every as u64, cost)))
+        }
+        (every, cost) => {
+            let span = value_span(every, cost).unwrap_or(0..0);
+            Err(file
+                .error(
+                    span,
+                    "`slow_callback_every` and `slow_callback_cost` go together",
+                )
+                .with_hint("such as slow_callback_every = 1000 and slow_callback_cost = \"200ms\""))
+        }
+    }
+}
+
+/// The metrics every timer design reports, then the design's own.
+fn metrics(design: &TimerDesignEntry) -> Vec<Metric> {
+    super::METRICS
+        .iter()
+        .copied()
+        .chain(
+            design
+                .metrics
+                .iter()
+                .map(|own| Metric::count(own.name, own.about)),
+        )
+        .collect()
+}
+
+/// The metrics other designs report, with the design that reports each.
+fn metrics_elsewhere(
+    registry: &Registry,
+    design: &TimerDesignEntry,
+) -> Vec<(&'static str, &'static str)> {
+    registry
+        .timer_designs()
+        .filter(|other| other.name != design.name)
+        .flat_map(|other| other.metrics.iter().map(|metric| (metric.name, other.name)))
+        .collect()
 }
 
 fn value_span(

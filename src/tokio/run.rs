@@ -42,22 +42,7 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
     options: &RunOptions,
     body: impl FnOnce() -> Fut,
 ) -> Run<T> {
-    // The harness runs its own paused runtime; inside another it would fail with tokio's
-    // "Cannot start a runtime from within a runtime", which names neither the cause nor the cure.
-    assert!(
-        tokio::runtime::Handle::try_current().is_err(),
-        "ticklab: Harness::run was called inside a tokio runtime (such as under \
-         #[tokio::test]); it runs the code on a runtime of its own, whose clock it moves, so \
-         call it from a plain #[test]"
-    );
-    assert!(
-        os::INTERCEPTED || options.unseen_os_clocks_allowed,
-        "ticklab: this build cannot bring std::time::Instant, SystemTime and thread::sleep \
-         inside the simulation (that needs Linux with glibc and the `os-clocks` feature), so \
-         code that reads them would run on the real clock. If the code under test reads only \
-         tokio's clock and ticklab::tokio::wall_now, call `allowing_unseen_os_clocks()` on the \
-         harness"
-    );
+    check_can_run(options);
     os::keep_linked();
     super::panics::install_hook();
     // From here on this thread reads the simulated clocks: tokio's paused clock takes its base
@@ -110,6 +95,27 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         poll_body(&shared, body.as_mut(), cx).map(Some)
     }));
     finish(conditions, &shared, live, finished)
+}
+
+/// Panics, naming the cure, where the harness cannot run: inside a tokio runtime, or where the
+/// OS clocks cannot be brought into the simulation and the test has not said that is fine.
+fn check_can_run(options: &RunOptions) {
+    // The harness runs its own paused runtime; inside another it would fail with tokio's
+    // "Cannot start a runtime from within a runtime", which names neither the cause nor the cure.
+    assert!(
+        tokio::runtime::Handle::try_current().is_err(),
+        "ticklab: Harness::run was called inside a tokio runtime (such as under \
+         #[tokio::test]); it runs the code on a runtime of its own, whose clock it moves, so \
+         call it from a plain #[test]"
+    );
+    assert!(
+        os::INTERCEPTED || options.unseen_os_clocks_allowed,
+        "ticklab: this build cannot bring std::time::Instant, SystemTime and thread::sleep \
+         inside the simulation (that needs Linux with glibc and the `os-clocks` feature), so \
+         code that reads them would run on the real clock. If the code under test reads only \
+         tokio's clock and ticklab::tokio::wall_now, call `allowing_unseen_os_clocks()` on the \
+         harness"
+    );
 }
 
 /// A run's runtime, and this thread's part in the run: whichever way the run ends, even by a

@@ -171,16 +171,18 @@ fn a_thawed_server_with_a_cpu_still_expires_sessions_only_when_its_timers_run_fi
     assert_eq!(expiries("timers-first"), 3);
 }
 
+/// The names of the threads a run of `text` made, as `host/thread`.
+fn thread_names(text: &str) -> Vec<String> {
+    let (summary, _) = run_json(text);
+    summary
+        .threads
+        .iter()
+        .map(|thread| thread.name.clone())
+        .collect()
+}
+
 #[test]
-fn every_workload_runs_on_named_threads_of_the_hosts_that_do_its_work() {
-    let names = |text: &str| -> Vec<String> {
-        let (summary, _) = run_json(text);
-        summary
-            .threads
-            .iter()
-            .map(|thread| thread.name.clone())
-            .collect()
-    };
+fn a_lease_runs_on_named_threads_of_the_hosts_that_do_its_work() {
     let lease = r#"
 about = "lease"
 platform = "linux"
@@ -208,9 +210,13 @@ write_every = "500ms"
 cpu = "1ms"
 "#;
     assert_eq!(
-        names(lease),
+        thread_names(lease),
         ["lock/lock-service", "lock/storage", "a/lease-holder"]
     );
+}
+
+#[test]
+fn an_rpc_runs_on_named_threads_of_the_hosts_that_do_its_work() {
     let rpc = r#"
 about = "rpc"
 platform = "linux"
@@ -239,7 +245,7 @@ timeout = "500ms"
 serve_time = "0ms"
 cpu = "1ms"
 "#;
-    let threads = names(rpc);
+    let threads = thread_names(rpc);
     assert!(
         threads.contains(&"client/rpc-client".to_string()),
         "{threads:?}"

@@ -347,6 +347,41 @@ impl<S: Primitives, P: Send, V: Protocol> Bucketed<S, P, V> {
             None => Some(next_ns),
         }
     }
+
+    /// Fires the heap's timers due by `now_ns`, moving `now_ns` on past each callback; true when
+    /// a sooner timer arrived during the drain, to be drained before the heap's top fires.
+    fn fire_due(
+        &self,
+        state: &mut BucketedThread<P>,
+        now_ns: &mut i64,
+        fire: &mut dyn FnMut(TimerId, P) -> i64,
+    ) -> bool {
+        // As brpc: the heap's top is checked for its deadline only; a cancelled timer is
+        // found out, and its slot freed, when it is popped at its deadline.
+        while let Some(top) = state.heap.peek() {
+            if *now_ns < top.deadline_ns {
+                break;
+            }
+            // A timer earlier than this one arrived during the drain: drain again first.
+            let top_ns = top.deadline_ns;
+            if self.global.with(|()| top_ns > self.nearest()) {
+                return true;
+            }
+            let task = state.heap.pop().expect("peeked");
+            let (payload, bucket) = task.payload;
+            if self.slots.start(task.id) == Start::Run {
+                *now_ns = fire(task.id, payload);
+                let order = if V::RELEASE_ON_FINISH {
+                    Release
+                } else {
+                    Relaxed
+                };
+                self.slots.finish_with(task.id, order);
+            }
+            Self::free(state, task.id, bucket);
+        }
+        false
+    }
 }
 
 impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
@@ -427,33 +462,7 @@ impl<S: Primitives, P: Send, V: Protocol> TimerDesign<P> for Bucketed<S, P, V> {
                 self.reset_nearest();
             }
             self.sweep_if_grown(state);
-            let mut pull_again = false;
-            // As brpc: the heap's top is checked for its deadline only; a cancelled timer is
-            // found out, and its slot freed, when it is popped at its deadline.
-            while let Some(top) = state.heap.peek() {
-                if now_ns < top.deadline_ns {
-                    break;
-                }
-                // A timer earlier than this one arrived during the drain: drain again first.
-                let top_ns = top.deadline_ns;
-                if self.global.with(|()| top_ns > self.nearest()) {
-                    pull_again = true;
-                    break;
-                }
-                let task = state.heap.pop().expect("peeked");
-                let (payload, bucket) = task.payload;
-                if self.slots.start(task.id) == Start::Run {
-                    now_ns = fire(task.id, payload);
-                    let order = if V::RELEASE_ON_FINISH {
-                        Release
-                    } else {
-                        Relaxed
-                    };
-                    self.slots.finish_with(task.id, order);
-                }
-                Self::free(state, task.id, bucket);
-            }
-            if pull_again {
+            if self.fire_due(state, &mut now_ns, fire) {
                 continue;
             }
             state.last_sweep_len = state.last_sweep_len.min(state.heap.len());

@@ -457,21 +457,48 @@ impl<'a> TimerRun<'a> {
         if spent_ns > 0 {
             m.run(cpu, spent_ns, CpuKind::Busy);
         }
+        self.record_round(now_ns, thread, fired.len(), &sleep)?;
+        if sleep.stopped {
+            self.note_sleep(m, thread, &sleep, None);
+            return self.recheck(m);
+        }
+        self.sleep_after_round(m, thread, &sleep, now_ns, spent_ns, design_start_ns);
+        self.recheck(m)
+    }
+
+    /// Records the round in the trace, when events are wanted.
+    fn record_round(
+        &mut self,
+        now_ns: u64,
+        thread: usize,
+        fired: usize,
+        sleep: &ticklab_models::timer::Sleep,
+    ) -> Result<(), RunError> {
         if self.wants_events {
             let clock = self.timers.clock().name();
             let round = RoundEvent {
                 t_ns: now_ns,
                 thread: thread as u32,
-                fired: fired.len() as u32,
+                fired: fired as u32,
                 sleep_until_ns: sleep.until_ns,
                 clock,
             };
             self.sink.record(&Event::Model(&round))?;
         }
-        if sleep.stopped {
-            self.note_sleep(m, thread, &sleep, None);
-            return self.recheck(m);
-        }
+        Ok(())
+    }
+
+    /// Puts the thread to sleep after its round: woken at once if signalled during it, else at
+    /// the design's next deadline, or only by a signal.
+    fn sleep_after_round(
+        &mut self,
+        m: &mut Machine<Wake>,
+        thread: usize,
+        sleep: &ticklab_models::timer::Sleep,
+        now_ns: u64,
+        spent_ns: u64,
+        design_start_ns: i64,
+    ) {
         self.threads[thread].1 += 1;
         let generation = self.threads[thread].1;
         let wake = Wake::TimerThread {
@@ -482,7 +509,7 @@ impl<'a> TimerRun<'a> {
             // Signalled during the round: the futex wait returns at once.
             m.wake_at_physical(now_ns + spent_ns, wake);
             let woken = Some(physical(now_ns + spent_ns));
-            self.note_sleep(m, thread, &sleep, woken);
+            self.note_sleep(m, thread, sleep, woken);
         } else if let Some(until_ns) = sleep.until_ns {
             // brpc sleeps for the time left on its own clock, measured on CLOCK_MONOTONIC.
             let left_ns = until_ns
@@ -504,11 +531,10 @@ impl<'a> TimerRun<'a> {
                 // As the platform's timed waits end.
                 None => m.timed_wake(deadline, wake),
             }
-            self.note_sleep(m, thread, &sleep, Some(deadline));
+            self.note_sleep(m, thread, sleep, Some(deadline));
         } else {
-            self.note_sleep(m, thread, &sleep, None);
+            self.note_sleep(m, thread, sleep, None);
         }
-        self.recheck(m)
     }
 
     /// Runs one round of the design; returns what fired (call, timer, offset into the round) and
