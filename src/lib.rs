@@ -43,6 +43,8 @@ mod book {
     struct Harness;
     #[doc = include_str!("../docs/book/src/outside-designs.md")]
     struct OutsideDesigns;
+    #[doc = include_str!("../docs/book/src/editor.md")]
+    struct Editor;
 }
 
 #[cfg(feature = "battery")]
