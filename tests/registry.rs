@@ -1,11 +1,11 @@
-//! Every model kind in `model::KINDS` is shipped whole: it has scenarios, each scenario has its
+//! Every model kind in `registry::KINDS` is shipped whole: it has scenarios, each scenario has its
 //! snapshot, and CONTRIBUTING.md documents every `[model]` key and metric the code accepts, in the
 //! kind's own section, and no key the code refuses. So does `[machine]`.
 
 use std::path::{Path, PathBuf};
 
 use ticklab::machine::MachineSpec;
-use ticklab::model::KINDS;
+use ticklab::registry::KINDS;
 
 /// Where CONTRIBUTING.md documents each kind: the `## ` sections (with their `### ` subsections)
 /// that hold its `[model]` keys and its metrics.
@@ -124,7 +124,7 @@ fn first_cell_keys(row: &str) -> Vec<String> {
 
 /// The `[model]` keys a kind accepts: its own, and for timers, those the built-in designs
 /// declare.
-fn accepted_keys(kind: &dyn ticklab::model::ModelKind) -> Vec<&'static str> {
+fn accepted_keys(kind: &dyn ticklab::registry::ModelKind) -> Vec<&'static str> {
     let mut keys = kind.keys().to_vec();
     if kind.name() == "timer" {
         let registry = ticklab::Registry::builtin();

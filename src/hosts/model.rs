@@ -1,12 +1,12 @@
 //! Hosts on a network as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
+use crate::plot::{Draw, PlotError};
 use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::scenario::{Located, ScenarioError, Setting};
 use crate::trace::{Summary, TraceSink};
 
 use super::spec::{HostsConfig, HostsSpec, validate};
@@ -33,27 +33,24 @@ impl Model for HostsModel {
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
-
-impl ModelConfig for HostsConfig {
-    fn kind(&self) -> &'static str {
-        HostsModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(&self.metrics)
-    }
 
     fn run(
-        &self,
-        scenario: &Scenario,
+        config: &HostsConfig,
+        setting: &Setting,
         seed: u64,
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        run::run(scenario, self, seed, options, sink)
+        run::run(setting, config, seed, options, sink)
     }
 
+    /// The metrics of the workloads the file runs (leases, heartbeats, RPC deadlines).
+    fn expect_schema(config: &HostsConfig) -> ExpectSchema<'_> {
+        ExpectSchema::flat(&config.metrics)
+    }
+}
+
+impl Draw for HostsConfig {
     fn plot_height_px(&self, collected: &Collected) -> u32 {
         crate::plot::hosts::height_px(collected)
     }
@@ -61,6 +58,4 @@ impl ModelConfig for HostsConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::hosts::draw(area, collected)
     }
-
-    config_identity!();
 }

@@ -1,12 +1,12 @@
 //! The Interval family as a model kind.
 
-use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::expect::Metric;
+use crate::model::{Head, Model};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::plot::{Draw, PlotError};
 use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::scenario::{Located, ScenarioError, Setting};
 use crate::trace::{Summary, TraceSink};
 
 use super::spec::{IntervalConfig, IntervalSpec, validate};
@@ -34,27 +34,19 @@ impl Model for IntervalModel {
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
-
-impl ModelConfig for IntervalConfig {
-    fn kind(&self) -> &'static str {
-        IntervalModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(METRICS)
-    }
 
     fn run(
-        &self,
-        scenario: &Scenario,
+        config: &IntervalConfig,
+        setting: &Setting,
         seed: u64,
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
+        runner::run(setting, config, seed, options, sink)
     }
+}
 
+impl Draw for IntervalConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
     }
@@ -62,6 +54,4 @@ impl ModelConfig for IntervalConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::timeline::draw(area, collected, "tick")
     }
-
-    config_identity!();
 }

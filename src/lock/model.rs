@@ -1,14 +1,14 @@
 //! The fork-lock convoy as a model kind.
 
-use crate::expect::{ExpectSchema, Metric};
+use crate::expect::Metric;
 use crate::machine::ModelMachineKeys;
-use crate::model::{Head, Model, ModelConfig, ModelSetup, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
 use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::scenario::{Located, ScenarioError, Setting};
 use crate::trace::{Summary, TraceSink};
 
 use super::spec::{LockConfig, LockSpec, validate};
@@ -36,45 +36,37 @@ impl Model for LockModel {
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
-
-impl ModelConfig for LockConfig {
-    fn kind(&self) -> &'static str {
-        LockModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(METRICS)
-    }
 
     fn run(
-        &self,
-        scenario: &Scenario,
+        config: &LockConfig,
+        setting: &Setting,
         seed: u64,
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
+        runner::run(setting, config, seed, options, sink)
     }
 
-    fn machine_keys(&self) -> ModelMachineKeys {
+    fn machine_keys(config: &LockConfig) -> ModelMachineKeys {
         ModelMachineKeys {
-            cores: self.cores,
-            time_slice_ns: self.time_slice_ns,
+            cores: config.cores,
+            time_slice_ns: config.time_slice_ns,
         }
     }
 
-    fn profile(&self) -> Option<&CostProfile> {
-        Some(&self.profile)
+    fn profile(config: &LockConfig) -> Option<&CostProfile> {
+        Some(&config.profile)
     }
 
-    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
-        Some(ModelSetup::new(LockConfig {
+    fn with_profile(config: &LockConfig, profile: CostProfile) -> Option<LockConfig> {
+        Some(LockConfig {
             profile,
-            ..self.clone()
-        }))
+            ..config.clone()
+        })
     }
+}
 
+impl Draw for LockConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 2 * PANEL_HEIGHT_PX
     }
@@ -82,6 +74,4 @@ impl ModelConfig for LockConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::cpu_models::draw_lock(area, collected)
     }
-
-    config_identity!();
 }

@@ -1,12 +1,12 @@
 //! Timer threads under an RPC load, as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::plot::{Draw, PlotError};
 use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::scenario::{Located, ScenarioError, Setting};
 use crate::trace::{Summary, TraceSink};
 
 use super::spec::{TimerConfig, TimerSpec, validate};
@@ -33,30 +33,27 @@ impl Model for TimerModel {
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
-
-impl ModelConfig for TimerConfig {
-    fn kind(&self) -> &'static str {
-        TimerModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema {
-            elsewhere: &self.metrics_elsewhere,
-            ..ExpectSchema::flat(&self.metrics)
-        }
-    }
 
     fn run(
-        &self,
-        scenario: &Scenario,
+        config: &TimerConfig,
+        setting: &Setting,
         seed: u64,
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
+        runner::run(setting, config, seed, options, sink)
     }
 
+    /// The design's own metrics as well as every timer run's, and whose the others are.
+    fn expect_schema(config: &TimerConfig) -> ExpectSchema<'_> {
+        ExpectSchema {
+            elsewhere: &config.metrics_elsewhere,
+            ..ExpectSchema::flat(&config.metrics)
+        }
+    }
+}
+
+impl Draw for TimerConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
     }
@@ -64,6 +61,4 @@ impl ModelConfig for TimerConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::timeline::draw(area, collected, "fire")
     }
-
-    config_identity!();
 }

@@ -1,0 +1,22 @@
+//! A scenario file's text with its name, which every error about the file points into.
+
+use std::ops::Range;
+
+use super::error::ScenarioError;
+
+/// A scenario file's text with its name, for locating errors.
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'a> {
+    pub source: &'a str,
+    pub text: &'a str,
+}
+
+impl Located<'_> {
+    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.source, self.text, span, message)
+    }
+
+    pub(crate) fn toml_error(&self, error: &toml::de::Error) -> ScenarioError {
+        ScenarioError::from_toml(self.source, self.text, error)
+    }
+}
