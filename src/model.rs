@@ -31,8 +31,30 @@ use crate::trace::{Summary, TraceSink};
 /// What validating a model's `[model]` table needs besides the table.
 #[derive(Clone, Copy, Debug)]
 pub struct Head<'a> {
+    /// The scenario file, which errors point into.
+    pub file: Located<'a>,
     pub run_for_ns: u64,
     pub registry: &'a Registry,
+}
+
+/// What a run of a model is given besides its table.
+pub struct RunContext<'a> {
+    pub setting: &'a Setting,
+    /// The seed of this run: the scenario's, or one given in its place.
+    pub seed: u64,
+    pub options: &'a RunOptions,
+    /// Where the run streams its trace.
+    pub sink: &'a mut dyn TraceSink,
+}
+
+impl fmt::Debug for RunContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunContext")
+            .field("setting", &self.setting.source)
+            .field("seed", &self.seed)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A model kind, written once per folder: its name, its `[model]` table and how it checks it,
@@ -50,24 +72,14 @@ pub trait Model: Sync + 'static {
     /// The table once checked. Two scenarios have the same model when their configs are equal.
     type Config: fmt::Debug + PartialEq + Send + Sync + 'static;
 
-    /// Checks the table, with errors located in `file`.
-    fn validate(
-        file: &Located<'_>,
-        spec: &Self::Spec,
-        head: &Head<'_>,
-    ) -> Result<Self::Config, ScenarioError>;
+    /// Checks the table, with errors located in `head.file`.
+    fn validate(spec: &Self::Spec, head: &Head<'_>) -> Result<Self::Config, ScenarioError>;
 
     /// What its summary reports, and what `[expect]` can bound.
     fn metrics() -> &'static [Metric];
 
-    /// Runs the model on the setting's machine, streaming its trace into `sink`.
-    fn run(
-        config: &Self::Config,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError>;
+    /// Runs the model on the setting's machine, streaming its trace into the run's sink.
+    fn run(config: &Self::Config, run: RunContext<'_>) -> Result<Summary, RunError>;
 
     /// The metrics of each named part (a task group, a strategy) and what a part is called.
     fn part_metrics() -> (&'static [Metric], &'static str) {
@@ -202,7 +214,13 @@ impl<M: Model> AnyConfig for Configured<M> {
         options: &RunOptions,
         sink: &mut dyn TraceSink,
     ) -> Result<Summary, RunError> {
-        M::run(&self.0, setting, seed, options, sink)
+        let run = RunContext {
+            setting,
+            seed,
+            options,
+            sink,
+        };
+        M::run(&self.0, run)
     }
 
     fn machine_keys(&self) -> ModelMachineKeys {
@@ -250,11 +268,7 @@ mod tests {
         type Spec = u64;
         type Config = CounterConfig;
 
-        fn validate(
-            _: &Located<'_>,
-            count: &u64,
-            _: &Head<'_>,
-        ) -> Result<CounterConfig, ScenarioError> {
+        fn validate(count: &u64, _: &Head<'_>) -> Result<CounterConfig, ScenarioError> {
             Ok(CounterConfig { count: *count })
         }
 
@@ -262,17 +276,12 @@ mod tests {
             COUNTER_METRICS
         }
 
-        fn run(
-            config: &CounterConfig,
-            setting: &Setting,
-            _: u64,
-            _: &RunOptions,
-            _: &mut dyn TraceSink,
-        ) -> Result<Summary, RunError> {
+        fn run(config: &CounterConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
             let values = [config.count];
+            let end_ns = run.setting.run_for_ns;
             Ok(Summary::new(
                 Self::KIND,
-                setting.run_for_ns,
+                end_ns,
                 COUNTER_METRICS,
                 &values,
                 Vec::new(),

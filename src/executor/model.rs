@@ -2,13 +2,13 @@
 
 use crate::expect::{ExpectSchema, Metric};
 use crate::machine::ModelMachineKeys;
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
 use crate::plot::{Draw, PlotError};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{ExecutorConfig, ExecutorSpec, validate};
 use super::{GROUP_METRICS, METRICS, runner};
@@ -24,26 +24,16 @@ impl Model for ExecutorModel {
     type Spec = ExecutorSpec;
     type Config = ExecutorConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &ExecutorSpec,
-        _: &Head<'_>,
-    ) -> Result<ExecutorConfig, ScenarioError> {
-        validate(file, spec)
+    fn validate(spec: &ExecutorSpec, head: &Head<'_>) -> Result<ExecutorConfig, ScenarioError> {
+        validate(&head.file, spec)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &ExecutorConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(setting, config, seed, options, sink)
+    fn run(config: &ExecutorConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
     fn part_metrics() -> (&'static [Metric], &'static str) {

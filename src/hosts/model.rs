@@ -1,13 +1,13 @@
 //! Hosts on a network as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
 use crate::plot::{Draw, PlotError};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{HostsConfig, HostsSpec, validate};
 use super::{METRICS, run};
@@ -22,26 +22,16 @@ impl Model for HostsModel {
     type Spec = HostsSpec;
     type Config = HostsConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &HostsSpec,
-        head: &Head<'_>,
-    ) -> Result<HostsConfig, ScenarioError> {
-        validate(file, spec, head)
+    fn validate(spec: &HostsSpec, head: &Head<'_>) -> Result<HostsConfig, ScenarioError> {
+        validate(&head.file, spec, head)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &HostsConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        run::run(setting, config, seed, options, sink)
+    fn run(config: &HostsConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        run::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
     /// The metrics of the workloads the file runs (leases, heartbeats, RPC deadlines).

@@ -1,14 +1,14 @@
 //! Idle event loops as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{IdleConfig, IdleSpec, validate};
 use super::{METRICS, STRATEGY_METRICS, runner};
@@ -24,26 +24,16 @@ impl Model for IdleModel {
     type Spec = IdleSpec;
     type Config = IdleConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &IdleSpec,
-        _: &Head<'_>,
-    ) -> Result<IdleConfig, ScenarioError> {
-        validate(file, spec)
+    fn validate(spec: &IdleSpec, head: &Head<'_>) -> Result<IdleConfig, ScenarioError> {
+        validate(&head.file, spec)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &IdleConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(setting, config, seed, options, sink)
+    fn run(config: &IdleConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
     fn part_metrics() -> (&'static [Metric], &'static str) {

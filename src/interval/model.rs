@@ -1,13 +1,13 @@
 //! The Interval family as a model kind.
 
 use crate::expect::Metric;
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{IntervalConfig, IntervalSpec, validate};
 use super::{METRICS, runner};
@@ -23,26 +23,16 @@ impl Model for IntervalModel {
     type Spec = IntervalSpec;
     type Config = IntervalConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &IntervalSpec,
-        head: &Head<'_>,
-    ) -> Result<IntervalConfig, ScenarioError> {
-        validate(file, spec, head.run_for_ns)
+    fn validate(spec: &IntervalSpec, head: &Head<'_>) -> Result<IntervalConfig, ScenarioError> {
+        validate(&head.file, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &IntervalConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(setting, config, seed, options, sink)
+    fn run(config: &IntervalConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 }
 

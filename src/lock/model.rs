@@ -2,14 +2,14 @@
 
 use crate::expect::Metric;
 use crate::machine::ModelMachineKeys;
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{LockConfig, LockSpec, validate};
 use super::{METRICS, runner};
@@ -25,26 +25,16 @@ impl Model for LockModel {
     type Spec = LockSpec;
     type Config = LockConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &LockSpec,
-        head: &Head<'_>,
-    ) -> Result<LockConfig, ScenarioError> {
-        validate(file, spec, head.run_for_ns)
+    fn validate(spec: &LockSpec, head: &Head<'_>) -> Result<LockConfig, ScenarioError> {
+        validate(&head.file, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &LockConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(setting, config, seed, options, sink)
+    fn run(config: &LockConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
     fn machine_keys(config: &LockConfig) -> ModelMachineKeys {

@@ -1,7 +1,8 @@
 //! `ticklab plot`: one run drawn as an SVG timeline.
 //!
-//! The scenario runs with a sink that keeps only what the plots draw ([`collect`]), then one
-//! drawing per kind of model renders it with plotters' SVG backend. Text is laid out without
+//! The scenario runs with a sink that keeps only what the plots draw ([`collect`]), then its
+//! kind's [`Draw`] renders it with plotters' SVG backend. A kind without a picture does not
+//! implement [`Draw`], and `plot` refuses it before running anything. Text is laid out without
 //! reading system fonts, so the same run gives the same bytes on every machine.
 
 pub mod collect;
@@ -98,11 +99,11 @@ fn height_px(drawing: &dyn Draw, collected: &Collected) -> u32 {
 mod tests {
     use super::*;
     use crate::expect::Metric;
-    use crate::model::{Head, Model};
+    use crate::model::{Head, Model, RunContext};
     use crate::registry::Kind;
     use crate::run::RunError;
-    use crate::scenario::{Located, ScenarioError, Setting};
-    use crate::trace::{Summary, TraceSink};
+    use crate::scenario::ScenarioError;
+    use crate::trace::Summary;
 
     /// A kind whose config does not implement [`Draw`].
     struct Pictureless;
@@ -116,11 +117,7 @@ mod tests {
         type Spec = ();
         type Config = PicturelessConfig;
 
-        fn validate(
-            _: &Located<'_>,
-            _: &(),
-            _: &Head<'_>,
-        ) -> Result<PicturelessConfig, ScenarioError> {
+        fn validate(_: &(), _: &Head<'_>) -> Result<PicturelessConfig, ScenarioError> {
             Ok(PicturelessConfig)
         }
 
@@ -128,20 +125,9 @@ mod tests {
             &[]
         }
 
-        fn run(
-            _: &PicturelessConfig,
-            setting: &Setting,
-            _: u64,
-            _: &RunOptions,
-            _: &mut dyn TraceSink,
-        ) -> Result<Summary, RunError> {
-            Ok(Summary::new(
-                Self::KIND,
-                setting.run_for_ns,
-                &[],
-                &[],
-                Vec::new(),
-            ))
+        fn run(_: &PicturelessConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+            let end_ns = run.setting.run_for_ns;
+            Ok(Summary::new(Self::KIND, end_ns, &[], &[], Vec::new()))
         }
     }
 

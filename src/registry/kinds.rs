@@ -53,9 +53,12 @@ pub trait ModelKind: Sync {
     fn drawing<'a>(&self, setup: &'a ModelSetup) -> Option<&'a dyn Draw>;
 }
 
+/// How a kind finds the drawing of a table of its own.
+type DrawingOf = for<'a> fn(&'a ModelSetup) -> Option<&'a dyn Draw>;
+
 /// A [`Model`] as a [`ModelKind`].
 pub struct Kind<M> {
-    drawing: Option<for<'a> fn(&'a ModelSetup) -> Option<&'a dyn Draw>>,
+    drawing: Option<DrawingOf>,
     model: PhantomData<fn() -> M>,
 }
 

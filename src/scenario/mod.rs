@@ -245,10 +245,11 @@ pub(crate) fn parse_kind<M: Model>(
     let raw: schema::ScenarioFile<M::Spec> =
         toml::from_str(file.text).map_err(|e| file.toml_error(&e))?;
     let head = Head {
+        file: *file,
         run_for_ns: raw.run_for.get_ref().0,
         registry,
     };
-    let config = M::validate(file, &raw.model, &head)?;
+    let config = M::validate(&raw.model, &head)?;
     finish(file, raw, ModelSetup::new::<M>(config))
 }
 

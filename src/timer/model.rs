@@ -1,13 +1,13 @@
 //! Timer threads under an RPC load, as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model};
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, ScenarioError, Setting};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{TimerConfig, TimerSpec, validate};
 use super::{METRICS, runner};
@@ -22,26 +22,16 @@ impl Model for TimerModel {
     type Spec = TimerSpec;
     type Config = TimerConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &TimerSpec,
-        head: &Head<'_>,
-    ) -> Result<TimerConfig, ScenarioError> {
-        validate(file, head.registry, spec, head.run_for_ns)
+    fn validate(spec: &TimerSpec, head: &Head<'_>) -> Result<TimerConfig, ScenarioError> {
+        validate(&head.file, head.registry, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
-    fn run(
-        config: &TimerConfig,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(setting, config, seed, options, sink)
+    fn run(config: &TimerConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
     /// The design's own metrics as well as every timer run's, and whose the others are.
