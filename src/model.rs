@@ -1,55 +1,67 @@
-//! What a model kind is to the rest of ticklab: one trait for its `[model]` table and how it
-//! runs, summarises and draws, and the one list of kinds scenario files can name.
+//! What a model kind is to the rest of ticklab: the one trait a kind implements, for its
+//! `[model]` table and how it runs and summarises, and the handle a scenario keeps of its table.
 //!
-//! Adding a kind is a folder under `src/` that implements [`Model`] for a unit type and
-//! [`ModelConfig`] for its validated table, plus one line in [`KINDS`]; scenario files, `check`,
-//! `sweep`, `plot` and `report` then take it like any other.
+//! A kind is a folder under `src/` whose `model.rs` implements [`Model`] for a unit type; its
+//! validated table (its `Config`) is plain data that only derives `Debug` and `PartialEq`. A kind
+//! with a picture also implements [`crate::plot::Draw`] for its config, and one line in
+//! [`crate::registry::KINDS`] lets scenario files name it. `check`, `sweep`, `plot` and `report`
+//! then take it like any other.
+//!
+//! This file names only what the trait's signatures need, each from the file that defines it, so
+//! that nothing it imports depends on it: the kinds, the registry, scenario files and the runners
+//! all build on it, never the other way round (`tests/imports.rs` keeps it so).
 
 use std::any::Any;
 use std::fmt;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-use crate::expect::{ExpectSchema, Metric};
-use crate::plot::PlotError;
-use crate::plot::collect::Collected;
-use crate::plot::style::Area;
+use crate::expect::metric::{ExpectSchema, Metric};
+use crate::machine::config::ModelMachineKeys;
 use crate::profile::CostProfile;
-use crate::registry::Registry;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::registry::designs::Registry;
+use crate::run::error::RunError;
+use crate::run::options::RunOptions;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
+use crate::scenario::setting::Setting;
 use crate::trace::{Summary, TraceSink};
-
-/// The model kinds scenario files can name, one line each.
-pub static KINDS: &[&dyn ModelKind] = &[
-    &Kind::<crate::interval::IntervalModel>::NEW,
-    &Kind::<crate::timer::TimerModel>::NEW,
-    &Kind::<crate::executor::ExecutorModel>::NEW,
-    &Kind::<crate::lock::LockModel>::NEW,
-    &Kind::<crate::idle::IdleModel>::NEW,
-    &Kind::<crate::hosts::HostsModel>::NEW,
-];
-
-/// The kind called `name`.
-pub fn kind(name: &str) -> Option<&'static dyn ModelKind> {
-    KINDS.iter().copied().find(|kind| kind.name() == name)
-}
-
-/// The names of every kind, as scenario files write them.
-pub fn kind_names() -> Vec<&'static str> {
-    KINDS.iter().map(|kind| kind.name()).collect()
-}
 
 /// What validating a model's `[model]` table needs besides the table.
 #[derive(Clone, Copy, Debug)]
 pub struct Head<'a> {
+    /// The scenario file, which errors point into.
+    pub file: Located<'a>,
     pub run_for_ns: u64,
     pub registry: &'a Registry,
 }
 
-/// A model kind, written once per folder.
+/// What a run of a model is given besides its table.
+pub struct RunContext<'a> {
+    pub setting: &'a Setting,
+    /// The seed of this run: the scenario's, or one given in its place.
+    pub seed: u64,
+    pub options: &'a RunOptions,
+    /// Where the run streams its trace.
+    pub sink: &'a mut dyn TraceSink,
+}
+
+impl fmt::Debug for RunContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunContext")
+            .field("setting", &self.setting.source)
+            .field("seed", &self.seed)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A model kind, written once per folder: its name, its `[model]` table and how it checks it,
+/// what it reports, and how it runs.
+///
+/// The methods past [`Model::run`] have defaults that fit a kind without named parts, without
+/// machine keys of its own and without a cost profile.
 pub trait Model: Sync + 'static {
     /// `kind = "<KIND>"` in `[model]`.
     const KIND: &'static str;
@@ -57,110 +69,101 @@ pub trait Model: Sync + 'static {
     const ABOUT: &'static str;
     /// The `[model]` table as TOML gives it: a serde struct that denies unknown fields.
     type Spec: DeserializeOwned;
-    type Config: ModelConfig;
+    /// The table once checked. Two scenarios have the same model when their configs are equal.
+    type Config: fmt::Debug + PartialEq + Send + Sync + 'static;
 
-    /// Checks the table, with errors located in `file`.
-    fn validate(
-        file: &Located<'_>,
-        spec: &Self::Spec,
-        head: &Head<'_>,
-    ) -> Result<Self::Config, ScenarioError>;
+    /// Checks the table, with errors located in `head.file`.
+    fn validate(spec: &Self::Spec, head: &Head<'_>) -> Result<Self::Config, ScenarioError>;
 
     /// What its summary reports, and what `[expect]` can bound.
     fn metrics() -> &'static [Metric];
+
+    /// Runs the model on the setting's machine, streaming its trace into the run's sink.
+    fn run(config: &Self::Config, run: RunContext<'_>) -> Result<Summary, RunError>;
 
     /// The metrics of each named part (a task group, a strategy) and what a part is called.
     fn part_metrics() -> (&'static [Metric], &'static str) {
         (&[], "part")
     }
-}
 
-/// A model's validated `[model]` table: how it runs, what `[expect]` may bound, how it is drawn.
-pub trait ModelConfig: fmt::Debug + Send + Sync + Any {
-    fn kind(&self) -> &'static str;
-
-    /// The metrics `[expect]` may bound, and the named parts with their own.
-    fn expect_schema(&self) -> ExpectSchema<'_>;
-
-    /// Runs the model on the scenario's machine, streaming its trace into `sink`.
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError>;
+    /// What `[expect]` may bound for this table: its metrics, and its named parts with theirs.
+    fn expect_schema(config: &Self::Config) -> ExpectSchema<'_> {
+        let _ = config;
+        ExpectSchema::flat(Self::metrics())
+    }
 
     /// What the table itself says about the machine: the `[model]` keys older scenario files
     /// use for what `[machine]` now says.
-    fn machine_keys(&self) -> crate::machine::ModelMachineKeys {
-        crate::machine::ModelMachineKeys::default()
+    fn machine_keys(_config: &Self::Config) -> ModelMachineKeys {
+        ModelMachineKeys::default()
     }
 
     /// The cost profile it charges system calls from, if it uses one.
-    fn profile(&self) -> Option<&CostProfile> {
+    fn profile(_config: &Self::Config) -> Option<&CostProfile> {
         None
     }
 
-    /// The same model charging system calls from `profile`, if it uses a profile.
-    fn with_profile(&self, _profile: CostProfile) -> Option<ModelSetup> {
+    /// The same table charging system calls from `profile`, if it uses a profile.
+    fn with_profile(_config: &Self::Config, _profile: CostProfile) -> Option<Self::Config> {
         None
     }
-
-    /// How tall its drawing is, given what the run left to draw.
-    fn plot_height_px(&self, collected: &Collected) -> u32;
-
-    /// Draws a finished run.
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError>;
-
-    /// Itself, to be compared with another table of the same kind.
-    fn as_any(&self) -> &dyn Any;
-
-    fn same_as(&self, other: &dyn ModelConfig) -> bool;
 }
 
-/// Implements [`ModelConfig::as_any`] and [`ModelConfig::same_as`] for a config that is
-/// `PartialEq`.
-macro_rules! config_identity {
-    () => {
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
-        }
-
-        fn same_as(&self, other: &dyn $crate::model::ModelConfig) -> bool {
-            other.as_any().downcast_ref::<Self>() == Some(self)
-        }
-    };
-}
-
-pub(crate) use config_identity;
-
-/// A scenario's validated `[model]` table, whatever its kind.
+/// A scenario's validated `[model]` table, whatever its kind, with its kind's methods.
 #[derive(Clone)]
-pub struct ModelSetup(Arc<dyn ModelConfig>);
+pub struct ModelSetup(Arc<dyn AnyConfig>);
 
 impl ModelSetup {
-    pub fn new(config: impl ModelConfig) -> Self {
-        ModelSetup(Arc::new(config))
+    /// The table `config` of kind `M`.
+    pub fn new<M: Model>(config: M::Config) -> Self {
+        ModelSetup(Arc::new(Configured::<M>(config)))
+    }
+
+    /// The kind's name, as `kind = ".."` writes it.
+    pub fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+
+    /// See [`Model::expect_schema`].
+    pub fn expect_schema(&self) -> ExpectSchema<'_> {
+        self.0.expect_schema()
+    }
+
+    /// See [`Model::run`].
+    pub fn run(
+        &self,
+        setting: &Setting,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError> {
+        self.0.run(setting, seed, options, sink)
+    }
+
+    /// See [`Model::machine_keys`].
+    pub fn machine_keys(&self) -> ModelMachineKeys {
+        self.0.machine_keys()
+    }
+
+    /// See [`Model::profile`].
+    pub fn profile(&self) -> Option<&CostProfile> {
+        self.0.profile()
+    }
+
+    /// See [`Model::with_profile`].
+    pub fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
+        self.0.with_profile(profile)
     }
 
     /// The table as its own kind's config, if it is of that kind.
-    pub fn config<T: ModelConfig>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref::<T>()
-    }
-}
-
-impl std::ops::Deref for ModelSetup {
-    type Target = dyn ModelConfig;
-
-    fn deref(&self) -> &Self::Target {
-        &*self.0
+    pub fn config<T: Any>(&self) -> Option<&T> {
+        self.0.config().downcast_ref::<T>()
     }
 }
 
 impl fmt::Debug for ModelSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        self.0.debug(f)
     }
 }
 
@@ -172,57 +175,143 @@ impl PartialEq for ModelSetup {
 
 impl Eq for ModelSetup {}
 
-/// A model kind as the registry holds it: [`Model`] without its types.
-pub trait ModelKind: Sync {
-    fn name(&self) -> &'static str;
-    fn about(&self) -> &'static str;
+/// A config bound to its kind, so that a [`ModelSetup`] can hold any kind's.
+struct Configured<M: Model>(M::Config);
 
-    /// Parses and validates a whole scenario file of this kind.
-    fn parse(&self, file: &Located<'_>, registry: &Registry) -> Result<Scenario, ScenarioError>;
-
-    /// The keys its `[model]` table takes, for checking the docs.
-    fn keys(&self) -> &'static [&'static str];
-
-    fn metrics(&self) -> &'static [Metric];
-
-    fn part_metrics(&self) -> (&'static [Metric], &'static str);
+/// [`Model`]'s methods on a config of any kind; [`Configured`] is the one implementation, so no
+/// kind writes its identity or its name twice.
+trait AnyConfig: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn expect_schema(&self) -> ExpectSchema<'_>;
+    fn run(
+        &self,
+        setting: &Setting,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError>;
+    fn machine_keys(&self) -> ModelMachineKeys;
+    fn profile(&self) -> Option<&CostProfile>;
+    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup>;
+    fn config(&self) -> &dyn Any;
+    fn same_as(&self, other: &dyn AnyConfig) -> bool;
+    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
 
-/// A [`Model`] as a [`ModelKind`].
-pub struct Kind<M>(PhantomData<fn() -> M>);
-
-impl<M: Model> fmt::Debug for Kind<M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Kind({})", M::KIND)
-    }
-}
-
-impl<M> Kind<M> {
-    pub const NEW: Kind<M> = Kind(PhantomData);
-}
-
-impl<M: Model> ModelKind for Kind<M> {
-    fn name(&self) -> &'static str {
+impl<M: Model> AnyConfig for Configured<M> {
+    fn kind(&self) -> &'static str {
         M::KIND
     }
 
-    fn about(&self) -> &'static str {
-        M::ABOUT
+    fn expect_schema(&self) -> ExpectSchema<'_> {
+        M::expect_schema(&self.0)
     }
 
-    fn parse(&self, file: &Located<'_>, registry: &Registry) -> Result<Scenario, ScenarioError> {
-        crate::scenario::parse_kind::<M>(file, registry)
+    fn run(
+        &self,
+        setting: &Setting,
+        seed: u64,
+        options: &RunOptions,
+        sink: &mut dyn TraceSink,
+    ) -> Result<Summary, RunError> {
+        let run = RunContext {
+            setting,
+            seed,
+            options,
+            sink,
+        };
+        M::run(&self.0, run)
     }
 
-    fn keys(&self) -> &'static [&'static str] {
-        crate::scenario::keys_of::<M::Spec>()
+    fn machine_keys(&self) -> ModelMachineKeys {
+        M::machine_keys(&self.0)
     }
 
-    fn metrics(&self) -> &'static [Metric] {
-        M::metrics()
+    fn profile(&self) -> Option<&CostProfile> {
+        M::profile(&self.0)
     }
 
-    fn part_metrics(&self) -> (&'static [Metric], &'static str) {
-        M::part_metrics()
+    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
+        M::with_profile(&self.0, profile).map(ModelSetup::new::<M>)
+    }
+
+    fn config(&self) -> &dyn Any {
+        &self.0
+    }
+
+    fn same_as(&self, other: &dyn AnyConfig) -> bool {
+        other.kind() == M::KIND && other.config().downcast_ref::<M::Config>() == Some(&self.0)
+    }
+
+    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kind that writes only what is its own, so every default shows.
+    struct Counter;
+
+    #[derive(Debug, PartialEq)]
+    struct CounterConfig {
+        count: u64,
+    }
+
+    const COUNTER_METRICS: &[Metric] = &[Metric::count("counted", "what it counted")];
+
+    impl Model for Counter {
+        const KIND: &'static str = "counter";
+        const ABOUT: &'static str = "counts";
+        type Spec = u64;
+        type Config = CounterConfig;
+
+        fn validate(count: &u64, _: &Head<'_>) -> Result<CounterConfig, ScenarioError> {
+            Ok(CounterConfig { count: *count })
+        }
+
+        fn metrics() -> &'static [Metric] {
+            COUNTER_METRICS
+        }
+
+        fn run(config: &CounterConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+            let values = [config.count];
+            let end_ns = run.setting.run_for_ns;
+            Ok(Summary::new(
+                Self::KIND,
+                end_ns,
+                COUNTER_METRICS,
+                &values,
+                Vec::new(),
+            ))
+        }
+    }
+
+    #[test]
+    fn a_setup_is_equal_to_another_only_with_an_equal_config_of_the_same_kind() {
+        let one = ModelSetup::new::<Counter>(CounterConfig { count: 1 });
+        assert_eq!(one, ModelSetup::new::<Counter>(CounterConfig { count: 1 }));
+        assert_ne!(one, ModelSetup::new::<Counter>(CounterConfig { count: 2 }));
+        assert_eq!(
+            one.config::<CounterConfig>(),
+            Some(&CounterConfig { count: 1 })
+        );
+        assert_eq!(one.config::<u64>(), None);
+        assert_eq!(format!("{one:?}"), "CounterConfig { count: 1 }");
+    }
+
+    #[test]
+    fn a_kind_that_writes_no_defaults_gets_its_name_its_metrics_and_no_profile() {
+        let setup = ModelSetup::new::<Counter>(CounterConfig { count: 3 });
+        assert_eq!(setup.kind(), "counter");
+        let schema = setup.expect_schema();
+        assert_eq!(schema.metrics, COUNTER_METRICS);
+        assert!(schema.groups.is_empty());
+        assert_eq!(setup.machine_keys(), ModelMachineKeys::default());
+        assert!(setup.profile().is_none());
+        let profile = crate::profile::parse("reference", crate::profile::REFERENCE).unwrap();
+        assert!(setup.with_profile(profile).is_none());
     }
 }

@@ -1,5 +1,5 @@
-//! What scenario files can name, in one place: the timer designs (built in, planted in test
-//! builds, or brought by a user's crate).
+//! What scenario files can name, in one place: the model kinds ([`KINDS`]), and the timer
+//! designs (built in, planted in test builds, or brought by a user's crate).
 //!
 //! A program that tests its own design builds on [`Registry::builtin`] and hands the result to
 //! [`crate::cli::main_with`], so its scenario files, sweeps, plots and reports can name it:
@@ -38,101 +38,15 @@
 //! assert_eq!(report.summary.get("calls"), Some(200));
 //! ```
 
-use std::fmt;
+pub(crate) mod designs;
+mod kinds;
 
-use ticklab_models::timer::{BuildTimerDesign, DesignKey, DesignMetric, Promise, TimerParams};
+use ticklab_models::timer::BuildTimerDesign;
+
+pub use designs::{Registry, TimerDesignEntry};
+pub use kinds::{KINDS, Kind, ModelKind, kind, kind_names};
 
 use crate::scenario::{Scenario, ScenarioError};
-use crate::timer::designs::{SimTimers, build};
-
-/// A timer design scenario files can name.
-#[derive(Clone, Copy)]
-pub struct TimerDesignEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    /// The keys of its own it reads from `[model]`.
-    pub keys: &'static [DesignKey],
-    /// The metrics of its own it reports.
-    pub metrics: &'static [DesignMetric],
-    /// Listed in hints and errors; planted bugs are not.
-    pub listed: bool,
-    /// What one timer it holds costs in memory at most.
-    pub bytes_per_timer: u64,
-    /// How late it may fire by its own design.
-    pub promise: Promise,
-    /// Whether its timer threads run each other's timers.
-    pub threads_share_timers: bool,
-    build: fn(&TimerParams) -> Box<dyn SimTimers>,
-    /// The design's battery, so that a test can run it on every registered design.
-    #[cfg(feature = "battery")]
-    loom_setup: fn(&str),
-    #[cfg(feature = "battery")]
-    shuttle: fn(),
-}
-
-impl TimerDesignEntry {
-    pub fn of<B: BuildTimerDesign>() -> Self {
-        TimerDesignEntry {
-            name: B::NAME,
-            about: B::ABOUT,
-            keys: B::KEYS,
-            metrics: B::METRICS,
-            listed: true,
-            bytes_per_timer: B::BYTES_PER_TIMER,
-            promise: B::PROMISE,
-            threads_share_timers: B::THREADS_SHARE_TIMERS,
-            build: build::<B>,
-            #[cfg(feature = "battery")]
-            loom_setup: crate::battery::loom_setup::<B>,
-            #[cfg(feature = "battery")]
-            shuttle: crate::battery::shuttle::<B>,
-        }
-    }
-
-    /// Runs one setup of the loom battery on the design (see [`crate::battery::setup_names`]).
-    #[cfg(feature = "battery")]
-    pub fn run_loom_setup(&self, setup: &str) {
-        (self.loom_setup)(setup)
-    }
-
-    /// Runs the shuttle battery on the design.
-    #[cfg(feature = "battery")]
-    pub fn run_shuttle_battery(&self) {
-        (self.shuttle)()
-    }
-
-    pub(crate) fn build(&self, params: &TimerParams) -> Box<dyn SimTimers> {
-        (self.build)(params)
-    }
-
-    /// Whether it reads the key named `name`.
-    pub fn reads(&self, name: &str) -> bool {
-        self.keys.iter().any(|key| key.name == name)
-    }
-}
-
-impl fmt::Debug for TimerDesignEntry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TimerDesignEntry")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Two entries are the same design if they have the same name: a registry holds one per name.
-impl PartialEq for TimerDesignEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
-impl Eq for TimerDesignEntry {}
-
-/// The designs scenario files can name.
-#[derive(Clone, Debug)]
-pub struct Registry {
-    timer_designs: Vec<TimerDesignEntry>,
-}
 
 impl Registry {
     /// Everything ticklab ships: one line per design.
@@ -177,15 +91,6 @@ impl Registry {
         check_own_names(&entry);
         self.timer_designs.push(entry);
         self
-    }
-
-    pub fn timer_design(&self, name: &str) -> Option<&TimerDesignEntry> {
-        self.timer_designs.iter().find(|entry| entry.name == name)
-    }
-
-    /// The designs hints and listings name, in registration order.
-    pub fn timer_designs(&self) -> impl Iterator<Item = &TimerDesignEntry> {
-        self.timer_designs.iter().filter(|entry| entry.listed)
     }
 
     /// Validates a scenario given as text against this registry; `source` names it in errors.

@@ -6,10 +6,10 @@ use std::io;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use ticklab::interval::TickEvent;
-use ticklab::interval::{IntervalConfig, Period, Phase};
+use ticklab::interval::{IntervalConfig, IntervalModel, Period, Phase};
 use ticklab::model::ModelSetup;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario::Scenario;
+use ticklab::scenario::{Scenario, Setting};
 use ticklab::trace::{Event, JsonlSink, TraceSink};
 use ticklab_models::interval::{IntervalCore, LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
 use ticklab_sim::{ClockId, Fault, NS_PER_MS, NS_PER_SEC, Platform};
@@ -171,7 +171,7 @@ fn interval_scenario(
     period_ns: u64,
     faults: Vec<Fault>,
 ) -> Scenario {
-    Scenario {
+    let setting = Setting {
         source: "property".to_string(),
         about: "generated".to_string(),
         platform,
@@ -181,18 +181,19 @@ fn interval_scenario(
         wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
         faults,
         machine: ticklab::machine::MachineConfig::ideal(),
-        model: ModelSetup::new(IntervalConfig {
-            missed_tick: behavior,
-            period: Period::Fixed { period_ns },
-            count: 1,
-            tick_cost_ns: 0,
-            phase: Phase::Fixed { offset_ns: 0 },
-            driver_resolution_ns: NS_PER_MS,
-        }),
         expectations: Vec::new(),
         max_memory_bytes: None,
         max_events: None,
-    }
+    };
+    let model = ModelSetup::new::<IntervalModel>(IntervalConfig {
+        missed_tick: behavior,
+        period: Period::Fixed { period_ns },
+        count: 1,
+        tick_cost_ns: 0,
+        phase: Phase::Fixed { offset_ns: 0 },
+        driver_resolution_ns: NS_PER_MS,
+    });
+    Scenario { setting, model }
 }
 
 fn timeline(scenario: &Scenario) -> Timeline {

@@ -42,7 +42,7 @@ fn every_key_table_names_exactly_the_keys_serde_reads() {
 
 #[test]
 fn every_kind_has_a_key_table_whose_kind_is_its_name() {
-    for kind in ticklab::model::kind_names() {
+    for kind in ticklab::registry::kind_names() {
         let table = reference::model_table(kind)
             .unwrap_or_else(|| panic!("kind `{kind}` has no key table in ticklab::reference"));
         let selector = table.key("kind").expect("a [model] table takes `kind`");

@@ -1,10 +1,10 @@
-//! Every model kind in `model::KINDS` is shipped whole: it has scenarios, and each scenario has
+//! Every model kind in `registry::KINDS` is shipped whole: it has scenarios, and each scenario has
 //! its snapshot. (Its keys and metrics are documented in the generated reference, which
 //! tests/reference.rs checks.)
 
 use std::path::{Path, PathBuf};
 
-use ticklab::model::KINDS;
+use ticklab::registry::KINDS;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

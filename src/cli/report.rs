@@ -116,8 +116,9 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
                     Verdict::Invalid(format!("{}: {error}", scenario.source)),
                     None,
                 ),
-                // The run itself was fine: its verdict stands, shown without a figure.
-                Err(error @ PlotError::Draw(_)) => {
+                // The run itself was fine, or its kind has no picture: its verdict stands, shown
+                // without a figure.
+                Err(error @ (PlotError::Draw(_) | PlotError::NoPicture { .. })) => {
                     note!("{}: {error}", scenario.source);
                     let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
                         Ok(report) => Verdict::Checked(report),

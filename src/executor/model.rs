@@ -2,13 +2,13 @@
 
 use crate::expect::{ExpectSchema, Metric};
 use crate::machine::ModelMachineKeys;
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::plot::{Draw, PlotError};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{ExecutorConfig, ExecutorSpec, validate};
 use super::{GROUP_METRICS, METRICS, runner};
@@ -24,32 +24,26 @@ impl Model for ExecutorModel {
     type Spec = ExecutorSpec;
     type Config = ExecutorConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &ExecutorSpec,
-        _: &Head<'_>,
-    ) -> Result<ExecutorConfig, ScenarioError> {
-        validate(file, spec)
+    fn validate(spec: &ExecutorSpec, head: &Head<'_>) -> Result<ExecutorConfig, ScenarioError> {
+        validate(&head.file, spec)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
+    fn run(config: &ExecutorConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
+    }
+
     fn part_metrics() -> (&'static [Metric], &'static str) {
         (GROUP_METRICS, "task group")
     }
-}
 
-impl ModelConfig for ExecutorConfig {
-    fn kind(&self) -> &'static str {
-        ExecutorModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
+    fn expect_schema(config: &ExecutorConfig) -> ExpectSchema<'_> {
         ExpectSchema {
             metrics: METRICS,
-            groups: self
+            groups: config
                 .groups
                 .iter()
                 .map(|group| group.name.as_str())
@@ -60,23 +54,15 @@ impl ModelConfig for ExecutorConfig {
         }
     }
 
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
-    }
-
-    fn machine_keys(&self) -> ModelMachineKeys {
+    fn machine_keys(config: &ExecutorConfig) -> ModelMachineKeys {
         ModelMachineKeys {
-            cores: self.cores,
-            time_slice_ns: self.time_slice_ns,
+            cores: config.cores,
+            time_slice_ns: config.time_slice_ns,
         }
     }
+}
 
+impl Draw for ExecutorConfig {
     fn plot_height_px(&self, collected: &Collected) -> u32 {
         crate::plot::executor::height_px(collected)
     }
@@ -84,6 +70,4 @@ impl ModelConfig for ExecutorConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::executor::draw(area, collected)
     }
-
-    config_identity!();
 }

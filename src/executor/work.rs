@@ -5,7 +5,7 @@ use super::tasks::{Request, Task};
 use crate::machine::Machine;
 use crate::memory::{Footprint, grown};
 use crate::run::{RunError, RunOptions, retiming_edges};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 
 /// Arrivals of `group` before the run ends: periodic ones stop at the end, Poisson ones are
 /// bounded by their count alone.
@@ -75,7 +75,7 @@ fn step_events(step: &Step, slice_ns: u64) -> u128 {
 }
 
 pub(crate) fn check_work(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &ExecutorConfig,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -122,7 +122,7 @@ pub(crate) const BYTES_PER_REQUEST: u64 = grown::<Request>();
 /// all, and every io request. A task that waits (a sleep, a tick, an io reply, a blocking call)
 /// may have a wake waiting meanwhile; one that only computes, yields and spawns has none of its
 /// own.
-pub(crate) fn peak_footprint<W: Copy>(scenario: &Scenario, config: &ExecutorConfig) -> Footprint {
+pub(crate) fn peak_footprint<W: Copy>(scenario: &Setting, config: &ExecutorConfig) -> Footprint {
     let instances = instances(config, scenario.run_for_ns);
     let tasks: u128 = instances.iter().sum();
     let mut requests = 0u128;

@@ -18,7 +18,7 @@ mod binding;
 mod bound;
 mod cluster;
 mod edges;
-mod events;
+pub(crate) mod events;
 mod heartbeat;
 mod host_lines;
 pub mod keys;

@@ -1,13 +1,13 @@
 //! Hosts on a network as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::plot::{Draw, PlotError};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{HostsConfig, HostsSpec, validate};
 use super::{METRICS, run};
@@ -22,38 +22,25 @@ impl Model for HostsModel {
     type Spec = HostsSpec;
     type Config = HostsConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &HostsSpec,
-        head: &Head<'_>,
-    ) -> Result<HostsConfig, ScenarioError> {
-        validate(file, spec, head)
+    fn validate(spec: &HostsSpec, head: &Head<'_>) -> Result<HostsConfig, ScenarioError> {
+        validate(&head.file, spec, head)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
+
+    fn run(config: &HostsConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        run::run(run.setting, config, run.seed, run.options, run.sink)
+    }
+
+    /// The metrics of the workloads the file runs (leases, heartbeats, RPC deadlines).
+    fn expect_schema(config: &HostsConfig) -> ExpectSchema<'_> {
+        ExpectSchema::flat(&config.metrics)
+    }
 }
 
-impl ModelConfig for HostsConfig {
-    fn kind(&self) -> &'static str {
-        HostsModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(&self.metrics)
-    }
-
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        run::run(scenario, self, seed, options, sink)
-    }
-
+impl Draw for HostsConfig {
     fn plot_height_px(&self, collected: &Collected) -> u32 {
         crate::plot::hosts::height_px(collected)
     }
@@ -61,6 +48,4 @@ impl ModelConfig for HostsConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::hosts::draw(area, collected)
     }
-
-    config_identity!();
 }

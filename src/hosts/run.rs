@@ -19,11 +19,11 @@ use super::spec::{Carrier, HostsConfig};
 use super::turmoil_net::TurmoilNet;
 use crate::machine::drive;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &HostsConfig,
     seed: u64,
     options: &RunOptions,
@@ -31,7 +31,7 @@ pub(crate) fn run(
 ) -> Result<Summary, RunError> {
     let steps = refuse_unbounded(scenario, config, options)?;
     let mut watchdog = Watchdog::new(steps, "hosts", options.max_memory_for(scenario));
-    let mut start = start_event(scenario, seed);
+    let mut start = start_event::<crate::hosts::HostsModel>(scenario, config, seed);
     if let Carrier::Turmoil { tick_ns } = config.carrier {
         start.notes.push(turmoil_note(tick_ns));
     }
@@ -54,7 +54,7 @@ pub(crate) fn run(
 /// Refuses a run whose work or memory would pass the bounds, before anything runs; returns the
 /// bound on its steps.
 fn refuse_unbounded(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &HostsConfig,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -85,7 +85,7 @@ fn refuse_unbounded(
 
 /// The hosts, their network and what carries their messages, on one timeline.
 fn build_cluster(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &HostsConfig,
     seed: u64,
     options: &RunOptions,

@@ -1,14 +1,14 @@
 //! Idle event loops as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, ModelSetup, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{IdleConfig, IdleSpec, validate};
 use super::{METRICS, STRATEGY_METRICS, runner};
@@ -24,32 +24,26 @@ impl Model for IdleModel {
     type Spec = IdleSpec;
     type Config = IdleConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &IdleSpec,
-        _: &Head<'_>,
-    ) -> Result<IdleConfig, ScenarioError> {
-        validate(file, spec)
+    fn validate(spec: &IdleSpec, head: &Head<'_>) -> Result<IdleConfig, ScenarioError> {
+        validate(&head.file, spec)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
 
+    fn run(config: &IdleConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
+    }
+
     fn part_metrics() -> (&'static [Metric], &'static str) {
         (STRATEGY_METRICS, "strategy")
     }
-}
 
-impl ModelConfig for IdleConfig {
-    fn kind(&self) -> &'static str {
-        IdleModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
+    fn expect_schema(config: &IdleConfig) -> ExpectSchema<'_> {
         ExpectSchema {
             metrics: METRICS,
-            groups: self
+            groups: config
                 .strategies
                 .iter()
                 .map(|strategy| strategy.name())
@@ -60,27 +54,19 @@ impl ModelConfig for IdleConfig {
         }
     }
 
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
+    fn profile(config: &IdleConfig) -> Option<&CostProfile> {
+        Some(&config.profile)
     }
 
-    fn profile(&self) -> Option<&CostProfile> {
-        Some(&self.profile)
-    }
-
-    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
-        Some(ModelSetup::new(IdleConfig {
+    fn with_profile(config: &IdleConfig, profile: CostProfile) -> Option<IdleConfig> {
+        Some(IdleConfig {
             profile,
-            ..self.clone()
-        }))
+            ..config.clone()
+        })
     }
+}
 
+impl Draw for IdleConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 3 * PANEL_HEIGHT_PX
     }
@@ -88,6 +74,4 @@ impl ModelConfig for IdleConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::cpu_models::draw_idle(area, collected)
     }
-
-    config_identity!();
 }

@@ -19,7 +19,7 @@ use crate::profile::Costs;
 use crate::run::{
     RunError, RunOptions, Watchdog, check_memory, retiming_edges, start_event, world_config,
 };
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::trace::{Event, Section, Summary, TraceSink};
 
 #[derive(Clone, Copy, Debug)]
@@ -100,7 +100,7 @@ impl Loop {
 }
 
 fn check_work(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &IdleConfig,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -137,7 +137,7 @@ fn check_work(
 }
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &IdleConfig,
     seed: u64,
     options: &RunOptions,
@@ -154,7 +154,9 @@ pub(crate) fn run(
         "idle loop",
         "lengthen `every` or lower `burst`",
     )?;
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    sink.record(&Event::Start(&start_event::<crate::idle::IdleModel>(
+        scenario, config, seed,
+    )))?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     let run = IdleRun::new(scenario, config, seed, &mut machine, sink);
     drive(
@@ -183,7 +185,7 @@ struct IdleRun<'a> {
 
 impl<'a> IdleRun<'a> {
     fn new(
-        scenario: &Scenario,
+        scenario: &Setting,
         config: &'a IdleConfig,
         seed: u64,
         world: &mut Machine<Wake>,

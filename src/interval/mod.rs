@@ -1,6 +1,6 @@
 //! The Interval family bound into the world: scenario keys, the runner and its summary.
 
-mod events;
+pub(crate) mod events;
 mod invariants;
 pub mod keys;
 mod model;

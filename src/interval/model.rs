@@ -1,13 +1,13 @@
 //! The Interval family as a model kind.
 
-use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::expect::Metric;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::plot::{Draw, PlotError};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{IntervalConfig, IntervalSpec, validate};
 use super::{METRICS, runner};
@@ -23,38 +23,20 @@ impl Model for IntervalModel {
     type Spec = IntervalSpec;
     type Config = IntervalConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &IntervalSpec,
-        head: &Head<'_>,
-    ) -> Result<IntervalConfig, ScenarioError> {
-        validate(file, spec, head.run_for_ns)
+    fn validate(spec: &IntervalSpec, head: &Head<'_>) -> Result<IntervalConfig, ScenarioError> {
+        validate(&head.file, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
+
+    fn run(config: &IntervalConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
+    }
 }
 
-impl ModelConfig for IntervalConfig {
-    fn kind(&self) -> &'static str {
-        IntervalModel::KIND
-    }
-
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(METRICS)
-    }
-
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
-    }
-
+impl Draw for IntervalConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
     }
@@ -62,6 +44,4 @@ impl ModelConfig for IntervalConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::timeline::draw(area, collected, "tick")
     }
-
-    config_identity!();
 }

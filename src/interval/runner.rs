@@ -16,7 +16,7 @@ use crate::run::{
     RunError, RunOptions, Watchdog, check_memory, clock_advance_bound_ns, retiming_edges,
     start_event, world_config,
 };
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::trace::{Event, Summary, TraceSink, Wall};
 
 /// One interval's drawn parameters.
@@ -76,7 +76,7 @@ fn driver_deadline_ns(deadline_ns: i64, resolution_ns: i64) -> i64 {
 
 /// The events the run may take, or why it is refused.
 fn check_work(
-    scenario: &Scenario,
+    scenario: &Setting,
     plans: &[IntervalPlan],
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -109,7 +109,7 @@ fn check_work(
 }
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &IntervalConfig,
     seed: u64,
     options: &RunOptions,
@@ -126,7 +126,9 @@ pub(crate) fn run(
         "lower `count`",
     )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    sink.record(&Event::Start(
+        &start_event::<crate::interval::IntervalModel>(scenario, config, seed),
+    ))?;
     let run = IntervalRun::new(scenario, config, &plans, &mut machine, sink);
     drive(
         machine,
@@ -221,7 +223,7 @@ impl Binding for IntervalRun<'_> {
 
 impl<'a> IntervalRun<'a> {
     fn new(
-        scenario: &Scenario,
+        scenario: &Setting,
         config: &IntervalConfig,
         plans: &[IntervalPlan],
         machine: &mut Machine<u32>,

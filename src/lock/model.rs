@@ -1,15 +1,15 @@
 //! The fork-lock convoy as a model kind.
 
-use crate::expect::{ExpectSchema, Metric};
+use crate::expect::Metric;
 use crate::machine::ModelMachineKeys;
-use crate::model::{Head, Model, ModelConfig, ModelSetup, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
+use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{LockConfig, LockSpec, validate};
 use super::{METRICS, runner};
@@ -25,56 +25,38 @@ impl Model for LockModel {
     type Spec = LockSpec;
     type Config = LockConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &LockSpec,
-        head: &Head<'_>,
-    ) -> Result<LockConfig, ScenarioError> {
-        validate(file, spec, head.run_for_ns)
+    fn validate(spec: &LockSpec, head: &Head<'_>) -> Result<LockConfig, ScenarioError> {
+        validate(&head.file, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
 
-impl ModelConfig for LockConfig {
-    fn kind(&self) -> &'static str {
-        LockModel::KIND
+    fn run(config: &LockConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        ExpectSchema::flat(METRICS)
-    }
-
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
-    }
-
-    fn machine_keys(&self) -> ModelMachineKeys {
+    fn machine_keys(config: &LockConfig) -> ModelMachineKeys {
         ModelMachineKeys {
-            cores: self.cores,
-            time_slice_ns: self.time_slice_ns,
+            cores: config.cores,
+            time_slice_ns: config.time_slice_ns,
         }
     }
 
-    fn profile(&self) -> Option<&CostProfile> {
-        Some(&self.profile)
+    fn profile(config: &LockConfig) -> Option<&CostProfile> {
+        Some(&config.profile)
     }
 
-    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
-        Some(ModelSetup::new(LockConfig {
+    fn with_profile(config: &LockConfig, profile: CostProfile) -> Option<LockConfig> {
+        Some(LockConfig {
             profile,
-            ..self.clone()
-        }))
+            ..config.clone()
+        })
     }
+}
 
+impl Draw for LockConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 2 * PANEL_HEIGHT_PX
     }
@@ -82,6 +64,4 @@ impl ModelConfig for LockConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::cpu_models::draw_lock(area, collected)
     }
-
-    config_identity!();
 }

@@ -21,7 +21,7 @@ use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::scenario::values::MIB;
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -66,7 +66,7 @@ struct LockThread {
 }
 
 fn check_work(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &LockConfig,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -101,7 +101,7 @@ fn check_work(
 }
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &LockConfig,
     seed: u64,
     options: &RunOptions,
@@ -109,7 +109,9 @@ pub(crate) fn run(
 ) -> Result<Summary, RunError> {
     let bound = check_work(scenario, config, options)?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    sink.record(&Event::Start(&start_event::<crate::lock::LockModel>(
+        scenario, config, seed,
+    )))?;
     let run = LockRun::new(scenario, config, seed, &mut machine, sink);
     let design = format!("{} lock", config.spawn.name());
     drive(
@@ -158,7 +160,7 @@ impl Binding for LockRun<'_> {
 
 impl<'a> LockRun<'a> {
     fn new(
-        scenario: &Scenario,
+        scenario: &Setting,
         config: &'a LockConfig,
         seed: u64,
         world: &mut Machine<Wake>,

@@ -8,26 +8,8 @@
 use rand_distr::{Distribution, Exp};
 use ticklab_sim::{CpuKind, SimRng, ThreadId};
 
+use super::config::{Bursts, OutsideLoad};
 use super::cpu::{Cpu, Owner};
-
-/// The outside load a scenario asks for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OutsideLoad {
-    /// Threads that compute for the whole run.
-    pub busy_threads: u32,
-    /// Threads that run random bursts, and how.
-    pub bursts: Option<Bursts>,
-}
-
-/// Random bursts of CPU on `threads` threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bursts {
-    pub threads: u32,
-    /// The share of its time each bursty thread wants to run, in parts per million.
-    pub share_ppm: u32,
-    /// The mean length of a burst.
-    pub mean_burst_ns: u64,
-}
 
 /// The load's threads as they run.
 #[derive(Debug)]

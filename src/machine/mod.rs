@@ -7,6 +7,7 @@
 //! one of its threads finishes the CPU work it was given, and at every fault edge. The model never
 //! drives the world itself.
 
+pub(crate) mod config;
 mod cpu;
 mod drive;
 pub mod keys;
@@ -19,6 +20,7 @@ use ticklab_sim::{
     ThreadCpu, ThreadId, World, WorldConfig,
 };
 
+pub use config::{Bursts, MachineConfig, ModelMachineKeys, OutsideLoad};
 pub use cpu::Cpu;
 pub(crate) use cpu::{CpuWake, SliceOutcome};
 pub use drive::{Binding, Ground, Next, Workloads, drive};
@@ -26,45 +28,10 @@ pub use drive::{Binding, Ground, Next, Workloads, drive};
 use crate::memory::Footprint;
 use crate::run::{RunError, record_fault};
 use crate::trace::TraceSink;
-pub use load::{Bursts, Load, OutsideLoad};
-pub use spec::{MachineSpec, ModelMachineKeys};
+pub use load::Load;
+pub use spec::MachineSpec;
 use ticklab_sim::Step;
 pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
-
-/// How the machine is built: everything a scenario can set about it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MachineConfig {
-    /// Cores shared by every thread; `None` gives every thread a core of its own.
-    pub cores: Option<usize>,
-    /// How long a thread runs before a waiting one gets its core.
-    pub time_slice_ns: u64,
-    pub timing: Timing,
-    pub load: OutsideLoad,
-}
-
-impl MachineConfig {
-    /// A core for every thread, waits that end exactly at their deadlines, and no outside load.
-    pub fn ideal() -> Self {
-        MachineConfig {
-            cores: None,
-            time_slice_ns: ticklab_sim::DEFAULT_SLICE_NS,
-            timing: Timing {
-                resolution_ns: 0,
-                slack_ns: 0,
-            },
-            load: OutsideLoad::default(),
-        }
-    }
-
-    /// `cores` cores sliced every `time_slice_ns`, otherwise [`MachineConfig::ideal`].
-    pub fn with_cores(cores: usize, time_slice_ns: u64) -> Self {
-        MachineConfig {
-            cores: Some(cores),
-            time_slice_ns,
-            ..MachineConfig::ideal()
-        }
-    }
-}
 
 /// What a wake in the world is for: the model's own, or the machine's.
 #[derive(Clone, Copy, Debug)]

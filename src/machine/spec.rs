@@ -15,8 +15,8 @@ use serde::Deserialize;
 use ticklab_sim::{Platform, default_slice_ns};
 use toml::Spanned;
 
-use super::load::{Bursts, OutsideLoad};
-use super::{MachineConfig, Timing};
+use super::config::{Bursts, MachineConfig, ModelMachineKeys, OutsideLoad};
+use super::timing::Timing;
 use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::DurationNs;
 use crate::scenario::{Located, ScenarioError};
@@ -63,14 +63,6 @@ impl MachineSpec {
             timer_slack: timer_slack.or_else(|| self.timer_slack.clone()),
         }
     }
-}
-
-/// What older scenario files said about the machine in `[model]`: an executor's or a lock
-/// model's `cores` and `time_slice`, read as if they were in `[machine]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ModelMachineKeys {
-    pub cores: Option<usize>,
-    pub time_slice_ns: Option<u64>,
 }
 
 /// The most cores a machine may have.

@@ -435,8 +435,8 @@ mod tests {
         }
     }
 
-    fn tick(t_ns: u64, wall_ns: i64) -> crate::interval::TickEvent {
-        crate::interval::TickEvent {
+    fn tick(t_ns: u64, wall_ns: i64) -> crate::interval::events::TickEvent {
+        crate::interval::events::TickEvent {
             t_ns,
             interval: 0,
             seq: 0,

@@ -4,15 +4,15 @@
 
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::Collected;
+use super::error::PlotError;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::hosts_legend as legend;
 use super::style::{
     Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, Y_LABEL_AREA_PX, YAxis, fault_color, time_panel_on,
 };
-use crate::hosts::HostEventKind;
+use crate::hosts::events::HostEventKind;
 use crate::trace::FaultEvent;
 
 /// Height of one host's row.

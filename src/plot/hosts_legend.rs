@@ -4,8 +4,8 @@
 
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::Collected;
+use super::error::PlotError;
 use super::hosts::{HOLD_COLOR, MARKED, Shape, TWO_LEADERS_COLOR, fault_kinds};
 use super::style::{Area, FONT, WALL_STEP, WIDTH_PX, fault_color};
 

@@ -7,8 +7,8 @@ use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::{Collected, Extremes};
+use super::error::PlotError;
 pub use super::time_axis::{TimeAxis, TimeUnit};
 pub use super::title::{layout, title_height_px};
 

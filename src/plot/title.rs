@@ -3,8 +3,8 @@
 
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::Collected;
+use super::error::PlotError;
 use super::style::{Area, FONT, TITLE_HEIGHT_PX};
 
 /// Splits the canvas into a title strip and `panels` panels of equal height, and writes the

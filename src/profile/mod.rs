@@ -14,7 +14,7 @@ use toml::Spanned;
 pub use cost::Cost;
 pub use resolve::{REFERENCE, load, resolve};
 
-use crate::scenario::ScenarioError;
+use crate::scenario::error::ScenarioError;
 use crate::scenario::values::DurationNs;
 
 /// A validated cost profile.

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{CostProfile, parse};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::ScenarioError;
 
 /// The shipped reference profile.
 pub const REFERENCE: &str = include_str!("../../profiles/reference.toml");

@@ -41,7 +41,7 @@ const BYTES_PATTERN: &str = "^\\s*[0-9]+(\\.[0-9]+)?\\s*([KkMmGgTtPpEe]([Ii]?[Bb
 
 /// The JSON Schema of scenario files naming `registry`'s designs, as pretty JSON.
 pub fn schema(registry: &Registry) -> String {
-    let kinds = crate::model::kind_names();
+    let kinds = crate::registry::kind_names();
     let mut root = table_schema(&TOP, registry);
     let object = root.as_object_mut().expect("a table's schema is an object");
     let mut by_kind = Vec::new();
@@ -251,7 +251,7 @@ fn add_design_keys(model: &mut Value, registry: &Registry) {
 /// `[expect]` of a kind: `max_`, `min_` or the bare name of each of its metrics, and a
 /// sub-table per named part if it has parts.
 fn expect_schema(kind: &str, registry: &Registry) -> Value {
-    let Some(model) = crate::model::kind(kind) else {
+    let Some(model) = crate::registry::kind(kind) else {
         return json!({ "type": "object" });
     };
     let mut metrics: Vec<Metric> = model.metrics().to_vec();

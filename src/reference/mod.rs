@@ -70,7 +70,7 @@ pub fn machine_table() -> &'static KeyTable {
 pub fn tables() -> Vec<&'static KeyTable> {
     let mut all: Vec<&'static KeyTable> = vec![&TOP];
     all.extend(TOP.nested());
-    for kind in crate::model::kind_names() {
+    for kind in crate::registry::kind_names() {
         if let Some(model) = model_table(kind) {
             all.push(model);
             all.extend(model.nested());

@@ -35,7 +35,7 @@ pub fn pages(registry: &Registry) -> Vec<Page> {
         Page::markdown("machine.md", &machine()),
         Page::markdown("faults.md", &faults()),
     ];
-    for kind in crate::model::kind_names() {
+    for kind in crate::registry::kind_names() {
         pages.push(Page::markdown(
             format!("kind-{kind}.md"),
             &kind_page(kind, registry),
@@ -68,7 +68,7 @@ fn scenario_file() -> String {
     );
     out += &key_table(&TOP);
     out += "\n## Kinds\n\n| kind | page | what it is |\n|---|---|---|\n";
-    for kind in crate::model::KINDS {
+    for kind in crate::registry::KINDS {
         let _ = writeln!(
             out,
             "| `{0}` | [kind-{0}.md](kind-{0}.md) | {1} |",
@@ -134,7 +134,7 @@ fn faults() -> String {
 
 fn kind_page(name: &str, registry: &Registry) -> String {
     let mut out = format!("# `kind = \"{name}\"`\n\n");
-    let Some(kind) = crate::model::kind(name) else {
+    let Some(kind) = crate::registry::kind(name) else {
         return out;
     };
     let _ = writeln!(out, "{}.\n", capitalized(kind.about()));

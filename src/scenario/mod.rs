@@ -4,17 +4,19 @@
 //! Parsing is strict: unknown keys, bad durations and out-of-range values are errors located at
 //! file:line:col, with a hint. See `scenarios/` for examples and the book (docs/book) for the keys.
 
-mod error;
+pub(crate) mod error;
 mod explain;
 mod faults;
 mod keys;
+pub(crate) mod located;
 pub(crate) mod numbers;
 mod schema;
 pub(crate) mod top_keys;
 mod typed;
+pub(crate) mod setting;
 pub mod values;
 
-use std::ops::Range;
+use std::ops::{Deref, DerefMut, Range};
 use std::path::Path;
 
 use jiff::Timestamp;
@@ -23,10 +25,11 @@ use ticklab_sim::{ClockId, Fault, Platform};
 pub use error::ScenarioError;
 pub use explain::nearest;
 pub(crate) use faults::validate_faults;
+pub use located::Located;
 pub(crate) use schema::{ExpectEntry, ExpectTable, FaultSpec as FaultTable};
+pub use setting::Setting;
 
-use crate::expect::{Expectation, parse_expectations};
-use crate::machine::MachineConfig;
+use crate::expect::parse_expectations;
 use crate::model::{Head, Model, ModelSetup};
 use crate::registry::Registry;
 
@@ -35,27 +38,27 @@ const MAX_RUN_FOR_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 /// When no `wall_start` is given. Fixed, because nothing in a run may depend on the host.
 pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
 
-/// A validated scenario, in nanoseconds.
+/// A validated scenario, in nanoseconds: a model in its setting. It reads as its [`Setting`]
+/// (`scenario.seed`, `scenario.machine`) through `Deref`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
-    /// Where it came from, for messages: a path or a built-in name.
-    pub source: String,
-    pub about: String,
-    pub platform: Platform,
-    /// The clock `Instant` reads: the platform's, unless the file overrides it.
-    pub instant_clock: ClockId,
-    pub seed: u64,
-    pub run_for_ns: u64,
-    pub wall_start_ns: i64,
-    pub faults: Vec<Fault>,
-    /// The machine the model runs on: cores, outside load, timer resolution.
-    pub machine: MachineConfig,
+    /// Everything but the model: what a model's runner is given.
+    pub setting: Setting,
     pub model: ModelSetup,
-    pub expectations: Vec<Expectation>,
-    /// The file's own memory bound, for runs that really need more than the default.
-    pub max_memory_bytes: Option<u64>,
-    /// The file's own bound on a run's work, above the default: a run that needs more says so.
-    pub max_events: Option<u64>,
+}
+
+impl Deref for Scenario {
+    type Target = Setting;
+
+    fn deref(&self) -> &Setting {
+        &self.setting
+    }
+}
+
+impl DerefMut for Scenario {
+    fn deref_mut(&mut self) -> &mut Setting {
+        &mut self.setting
+    }
 }
 
 impl Scenario {
@@ -161,24 +164,6 @@ fn table_span(text: &str, header: &str) -> Range<usize> {
         .map_or(0..0, |start| start..start + header.len())
 }
 
-/// A scenario file's text with its name, for locating errors.
-#[derive(Clone, Copy, Debug)]
-pub struct Located<'a> {
-    pub source: &'a str,
-    pub text: &'a str,
-}
-
-impl<'a> Located<'a> {
-    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError::at(self.source, self.text, span, message)
-    }
-
-    /// The file's text as a `T`.
-    pub(crate) fn parse<T: serde::Deserialize<'a>>(&self) -> Result<T, ScenarioError> {
-        ScenarioError::parse_toml(self.source, self.text)
-    }
-}
-
 /// Reads and validates a scenario file naming only the built-in designs.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     load_with(&Registry::builtin(), path)
@@ -218,10 +203,10 @@ pub fn parse_with(
         .parse()
         .map_err(|error| harness_file(registry, source, text).unwrap_or(error))?;
     let kind = &probe.model.kind;
-    if let Some(model) = crate::model::kind(kind.get_ref()) {
+    if let Some(model) = crate::registry::kind(kind.get_ref()) {
         return model.parse(&file, registry);
     }
-    let kinds = crate::model::kind_names();
+    let kinds = crate::registry::kind_names();
     let other = kind.get_ref();
     let hint = match nearest(other, &kinds) {
         Some(best) => format!("did you mean `{best}`?"),
@@ -261,11 +246,12 @@ pub(crate) fn parse_kind<M: Model>(
 ) -> Result<Scenario, ScenarioError> {
     let raw: schema::ScenarioFile<M::Spec> = file.parse()?;
     let head = Head {
+        file: *file,
         run_for_ns: raw.run_for.get_ref().0,
         registry,
     };
-    let config = M::validate(file, &raw.model, &head)?;
-    finish(file, raw, ModelSetup::new(config))
+    let config = M::validate(&raw.model, &head)?;
+    finish(file, raw, ModelSetup::new::<M>(config))
 }
 
 /// The keys a `[model]` table of spec `T` takes, as serde knows them.
@@ -290,7 +276,7 @@ fn finish<M>(
         None => Vec::new(),
         Some(table) => parse_expectations(file, table, model.expect_schema())?,
     };
-    Ok(Scenario {
+    let setting = Setting {
         source: conditions.source,
         about: conditions.about,
         platform: conditions.platform,
@@ -300,11 +286,11 @@ fn finish<M>(
         wall_start_ns: conditions.wall_start_ns,
         faults: conditions.faults,
         machine,
-        model,
         expectations,
         max_memory_bytes: max_memory(file, &raw)?,
         max_events: max_events(file, &raw)?,
-    })
+    };
+    Ok(Scenario { setting, model })
 }
 
 /// The file's `max_memory`, which may only raise the bound: a run refused under the default is

@@ -3,7 +3,7 @@
 
 mod design_keys;
 pub(crate) mod designs;
-mod events;
+pub(crate) mod events;
 pub mod keys;
 mod model;
 pub mod runner;

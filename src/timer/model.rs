@@ -1,13 +1,13 @@
 //! Timer threads under an RPC load, as a model kind.
 
 use crate::expect::{ExpectSchema, Metric};
-use crate::model::{Head, Model, ModelConfig, config_identity};
-use crate::plot::PlotError;
+use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
-use crate::run::{RunError, RunOptions};
-use crate::scenario::{Located, Scenario, ScenarioError};
-use crate::trace::{Summary, TraceSink};
+use crate::plot::{Draw, PlotError};
+use crate::run::RunError;
+use crate::scenario::ScenarioError;
+use crate::trace::Summary;
 
 use super::spec::{TimerConfig, TimerSpec, validate};
 use super::{METRICS, runner};
@@ -22,41 +22,28 @@ impl Model for TimerModel {
     type Spec = TimerSpec;
     type Config = TimerConfig;
 
-    fn validate(
-        file: &Located<'_>,
-        spec: &TimerSpec,
-        head: &Head<'_>,
-    ) -> Result<TimerConfig, ScenarioError> {
-        validate(file, head.registry, spec, head.run_for_ns)
+    fn validate(spec: &TimerSpec, head: &Head<'_>) -> Result<TimerConfig, ScenarioError> {
+        validate(&head.file, head.registry, spec, head.run_for_ns)
     }
 
     fn metrics() -> &'static [Metric] {
         METRICS
     }
-}
 
-impl ModelConfig for TimerConfig {
-    fn kind(&self) -> &'static str {
-        TimerModel::KIND
+    fn run(config: &TimerConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+        runner::run(run.setting, config, run.seed, run.options, run.sink)
     }
 
-    fn expect_schema(&self) -> ExpectSchema<'_> {
+    /// The design's own metrics as well as every timer run's, and whose the others are.
+    fn expect_schema(config: &TimerConfig) -> ExpectSchema<'_> {
         ExpectSchema {
-            elsewhere: &self.metrics_elsewhere,
-            ..ExpectSchema::flat(&self.metrics)
+            elsewhere: &config.metrics_elsewhere,
+            ..ExpectSchema::flat(&config.metrics)
         }
     }
+}
 
-    fn run(
-        &self,
-        scenario: &Scenario,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        runner::run(scenario, self, seed, options, sink)
-    }
-
+impl Draw for TimerConfig {
     fn plot_height_px(&self, _: &Collected) -> u32 {
         TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
     }
@@ -64,6 +51,4 @@ impl ModelConfig for TimerConfig {
     fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         crate::plot::timeline::draw(area, collected, "fire")
     }
-
-    config_identity!();
 }

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use ticklab_sim::ThreadCpu;
 
-use crate::expect::{Metric, NEVER, Unit};
+use crate::expect::metric::{Metric, NEVER, Unit};
 
 /// A finished run's numbers, in the order the model lists its metrics.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -279,7 +279,7 @@ impl<W: Write> TraceSink for TextSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timer::FireEvent;
+    use crate::timer::events::FireEvent;
     use crate::trace::{FaultEvent, InvariantEvent, Wall};
 
     /// The events of a made-up trace, owned.

@@ -42,7 +42,7 @@ use super::{
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event, world_config};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 
 /// tokio's cooperative budget: a worker's polls from one scheduler tick, LIFO chain included,
@@ -207,7 +207,7 @@ struct ConnectionSlot {
 }
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &ExecutorConfig,
     seed: u64,
     options: &RunOptions,
@@ -222,7 +222,9 @@ pub(crate) fn run(
         "lower the task groups' `count` or `repeat`",
     )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    sink.record(&Event::Start(
+        &start_event::<crate::executor::ExecutorModel>(scenario, config, seed),
+    ))?;
     let run = ExecutorRun::new(config, seed, &mut machine, sink);
     drive(
         machine,

@@ -5,18 +5,18 @@ use super::calls::Call;
 use crate::machine::Machine;
 use crate::memory::{Footprint, grown};
 use crate::run::{RunError, RunOptions, retiming_edges};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::timer::spec::TimerConfig;
 
 /// Memory is sampled this many times a run, at even steps of physical time.
 pub(super) const MEMORY_SAMPLES: u64 = 100;
 
-fn calls(scenario: &Scenario, config: &TimerConfig) -> u128 {
+fn calls(scenario: &Setting, config: &TimerConfig) -> u128 {
     u128::from(config.clients) * (u128::from(scenario.run_for_ns / config.call_interval_ns) + 1)
 }
 
 pub(super) fn check_work(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &TimerConfig,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
@@ -52,7 +52,7 @@ pub(super) const BYTES_PER_CALL: u64 = grown::<Option<Call>>() + 2 * grown::<u32
 /// a wake of its own. What depends on the design is left to the check while the run goes: a
 /// cancelled timer that lingers until its deadline, as in brpc's design before its fix, and a
 /// timer thread's old wake left behind when it is woken early.
-pub(super) fn peak_footprint(scenario: &Scenario, config: &TimerConfig) -> Footprint {
+pub(super) fn peak_footprint(scenario: &Setting, config: &TimerConfig) -> Footprint {
     let calls = calls(scenario, config);
     let latest_response_ns = config.latency_ns.1.max(if config.slow_responses_ppm > 0 {
         config.slow_latency_ns

@@ -20,7 +20,7 @@ use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event, world_config};
-use crate::scenario::Scenario;
+use crate::scenario::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 use bounds::{BYTES_PER_CALL, CALLS, MEMORY_SAMPLES, TIMERS, check_work, peak_footprint};
 use calls::{Call, CallRef, Calls};
@@ -53,7 +53,7 @@ fn machine_overshoot_ns(machine: &Machine<Wake>) -> u64 {
 }
 
 pub(crate) fn run(
-    scenario: &Scenario,
+    scenario: &Setting,
     config: &TimerConfig,
     seed: u64,
     options: &RunOptions,
@@ -69,7 +69,9 @@ pub(crate) fn run(
         "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
     )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event(scenario, seed)))?;
+    sink.record(&Event::Start(&start_event::<crate::timer::TimerModel>(
+        scenario, config, seed,
+    )))?;
     let run = TimerRun::new(config, seed, scenario.run_for_ns, &mut machine, sink);
     drive(
         machine,

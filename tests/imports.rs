@@ -1,0 +1,461 @@
+//! `src/model.rs` is in no file-level import cycle: the model trait depends on the few files
+//! that define what it names, never on the kinds, the registry, the runners or the plots that
+//! depend on it. A cycle through it would make every one of those files part of one knot, which
+//! is what the list of kinds living in `model.rs` once did.
+//!
+//! The graph is read from the library's own source with `syn`: every `crate::`, `super::`,
+//! `self::` or child-module path in each file (in `use` trees, in code and in macro bodies) is an
+//! edge to the file that defines the longest module prefix of the path. A re-export therefore
+//! counts as an import of the file that re-exports it, as the compiler sees it.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::Path;
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
+
+/// A module's path from the crate root, such as `["scenario", "error"]`.
+type ModPath = Vec<String>;
+
+/// The file that must stay out of every cycle.
+const MODEL: &str = "src/model.rs";
+
+/// Every library source file (not `src/main.rs`, the binary's root), by its module path, with
+/// its text.
+fn library_sources() -> BTreeMap<ModPath, (String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeMap::new();
+    let mut pending = vec![root.join("src")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src/ is readable") {
+            let path = entry.expect("src/ is readable").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let relative = path
+                    .strip_prefix(root)
+                    .expect("under the crate")
+                    .to_path_buf();
+                if relative != Path::new("src/main.rs") {
+                    let text = std::fs::read_to_string(&path).expect("source is UTF-8");
+                    files.insert(module_path(&relative), (display(&relative), text));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// `src/lib.rs` is the root, `src/a/mod.rs` and `src/a.rs` are `a`, `src/a/b.rs` is `a::b`.
+fn module_path(relative: &Path) -> ModPath {
+    let mut parts: ModPath = relative
+        .iter()
+        .skip(1)
+        .map(|part| part.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+fn display(relative: &Path) -> String {
+    relative.to_string_lossy().replace('\\', "/")
+}
+
+/// The paths one file names, made absolute.
+struct Imports<'a> {
+    modules: &'a BTreeSet<ModPath>,
+    /// The module the visitor is in: the file's, then any inline `mod` inside it.
+    here: ModPath,
+    /// What a name brought in by `use` stands for, so `plot::timeline::draw` after
+    /// `use crate::plot;` counts as naming `plot::timeline`.
+    aliases: BTreeMap<String, ModPath>,
+    /// The file of each `#[macro_export]` macro, which the crate root names but another file
+    /// defines.
+    exported_macros: &'a BTreeMap<String, String>,
+    found: BTreeSet<ModPath>,
+    /// Files named directly: those of exported macros.
+    found_files: BTreeSet<String>,
+}
+
+impl Imports<'_> {
+    fn resolve(&self, segments: &[String]) -> Option<ModPath> {
+        let (first, rest) = segments.split_first()?;
+        let mut base = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => self.here.clone(),
+            "super" => {
+                let mut base = self.here.clone();
+                base.pop();
+                let mut rest = rest;
+                while rest.first().is_some_and(|segment| segment == "super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                return Some(base.into_iter().chain(rest.iter().cloned()).collect());
+            }
+            _ => {
+                let mut child = self.here.clone();
+                child.push(first.clone());
+                if self.modules.contains(&child) {
+                    child
+                } else {
+                    self.aliases.get(first)?.clone()
+                }
+            }
+        };
+        base.extend(rest.iter().cloned());
+        Some(base)
+    }
+
+    fn record(&mut self, segments: &[String]) {
+        if let Some(path) = self.resolve(segments) {
+            self.found.insert(path);
+        }
+    }
+
+    /// Records every path a `use` tree names, and the names it binds.
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        let leaf = |this: &mut Self, prefix: &Vec<String>, name: &syn::Ident, bound: &str| {
+            let mut full = prefix.clone();
+            if name != "self" {
+                full.push(name.to_string());
+            }
+            if let Some(path) = this.resolve(&full) {
+                this.aliases.insert(bound.to_string(), path.clone());
+                this.found.insert(path);
+            }
+        };
+        match tree {
+            syn::UseTree::Path(path) => {
+                prefix.push(path.ident.to_string());
+                self.use_tree(prefix, &path.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(name) => {
+                let bound = match (name.ident == "self", prefix.last()) {
+                    (true, Some(last)) => last.clone(),
+                    _ => name.ident.to_string(),
+                };
+                leaf(self, prefix, &name.ident, &bound);
+            }
+            syn::UseTree::Rename(rename) => {
+                leaf(self, prefix, &rename.ident, &rename.rename.to_string());
+            }
+            syn::UseTree::Glob(_) => self.record(prefix),
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    self.use_tree(prefix, tree);
+                }
+            }
+        }
+    }
+
+    /// Paths inside a macro's tokens, which syn leaves unparsed: `crate::a::b` in a `format!`
+    /// argument or a `macro_rules!` body (where it is written `$crate::a::b`).
+    fn tokens(&mut self, tokens: TokenStream) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut index = 0;
+        while index < tokens.len() {
+            match &tokens[index] {
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Ident(ident)
+                    if ["crate", "super", "self"].contains(&&*ident.to_string()) =>
+                {
+                    let mut segments = vec![ident.to_string()];
+                    while let Some(next) = path_step(&tokens, index) {
+                        segments.push(next);
+                        index += 3;
+                    }
+                    if segments.len() > 1 {
+                        self.record(&segments);
+                    }
+                }
+                _ => {}
+            }
+            index += 1;
+        }
+    }
+}
+
+/// The identifier after `::` that follows the token at `index`, if there is one.
+fn path_step(tokens: &[TokenTree], index: usize) -> Option<String> {
+    match (
+        tokens.get(index + 1),
+        tokens.get(index + 2),
+        tokens.get(index + 3),
+    ) {
+        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(name)))
+            if a.as_char() == ':' && b.as_char() == ':' =>
+        {
+            Some(name.to_string())
+        }
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Imports<'_> {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_some() {
+            self.here.push(item.ident.to_string());
+            syn::visit::visit_item_mod(self, item);
+            self.here.pop();
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &item.tree);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.segments.len() > 1 {
+            let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.record(&segments);
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        let segments: Vec<String> = mac
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        match segments.as_slice() {
+            [root, name] if root == "crate" && self.exported_macros.contains_key(name) => {
+                self.found_files.insert(self.exported_macros[name].clone());
+            }
+            _ => self.visit_path(&mac.path),
+        }
+    }
+}
+
+/// Collects the `use` bindings of a file before its other paths, which may come first.
+struct Uses<'i, 'a>(&'i mut Imports<'a>);
+
+impl<'ast> Visit<'ast> for Uses<'_, '_> {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_some() {
+            self.0.here.push(item.ident.to_string());
+            syn::visit::visit_item_mod(self, item);
+            self.0.here.pop();
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.0.visit_item_use(item);
+    }
+}
+
+/// Which files each file imports, by display path.
+fn import_graph(
+    sources: &BTreeMap<ModPath, (String, String)>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<ModPath> = sources.keys().cloned().collect();
+    let parsed: Vec<(&ModPath, &String, syn::File)> = sources
+        .iter()
+        .map(|(module, (name, text))| {
+            let file = syn::parse_file(text).unwrap_or_else(|error| panic!("{name}: {error}"));
+            (module, name, file)
+        })
+        .collect();
+    let exported_macros: BTreeMap<String, String> = parsed
+        .iter()
+        .flat_map(|(_, name, file)| exported_macros(file).map(move |mac| (mac, name.to_string())))
+        .collect();
+    let mut graph = BTreeMap::new();
+    for (module, name, file) in &parsed {
+        let mut imports = Imports {
+            modules: &modules,
+            here: module.to_vec(),
+            aliases: BTreeMap::new(),
+            exported_macros: &exported_macros,
+            found: BTreeSet::new(),
+            found_files: BTreeSet::new(),
+        };
+        Uses(&mut imports).visit_file(file);
+        imports.visit_file(file);
+        let targets = imports
+            .found
+            .iter()
+            .filter_map(|path| defining_file(sources, path))
+            .chain(imports.found_files)
+            .filter(|target| target != *name)
+            .collect();
+        graph.insert(name.to_string(), targets);
+    }
+    graph
+}
+
+/// The names of the `#[macro_export]` macros a file defines.
+fn exported_macros(file: &syn::File) -> impl Iterator<Item = String> + '_ {
+    file.items.iter().filter_map(|item| match item {
+        syn::Item::Macro(mac)
+            if mac
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("macro_export")) =>
+        {
+            mac.ident.as_ref().map(ToString::to_string)
+        }
+        _ => None,
+    })
+}
+
+/// The file of the longest module prefix of `path`.
+fn defining_file(sources: &BTreeMap<ModPath, (String, String)>, path: &[String]) -> Option<String> {
+    (0..=path.len())
+        .rev()
+        .find_map(|len| sources.get(&path[..len]))
+        .map(|(name, _)| name.clone())
+}
+
+/// The shortest cycle through `start`, as the files along it, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue: VecDeque<&str> = VecDeque::from([start]);
+    while let Some(file) = queue.pop_front() {
+        for next in graph.get(file).into_iter().flatten() {
+            if next == start {
+                let mut cycle = vec![start.to_string()];
+                let mut at = file;
+                while at != start {
+                    cycle.push(at.to_string());
+                    at = came_from[at];
+                }
+                cycle[1..].reverse();
+                cycle.push(start.to_string());
+                return Some(cycle);
+            }
+            if !came_from.contains_key(next.as_str()) && next != start {
+                came_from.insert(next, file);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// The files that both reach `start` and are reached from it: its strongly connected component.
+fn knot_around(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
+    let reached = reachable(graph, start);
+    let mut reversed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in graph {
+        for to in targets {
+            reversed.entry(to.clone()).or_default().insert(from.clone());
+        }
+    }
+    let reaching = reachable(&reversed, start);
+    reached.intersection(&reaching).cloned().collect()
+}
+
+fn reachable(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![start.to_string()];
+    while let Some(file) = pending.pop() {
+        for next in graph.get(&file).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                pending.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// Panics naming a cycle through `src/model.rs` and every file knotted with it, if there is one.
+fn assert_model_in_no_cycle(graph: &BTreeMap<String, BTreeSet<String>>) {
+    if let Some(cycle) = cycle_through(graph, MODEL) {
+        let knot = knot_around(graph, MODEL);
+        panic!(
+            "{MODEL} is in an import cycle:\n  {}\nand {} files are knotted with it:\n  {}\n\
+             import what model.rs needs from the file that defines it, and keep model.rs from \
+             naming the kinds, the registry or anything that imports model.rs",
+            cycle.join("\n  -> "),
+            knot.len(),
+            knot.into_iter().collect::<Vec<_>>().join("\n  ")
+        );
+    }
+}
+
+#[test]
+fn model_rs_is_in_no_import_cycle() {
+    let sources = library_sources();
+    assert!(
+        sources.values().any(|(name, _)| name == MODEL),
+        "{MODEL} is where the model trait lives"
+    );
+    assert_model_in_no_cycle(&import_graph(&sources));
+}
+
+#[test]
+fn an_import_of_the_registry_planted_in_model_rs_is_reported_as_a_cycle() {
+    let mut sources = library_sources();
+    let (_, text) = sources
+        .get_mut(&vec!["model".to_string()])
+        .expect("src/model.rs is read");
+    text.push_str("\nuse crate::registry::kind_names;\n");
+    let graph = import_graph(&sources);
+    let cycle = cycle_through(&graph, MODEL).expect("the planted import closes a cycle");
+    assert_eq!(cycle.first().map(String::as_str), Some(MODEL));
+    assert_eq!(cycle.last().map(String::as_str), Some(MODEL));
+    assert_eq!(
+        cycle[1], "src/registry.rs",
+        "the cycle starts at the planted import"
+    );
+    let message = std::panic::catch_unwind(|| assert_model_in_no_cycle(&graph))
+        .expect_err("the check fails")
+        .downcast::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("src/registry.rs"), "{message}");
+}
+
+#[test]
+fn the_graph_follows_use_trees_aliases_super_and_macro_bodies() {
+    let sources: BTreeMap<ModPath, (String, String)> = [
+        (
+            vec![],
+            "src/lib.rs",
+            "pub mod a; pub mod b; pub mod c; pub mod d;",
+        ),
+        (
+            vec!["a"],
+            "src/a/mod.rs",
+            "mod inner; use crate::b; fn f() { b::x(); }",
+        ),
+        (
+            vec!["a", "inner"],
+            "src/a/inner.rs",
+            "fn g() { super::super::c::y(); }",
+        ),
+        (
+            vec!["b"],
+            "src/b.rs",
+            "fn h() { format!(\"{}\", crate::d::Z); }",
+        ),
+        (vec!["c"], "src/c.rs", "use crate::{a::inner as i, d};"),
+        (vec!["d"], "src/d.rs", ""),
+    ]
+    .into_iter()
+    .map(|(module, name, text)| {
+        let module = module.into_iter().map(String::from).collect();
+        (module, (name.to_string(), text.to_string()))
+    })
+    .collect();
+    let graph = import_graph(&sources);
+    let edges = |file: &str| graph[file].iter().cloned().collect::<Vec<_>>();
+    assert_eq!(edges("src/a/mod.rs"), ["src/b.rs"]);
+    assert_eq!(edges("src/a/inner.rs"), ["src/c.rs"]);
+    assert_eq!(edges("src/b.rs"), ["src/d.rs"]);
+    assert_eq!(edges("src/c.rs"), ["src/a/inner.rs", "src/d.rs"]);
+    assert_eq!(
+        cycle_through(&graph, "src/c.rs"),
+        Some(vec![
+            "src/c.rs".to_string(),
+            "src/a/inner.rs".to_string(),
+            "src/c.rs".to_string()
+        ])
+    );
+}
