@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use crate::expect::metric::{ExpectSchema, Metric};
 use crate::machine::config::ModelMachineKeys;
 use crate::profile::CostProfile;
+use crate::reference::table::KeyTable;
 use crate::registry::designs::Registry;
 use crate::run::error::RunError;
 use crate::run::options::RunOptions;
@@ -67,6 +68,9 @@ pub trait Model: Sync + 'static {
     const KIND: &'static str;
     /// One line on what the model is.
     const ABOUT: &'static str;
+    /// Its `[model]` keys with their types, defaults and ranges, from which the reference pages
+    /// and the scenario schema are written (`src/<kind>/keys.rs`).
+    const KEYS: &'static KeyTable;
     /// The `[model]` table as TOML gives it: a serde struct that denies unknown fields.
     type Spec: DeserializeOwned;
     /// The table once checked. Two scenarios have the same model when their configs are equal.
@@ -262,9 +266,17 @@ mod tests {
 
     const COUNTER_METRICS: &[Metric] = &[Metric::count("counted", "what it counted")];
 
+    static COUNTER_KEYS: KeyTable = KeyTable {
+        header: "[model]",
+        about: "a count",
+        keys: &[],
+        serde_fields: || &[],
+    };
+
     impl Model for Counter {
         const KIND: &'static str = "counter";
         const ABOUT: &'static str = "counts";
+        const KEYS: &'static KeyTable = &COUNTER_KEYS;
         type Spec = u64;
         type Config = CounterConfig;
 

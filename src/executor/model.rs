@@ -6,6 +6,7 @@ use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
 use crate::plot::{Draw, PlotError};
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -21,6 +22,7 @@ impl Model for ExecutorModel {
     const KIND: &'static str = "executor";
     const ABOUT: &'static str =
         "tokio's work-stealing scheduler: runtimes of workers running task groups made of steps";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = ExecutorSpec;
     type Config = ExecutorConfig;
 

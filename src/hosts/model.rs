@@ -5,6 +5,7 @@ use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::Area;
 use crate::plot::{Draw, PlotError};
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -19,6 +20,7 @@ pub struct HostsModel;
 impl Model for HostsModel {
     const KIND: &'static str = "hosts";
     const ABOUT: &'static str = "hosts on a network, each with its own clocks and faults, running leases, heartbeats and RPC deadlines";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = HostsSpec;
     type Config = HostsConfig;
 

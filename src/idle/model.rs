@@ -6,6 +6,7 @@ use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -21,6 +22,7 @@ impl Model for IdleModel {
     const KIND: &'static str = "idle";
     const ABOUT: &'static str =
         "an event loop waiting for events under each idle strategy, each on a core of its own";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = IdleSpec;
     type Config = IdleConfig;
 

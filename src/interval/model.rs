@@ -5,6 +5,7 @@ use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -20,6 +21,7 @@ impl Model for IntervalModel {
     const KIND: &'static str = "interval";
     const ABOUT: &'static str =
         "periodic timers, tokio style, with every missed-tick behaviour, on one runtime thread";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = IntervalSpec;
     type Config = IntervalConfig;
 

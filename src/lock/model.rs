@@ -7,6 +7,7 @@ use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -22,6 +23,7 @@ impl Model for LockModel {
     const KIND: &'static str = "lock";
     const ABOUT: &'static str =
         "threads that spawn commands under a process-wide lock, with readers and busy threads";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = LockSpec;
     type Config = LockConfig;
 

@@ -100,6 +100,7 @@ mod tests {
     use super::*;
     use crate::expect::Metric;
     use crate::model::{Head, Model, RunContext};
+    use crate::reference::table::KeyTable;
     use crate::registry::Kind;
     use crate::run::RunError;
     use crate::scenario::ScenarioError;
@@ -114,6 +115,12 @@ mod tests {
     impl Model for Pictureless {
         const KIND: &'static str = "pictureless";
         const ABOUT: &'static str = "a kind without a picture";
+        const KEYS: &'static KeyTable = &KeyTable {
+            header: "[model]",
+            about: "nothing",
+            keys: &[],
+            serde_fields: || &[],
+        };
         type Spec = ();
         type Config = PicturelessConfig;
 

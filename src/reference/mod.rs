@@ -38,7 +38,7 @@ mod folder;
 mod json_schema;
 mod markdown;
 mod pages;
-mod table;
+pub(crate) mod table;
 
 pub use folder::{WriteError, compare_pages, write_pages};
 pub use json_schema::schema;
@@ -49,15 +49,7 @@ pub use crate::scenario::top_keys::{FAULT, FAULTS, FaultDoc, TOP};
 
 /// The `[model]` table of the kind called `kind`, with its nested tables reachable from it.
 pub fn model_table(kind: &str) -> Option<&'static KeyTable> {
-    match kind {
-        "interval" => Some(&crate::interval::keys::MODEL),
-        "timer" => Some(&crate::timer::keys::MODEL),
-        "executor" => Some(&crate::executor::keys::MODEL),
-        "lock" => Some(&crate::lock::keys::MODEL),
-        "idle" => Some(&crate::idle::keys::MODEL),
-        "hosts" => Some(&crate::hosts::keys::MODEL),
-        _ => None,
-    }
+    crate::registry::kind(kind).map(|kind| kind.key_table())
 }
 
 /// `[machine]`.

@@ -8,6 +8,7 @@ use super::Registry;
 use crate::expect::Metric;
 use crate::model::{Model, ModelSetup};
 use crate::plot::Draw;
+use crate::reference::table::KeyTable;
 use crate::scenario::{Located, Scenario, ScenarioError};
 
 /// The model kinds scenario files can name, one line each: [`Kind::DRAWN`] for a kind whose
@@ -43,6 +44,9 @@ pub trait ModelKind: Sync {
     fn keys(&self) -> &'static [&'static str];
 
     fn metrics(&self) -> &'static [Metric];
+
+    /// Its `[model]` keys, documented.
+    fn key_table(&self) -> &'static KeyTable;
 
     fn part_metrics(&self) -> (&'static [Metric], &'static str);
 
@@ -115,6 +119,10 @@ impl<M: Model> ModelKind for Kind<M> {
 
     fn metrics(&self) -> &'static [Metric] {
         M::metrics()
+    }
+
+    fn key_table(&self) -> &'static KeyTable {
+        M::KEYS
     }
 
     fn part_metrics(&self) -> (&'static [Metric], &'static str) {

@@ -11,9 +11,9 @@ mod keys;
 pub(crate) mod located;
 pub(crate) mod numbers;
 mod schema;
+pub(crate) mod setting;
 pub(crate) mod top_keys;
 mod typed;
-pub(crate) mod setting;
 pub mod values;
 
 use std::ops::{Deref, DerefMut, Range};

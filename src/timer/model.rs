@@ -5,6 +5,7 @@ use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::plot::{Draw, PlotError};
+use crate::reference::table::KeyTable;
 use crate::run::RunError;
 use crate::scenario::ScenarioError;
 use crate::trace::Summary;
@@ -19,6 +20,7 @@ pub struct TimerModel;
 impl Model for TimerModel {
     const KIND: &'static str = "timer";
     const ABOUT: &'static str = "timer threads under RPC timeouts: clients arm a timeout per call and cancel it on the response";
+    const KEYS: &'static KeyTable = &super::keys::MODEL;
     type Spec = TimerSpec;
     type Config = TimerConfig;
 
