@@ -9,7 +9,7 @@ use ticklab::interval::TickEvent;
 use ticklab::interval::{IntervalConfig, IntervalModel, Period, Phase};
 use ticklab::model::ModelSetup;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario::{Scenario, Setting};
+use ticklab::scenario::{Conditions, Scenario, Setting};
 use ticklab::trace::{Event, JsonlSink, TraceSink};
 use ticklab_models::interval::{IntervalCore, LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
 use ticklab_sim::{ClockId, Fault, NS_PER_MS, NS_PER_SEC, Platform};
@@ -172,14 +172,16 @@ fn interval_scenario(
     faults: Vec<Fault>,
 ) -> Scenario {
     let setting = Setting {
-        source: "property".to_string(),
-        about: "generated".to_string(),
-        platform,
-        instant_clock,
-        seed: 0,
-        run_for_ns: 1_300 * NS_PER_SEC,
-        wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
-        faults,
+        conditions: Conditions {
+            source: "property".to_string(),
+            about: "generated".to_string(),
+            platform,
+            instant_clock,
+            seed: 0,
+            run_for_ns: 1_300 * NS_PER_SEC,
+            wall_start_ns: 1_600_000_000 * NS_PER_SEC as i64,
+            faults,
+        },
         machine: ticklab::machine::MachineConfig::ideal(),
         expectations: Vec::new(),
         max_memory_bytes: None,

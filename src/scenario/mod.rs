@@ -20,14 +20,13 @@ use std::ops::{Deref, DerefMut, Range};
 use std::path::Path;
 
 use jiff::Timestamp;
-use ticklab_sim::{ClockId, Fault, Platform};
 
 pub use error::ScenarioError;
 pub use explain::nearest;
 pub(crate) use faults::validate_faults;
 pub use located::Located;
 pub(crate) use schema::{ExpectEntry, ExpectTable, FaultSpec as FaultTable};
-pub use setting::Setting;
+pub use setting::{Conditions, Setting};
 
 use crate::expect::parse_expectations;
 use crate::model::{Head, Model, ModelSetup};
@@ -80,33 +79,10 @@ impl Scenario {
     }
 }
 
-/// What a run happens under, whatever runs in it: the platform and its clocks, the seed, the
-/// length and the faults. A scenario's head; also all that a file for [`crate::tokio`] holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conditions {
-    pub source: String,
-    pub about: String,
-    pub platform: Platform,
-    pub instant_clock: ClockId,
-    pub seed: u64,
-    pub run_for_ns: u64,
-    pub wall_start_ns: i64,
-    pub faults: Vec<Fault>,
-}
-
 impl Scenario {
     /// The scenario without its model, machine and expectations.
     pub fn conditions(&self) -> Conditions {
-        Conditions {
-            source: self.source.clone(),
-            about: self.about.clone(),
-            platform: self.platform,
-            instant_clock: self.instant_clock,
-            seed: self.seed,
-            run_for_ns: self.run_for_ns,
-            wall_start_ns: self.wall_start_ns,
-            faults: self.faults.clone(),
-        }
+        self.setting.conditions.clone()
     }
 }
 
@@ -277,14 +253,7 @@ fn finish<M>(
         Some(table) => parse_expectations(file, table, model.expect_schema())?,
     };
     let setting = Setting {
-        source: conditions.source,
-        about: conditions.about,
-        platform: conditions.platform,
-        instant_clock: conditions.instant_clock,
-        seed: conditions.seed,
-        run_for_ns: conditions.run_for_ns,
-        wall_start_ns: conditions.wall_start_ns,
-        faults: conditions.faults,
+        conditions,
         machine,
         expectations,
         max_memory_bytes: max_memory(file, &raw)?,

@@ -6,19 +6,25 @@ use ticklab_sim::{ClockId, Fault, Platform};
 use crate::expect::metric::Expectation;
 use crate::machine::config::MachineConfig;
 
-/// Everything a scenario says besides its `[model]`, validated, in nanoseconds.
+/// What a run happens under, whatever runs in it: the platform and its clocks, the seed, the
+/// length and the faults. A scenario's head; also all that a file for [`crate::tokio`] holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setting {
-    /// Where it came from, for messages: a path or a built-in name.
+pub struct Conditions {
     pub source: String,
     pub about: String,
     pub platform: Platform,
-    /// The clock `Instant` reads: the platform's, unless the file overrides it.
     pub instant_clock: ClockId,
     pub seed: u64,
     pub run_for_ns: u64,
     pub wall_start_ns: i64,
     pub faults: Vec<Fault>,
+}
+
+/// Everything a scenario says besides its `[model]`, validated, in nanoseconds: its
+/// [`Conditions`] (read through `Deref`), and the machine and bounds a simulated model needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    pub conditions: Conditions,
     /// The machine the model runs on: cores, outside load, timer resolution.
     pub machine: MachineConfig,
     pub expectations: Vec<Expectation>,
@@ -26,4 +32,18 @@ pub struct Setting {
     pub max_memory_bytes: Option<u64>,
     /// The file's own bound on a run's work, above the default: a run that needs more says so.
     pub max_events: Option<u64>,
+}
+
+impl std::ops::Deref for Setting {
+    type Target = Conditions;
+
+    fn deref(&self) -> &Conditions {
+        &self.conditions
+    }
+}
+
+impl std::ops::DerefMut for Setting {
+    fn deref_mut(&mut self) -> &mut Conditions {
+        &mut self.conditions
+    }
 }
