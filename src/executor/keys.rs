@@ -22,23 +22,8 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Required,
             "the model kind",
         ),
-        KeyDoc::new(
-            "cores",
-            ValueType::Count {
-                min: 1,
-                max: crate::machine::spec::MAX_CORES,
-            },
-            Need::Optional,
-            "older files' spelling of `[machine] cores`, still read; a file that sets it in \
-             both is refused",
-        ),
-        KeyDoc::new(
-            "time_slice",
-            ValueType::POSITIVE_DURATION,
-            Need::Optional,
-            "older files' spelling of `[machine] time_slice`, still read; a file that sets it \
-             in both is refused",
-        ),
+        crate::machine::keys::MODEL_CORES,
+        crate::machine::keys::MODEL_TIME_SLICE,
         KeyDoc::new(
             "starvation_threshold",
             ValueType::POSITIVE_DURATION,

@@ -16,14 +16,7 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Required,
             "the model kind",
         ),
-        KeyDoc::new(
-            "profile",
-            ValueType::Text,
-            Need::Required,
-            "the cost profile system calls are charged from: a path looked up beside the \
-             scenario, then in each folder above it, then in the current directory; \
-             `profiles/reference.toml` is built in",
-        ),
+        crate::profile::keys::PROFILE,
         KeyDoc::new(
             "strategies",
             ValueType::List(&ValueType::Choice(<StrategyKind as Named>::NAMES)),

@@ -18,31 +18,9 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Required,
             "the model kind",
         ),
-        KeyDoc::new(
-            "profile",
-            ValueType::Text,
-            Need::Required,
-            "the cost profile system calls are charged from: a path looked up beside the \
-             scenario, then in each folder above it, then in the current directory; \
-             `profiles/reference.toml` is built in",
-        ),
-        KeyDoc::new(
-            "cores",
-            ValueType::Count {
-                min: 1,
-                max: crate::machine::spec::MAX_CORES,
-            },
-            Need::Optional,
-            "older files' spelling of `[machine] cores`, still read; a file that sets it in \
-             both is refused",
-        ),
-        KeyDoc::new(
-            "time_slice",
-            ValueType::POSITIVE_DURATION,
-            Need::Optional,
-            "older files' spelling of `[machine] time_slice`, still read; a file that sets it \
-             in both is refused",
-        ),
+        crate::profile::keys::PROFILE,
+        crate::machine::keys::MODEL_CORES,
+        crate::machine::keys::MODEL_TIME_SLICE,
         KeyDoc::new(
             "lock",
             ValueType::Choice(<LockKind as Named>::NAMES),

@@ -67,3 +67,24 @@ pub static MACHINE: KeyTable = KeyTable {
         ),
     ],
 };
+
+/// `cores` in the `[model]` of a kind whose older files set it there, before `[machine]`.
+pub const MODEL_CORES: KeyDoc = KeyDoc::new(
+    "cores",
+    ValueType::Count {
+        min: 1,
+        max: MAX_CORES,
+    },
+    Need::Optional,
+    "older files' spelling of `[machine] cores`, still read; a file that sets it in both is \
+     refused",
+);
+
+/// `time_slice` in the `[model]` of a kind whose older files set it there, before `[machine]`.
+pub const MODEL_TIME_SLICE: KeyDoc = KeyDoc::new(
+    "time_slice",
+    ValueType::POSITIVE_DURATION,
+    Need::Optional,
+    "older files' spelling of `[machine] time_slice`, still read; a file that sets it in both \
+     is refused",
+);

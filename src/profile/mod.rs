@@ -6,6 +6,7 @@
 //! `ticklab calibrate` writes one for the host it runs on.
 
 mod cost;
+pub mod keys;
 mod resolve;
 
 use serde::Deserialize;
