@@ -388,6 +388,12 @@ fn hand_off_while_stealing<P: QueueProtocol>() {
 #[path = "shuttle/mutants.rs"]
 mod mutants;
 
+#[path = "mutant_designs/mod.rs"]
+mod mutant_designs;
+
+#[path = "shuttle/timer_mutants.rs"]
+mod timer_mutants;
+
 /// Every registered timer design under `ticklab::battery`'s shuttle setups: more schedulers and
 /// timers than loom can explore (`tests/loom.rs` runs the same setups exhaustively at a smaller
 /// size).

@@ -38,10 +38,32 @@ pub fn explore(
     iterations: usize,
     check: impl Fn() + Send + Sync + 'static,
 ) {
-    if let Some(recording) = recording_to_replay(test) {
-        let schedule = recording.schedule();
-        Runner::new(ReplayScheduler::new_from_schedule(schedule), config()).run(check);
-        return;
+    explore_part(test, None, command, strategy, iterations, check);
+}
+
+/// [`explore`] for one `part` of a test that explores several checks in turn, as the battery
+/// runs its setups under both schedulers in one test: a failure's schedule names the part, and
+/// its replay runs that part alone, skipping the test's other parts.
+pub(crate) fn explore_part(
+    test: &str,
+    part: Option<&str>,
+    command: &str,
+    strategy: Strategy,
+    iterations: usize,
+    check: impl Fn() + Send + Sync + 'static,
+) {
+    let owner = match part {
+        Some(part) => format!("{test} @ {part}"),
+        None => test.to_string(),
+    };
+    match recording_to_replay(test, &owner) {
+        Replay::This(recording) => {
+            let schedule = recording.schedule();
+            Runner::new(ReplayScheduler::new_from_schedule(schedule), config()).run(check);
+            return;
+        }
+        Replay::AnotherPart => return,
+        Replay::None => {}
     }
     let iterations = std::env::var("SHUTTLE_ITERATIONS")
         .map(|value| value.parse().expect("SHUTTLE_ITERATIONS is a number"))
@@ -58,9 +80,9 @@ pub fn explore(
         }
     }));
     if let Err(failure) = outcome {
-        let path = schedule_file(test);
+        let path = schedule_file(&owner);
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("create the folder");
-        std::fs::write(&path, recording.borrow().encode(test)).expect("write the schedule");
+        std::fs::write(&path, recording.borrow().encode(&owner)).expect("write the schedule");
         let path = shlex::try_quote(path.to_str().expect("a UTF-8 path")).expect("quotable");
         crate::output::note(format_args!(
             "replay: SHUTTLE_REPLAY={path} {command} --exact {test} --include-ignored"
@@ -87,27 +109,55 @@ fn config() -> Config {
     config
 }
 
-/// Beside the test binary, under the target folder, so a schedule outlives the run.
-fn schedule_file(test: &str) -> PathBuf {
+/// Beside the test binary, under the target folder, so a schedule outlives the run. The name
+/// keeps letters, digits, `-` and `_` of the test and part it belongs to.
+fn schedule_file(owner: &str) -> PathBuf {
     let binary = std::env::current_exe().expect("the test binary");
     let folder = binary
         .parent()
         .map_or_else(std::env::temp_dir, PathBuf::from);
+    let name: String = owner
+        .replace("::", "-")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     folder
         .join("shuttle-schedules")
-        .join(format!("{}.schedule", test.replace("::", "-")))
+        .join(format!("{name}.schedule"))
 }
 
-/// The recording `SHUTTLE_REPLAY` holds, if it is one of `test`'s.
-fn recording_to_replay(test: &str) -> Option<Recording> {
-    let path = std::env::var_os("SHUTTLE_REPLAY")?;
+/// What `SHUTTLE_REPLAY` asks of one part of a test.
+enum Replay {
+    /// Nothing: explore as usual.
+    None,
+    /// Replay this recording.
+    This(Recording),
+    /// The recording is another part's of the same test: skip this one.
+    AnotherPart,
+}
+
+/// What the recording `SHUTTLE_REPLAY` holds means for `owner`, a part of `test`.
+fn recording_to_replay(test: &str, owner: &str) -> Replay {
+    let Some(path) = std::env::var_os("SHUTTLE_REPLAY") else {
+        return Replay::None;
+    };
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|error| panic!("SHUTTLE_REPLAY={}: {error}", path.display()));
-    let (owner, recording) = Recording::decode(&text);
-    (owner == test).then(|| {
-        crate::output::note(format_args!("replaying {} for {test}", path.display()));
-        recording
-    })
+    let (recorded, recording) = Recording::decode(&text);
+    if recorded == owner {
+        crate::output::note(format_args!("replaying {} for {owner}", path.display()));
+        Replay::This(recording)
+    } else if recorded.starts_with(&format!("{test} @ ")) {
+        Replay::AnotherPart
+    } else {
+        Replay::None
+    }
 }
 
 /// One execution's scheduling decisions, as shuttle's `Schedule` holds them, kept here

@@ -1,49 +1,92 @@
 //! The battery's harness, once per model checker: a design, its timer threads asleep on its
-//! signal count, and the records the checks read.
+//! signal count, one clock they all read, and the records the checks read.
 //!
 //! loom and shuttle offer the same primitives under different paths, so one macro writes the
-//! harness and the setups for each; `setups.rs` lists them and runs them under each checker.
+//! harness for each, and `races.rs` writes the setups' bodies beside it; `setups.rs` lists them and
+//! runs them under each checker.
 //!
-//! Each timer thread has a clock of its own, from [`NOW`]. It sleeps on the design's signal
-//! count, as a futex wait does, until the deadline it asked for. Time moves only when nothing
-//! else can happen: once the schedulers are done and every timer thread is asleep with its
-//! signal count unchanged, the thread with the earliest deadline wakes there, as a futex wait
-//! whose timeout ran out. So a design that fires after the deadline on purpose (a wheel's tick)
-//! fires, and a lost wake-up shows in one of two ways: every thread asleep with no deadline (a
+//! The clock starts at [`NOW`]. Every thread reads it: a scheduler as it arms a timer, a timer
+//! thread as it starts a round. A timer thread sleeps on the design's signal count, as a futex
+//! wait does, until the deadline it asked for, and the clock moves only to such a deadline, when
+//! every timer thread sleeps and none has been signalled: that thread's wait times out there.
+//!
+//! The clock moves while schedulers and cancellers still run, up to [`MOVES_WHILE_BUSY`] times,
+//! so the checker explores a round that fires between any two of their steps: a design that
+//! fires after the deadline on purpose (a wheel's tick) races its schedules and cancels as it
+//! does on real threads. Once they are done, it moves for as long as due timers have not run.
+//! A lost wake-up then shows in one of two ways: every thread asleep with no deadline (a
 //! deadlock), or a thread asleep until a later deadline, which fires the earlier timer late.
-//! Every fire is checked against the design's promise on the clock of the thread that fired it.
+//!
+//! Every fire is checked against the design's promise: no earlier than the deadline, and no
+//! later than the promise allows past the deadline or the moment the timer was settled,
+//! whichever is later. A timer is settled once its `schedule` has returned and no other call to
+//! `schedule` is in progress. A caller held up between reading the clock and arming the timer
+//! hands the design a timer already late; and a design may leave the wake to whichever scheduler
+//! got there first, as brpc's buckets do (a timer that does not beat its bucket's nearest
+//! deadline relies on the scheduler that set it to signal), so a timer is late by as long as that
+//! scheduler is held up. Neither is the design's fault, and a thread that sleeps past a settled
+//! timer still is.
 
-/// Every clock starts at `NOW`, when the schedulers arm their timers: a timer at `DUE` is due
-/// at once, one at `LATER` ten seconds on, and one at `FAR` never, since no clock is moved that
-/// far. All are whole milliseconds, so that a design which rounds deadlines up to its tick
-/// (tokio's wheel) finds `DUE` due too.
+/// The clock at the start: schedulers arm their timers from here.
 pub(super) const NOW: i64 = 1_000_000_000;
-pub(super) const DUE: i64 = NOW;
-pub(super) const LATER: i64 = 11 * NOW;
+/// Delays a timer is armed with: `DUE` is due at once, `LATER` ten seconds on, and `FAR` never,
+/// since the clock never passes [`HORIZON`]. All are whole milliseconds, so that a design which
+/// rounds deadlines up to its tick (tokio's wheel) finds `DUE` due too.
+pub(super) const DUE: i64 = 0;
+pub(super) const LATER: i64 = 10 * NOW;
 pub(super) const FAR: i64 = 1_000 * NOW;
+/// The clock never moves past this.
+pub(super) const HORIZON: i64 = NOW + 100 * NOW;
+/// How often the clock may move while schedulers or cancellers run: once lets a round fire
+/// between two of their steps, twice lets a second round race what the first one left. More
+/// only multiplies loom's interleavings.
+pub(super) const MOVES_WHILE_BUSY: usize = 1;
 
 macro_rules! harness {
     ($module:ident, $checker:ident) => {
         pub(super) mod $module {
             use std::sync::Arc;
+            use std::sync::atomic::AtomicI64 as Record;
             use std::sync::atomic::Ordering::Relaxed;
 
             use ticklab_models::timer::{Promise, Scheduled, TimerDesign, TimerId, Unscheduled};
-            use $checker::sync::atomic::{AtomicI64, AtomicUsize};
+            use $checker::sync::atomic::AtomicUsize;
             use $checker::sync::{Condvar, Mutex};
             use $checker::thread;
 
-            use super::{DUE, FAR, LATER, NOW};
+            use super::{DUE, FAR, HORIZON, LATER, MOVES_WHILE_BUSY, NOW};
             use crate::battery::setups::Setup;
 
-            /// What the timer threads' sleeps look like, under one lock.
+            /// The clock and what the timer threads' sleeps look like, under one lock.
             struct Clock {
-                /// Timers run so far.
-                runs: usize,
+                now_ns: i64,
+                /// Per timer, whether it has run.
+                ran: Vec<bool>,
                 /// Per timer thread, asleep: until when, and the signal count it sleeps on.
                 asleep: Vec<Option<(Option<i64>, u64)>>,
-                /// Per timer thread, the time its wait timed out at, once it has.
-                timed_out: Vec<Option<i64>>,
+                /// Per timer thread, whether its wait timed out and it has not yet woken.
+                timed_out: Vec<bool>,
+                /// Schedulers and cancellers still running.
+                busy: usize,
+                /// Times the clock moved while they ran.
+                moves_while_busy: usize,
+                /// Calls to `schedule` in progress.
+                scheduling: usize,
+                /// Timers whose `schedule` returned while another was in progress: they are
+                /// settled once none is.
+                unsettled: Vec<usize>,
+            }
+
+            /// What the checks know of one timer. Plain std atomics: they are the harness's
+            /// notes, not the design's, and the checkers need not explore them.
+            struct Armed {
+                /// The clock as its scheduler read it, and the deadline it armed.
+                at_ns: Record,
+                deadline_ns: Record,
+                /// The clock once `schedule` returned and no other call to it was in progress.
+                settled_ns: Record,
+                /// The clock of the round that ran it.
+                fired_ns: Record,
             }
 
             // The harness is shared through std's `Arc`, not the checker's: a failing model
@@ -55,14 +98,14 @@ macro_rules! harness {
                 clock: Mutex<Clock>,
                 /// The timer threads sleep on it.
                 wake: Condvar,
-                /// The main thread waits on it for runs, and for the timer threads to sleep.
+                /// The main thread waits on it for runs, for the timer threads to sleep, and for
+                /// the schedulers to finish.
                 changed: Condvar,
-                /// Per timer: how many times it ran, its callback's own work (written relaxed,
-                /// so that a canceller sees it only through the design's orderings), and the
-                /// clock of the thread that ran it.
+                /// Per timer: how many times it ran, and its callback's own work (written
+                /// relaxed, so that a canceller sees it only through the design's orderings).
                 pub(crate) finished: Vec<AtomicUsize>,
                 pub(crate) effect: Vec<AtomicUsize>,
-                fired_at: Vec<AtomicI64>,
+                armed: Vec<Armed>,
             }
 
             impl<D: TimerDesign<usize> + 'static> Harness<D> {
@@ -72,28 +115,44 @@ macro_rules! harness {
                         timers,
                         promise,
                         clock: Mutex::new(Clock {
-                            runs: 0,
+                            now_ns: NOW,
+                            ran: vec![false; count],
                             asleep: vec![None; threads],
-                            timed_out: vec![None; threads],
+                            timed_out: vec![false; threads],
+                            busy: 0,
+                            moves_while_busy: 0,
+                            scheduling: 0,
+                            unsettled: Vec::new(),
                         }),
                         wake: Condvar::new(),
                         changed: Condvar::new(),
                         finished: (0..count).map(|_| AtomicUsize::new(0)).collect(),
                         effect: (0..count).map(|_| AtomicUsize::new(0)).collect(),
-                        fired_at: (0..count).map(|_| AtomicI64::new(0)).collect(),
+                        armed: (0..count)
+                            .map(|_| Armed {
+                                at_ns: Record::new(0),
+                                deadline_ns: Record::new(0),
+                                settled_ns: Record::new(0),
+                                fired_ns: Record::new(0),
+                            })
+                            .collect(),
                     })
                 }
 
                 fn timer_thread(&self, thread: usize) {
                     let mut state = self.timers.new_thread_state(thread);
-                    let mut now = NOW;
+                    let mut now = self.clock.lock().unwrap().now_ns;
                     loop {
                         let sleep = self.timers.run_round(&mut state, now, &mut |_, timer| {
                             self.effect[timer].store(1, Relaxed);
-                            self.fired_at[timer].store(now, Relaxed);
+                            self.armed[timer].fired_ns.store(now, Relaxed);
                             self.finished[timer].fetch_add(1, Relaxed);
-                            self.clock.lock().unwrap().runs += 1;
-                            self.changed.notify_all();
+                            let mut clock = self.clock.lock().unwrap();
+                            clock.ran[timer] = true;
+                            // Only `wait_for_runs` waits for runs, once nobody is busy.
+                            if clock.busy == 0 {
+                                self.changed.notify_all();
+                            }
                             now
                         });
                         if sleep.stopped {
@@ -107,33 +166,51 @@ macro_rules! harness {
                         }
                         let mut clock = self.clock.lock().unwrap();
                         clock.asleep[thread] = Some((sleep.until_ns, sleep.seen_signals));
-                        self.changed.notify_all();
+                        // Only the last thread to fall asleep can let the clock move, and only
+                        // if it may still move.
+                        if clock.asleep.iter().all(Option::is_some)
+                            && (clock.busy == 0 || clock.moves_while_busy < MOVES_WHILE_BUSY)
+                        {
+                            self.changed.notify_all();
+                        }
                         while self.timers.signals(thread) == sleep.seen_signals
-                            && clock.timed_out[thread].is_none()
+                            && !clock.timed_out[thread]
                         {
                             clock = self.wake.wait(clock).unwrap();
                         }
                         clock.asleep[thread] = None;
-                        if let Some(until) = clock.timed_out[thread].take() {
-                            now = now.max(until);
-                        }
+                        clock.timed_out[thread] = false;
+                        // The thread reads the clock as it wakes, whether its wait timed out or
+                        // was signalled after another thread's wait moved the clock.
+                        now = clock.now_ns;
                     }
                 }
 
-                /// Schedules a timer from `caller`, waking the timer threads if the design
-                /// asks to.
-                pub(crate) fn schedule(
-                    &self,
-                    deadline_ns: i64,
-                    timer: usize,
-                    caller: u64,
-                ) -> TimerId {
+                /// Arms timer `timer` `delay_ns` after the clock as `caller` reads it, waking
+                /// the timer threads if the design asks to.
+                pub(crate) fn schedule(&self, delay_ns: i64, timer: usize, caller: u64) -> TimerId {
+                    let now = {
+                        let mut clock = self.clock.lock().unwrap();
+                        clock.scheduling += 1;
+                        clock.now_ns
+                    };
+                    let armed = &self.armed[timer];
+                    armed.at_ns.store(now, Relaxed);
+                    armed.deadline_ns.store(now + delay_ns, Relaxed);
                     let scheduled: Scheduled = self
                         .timers
-                        .schedule(NOW, deadline_ns, timer, caller)
+                        .schedule(now, now + delay_ns, timer, caller)
                         .expect("the battery never fills the design's slots");
+                    let mut clock = self.clock.lock().unwrap();
                     if scheduled.wake {
-                        self.wake_all();
+                        self.wake.notify_all();
+                    }
+                    clock.scheduling -= 1;
+                    clock.unsettled.push(timer);
+                    if clock.scheduling == 0 {
+                        for timer in std::mem::take(&mut clock.unsettled) {
+                            self.armed[timer].settled_ns.store(clock.now_ns, Relaxed);
+                        }
                     }
                     scheduled.id
                 }
@@ -143,30 +220,67 @@ macro_rules! harness {
                     self.wake.notify_all();
                 }
 
-                /// Waits until `expected` timers have run, letting time move on while every
-                /// timer thread sleeps: called once the schedulers are done.
-                pub(crate) fn wait_for_runs(&self, expected: usize) {
+                /// A scheduler or canceller is about to start: the clock may move while it runs.
+                pub(crate) fn busy(&self) {
+                    self.clock.lock().unwrap().busy += 1;
+                }
+
+                /// A scheduler or canceller is done.
+                pub(crate) fn done(&self) {
                     let mut clock = self.clock.lock().unwrap();
-                    while clock.runs < expected {
-                        if let Some((thread, until)) = self.earliest_sleeper(&clock) {
-                            clock.timed_out[thread] = Some(until);
-                            self.wake.notify_all();
+                    clock.busy -= 1;
+                    if clock.busy == 0 {
+                        self.changed.notify_all();
+                    }
+                }
+
+                /// The main thread's turn as the clock while schedulers and cancellers run: it
+                /// moves the clock whenever every timer thread sleeps, up to
+                /// [`MOVES_WHILE_BUSY`] times, and returns once they are all done.
+                pub(crate) fn move_while_busy(&self) {
+                    let mut clock = self.clock.lock().unwrap();
+                    while clock.busy > 0 {
+                        if clock.moves_while_busy < MOVES_WHILE_BUSY
+                            && let Some((thread, until)) = self.earliest_sleeper(&clock)
+                        {
+                            clock.moves_while_busy += 1;
+                            self.time_out(&mut clock, thread, until);
                         }
                         clock = self.changed.wait(clock).unwrap();
                     }
                 }
 
+                /// Waits until every timer of `timers` has run, moving the clock while every
+                /// timer thread sleeps: called once the schedulers and cancellers are done.
+                pub(crate) fn wait_for_runs(&self, timers: impl Iterator<Item = usize> + Clone) {
+                    let mut clock = self.clock.lock().unwrap();
+                    while timers.clone().any(|timer| !clock.ran[timer]) {
+                        if let Some((thread, until)) = self.earliest_sleeper(&clock) {
+                            self.time_out(&mut clock, thread, until);
+                        }
+                        clock = self.changed.wait(clock).unwrap();
+                    }
+                }
+
+                /// Thread `thread`'s wait times out at `until`: the clock moves there, unless
+                /// it is already past it.
+                fn time_out(&self, clock: &mut Clock, thread: usize, until: i64) {
+                    clock.now_ns = clock.now_ns.max(until);
+                    clock.timed_out[thread] = true;
+                    self.wake.notify_all();
+                }
+
                 /// The thread whose wait times out next, if every thread sleeps, none has been
-                /// signalled, and one sleeps until a deadline the battery's clocks reach.
+                /// signalled or already timed out, and one sleeps until a deadline the clock
+                /// may reach.
                 fn earliest_sleeper(&self, clock: &Clock) -> Option<(usize, i64)> {
                     let mut earliest = None;
                     for (thread, asleep) in clock.asleep.iter().enumerate() {
                         let (until, seen) = (*asleep)?;
-                        if self.timers.signals(thread) != seen || clock.timed_out[thread].is_some()
-                        {
+                        if self.timers.signals(thread) != seen || clock.timed_out[thread] {
                             return None;
                         }
-                        if let Some(until) = until.filter(|until| *until < FAR)
+                        if let Some(until) = until.filter(|until| *until <= HORIZON)
                             && earliest.is_none_or(|(_, first)| until < first)
                         {
                             earliest = Some((thread, until));
@@ -175,19 +289,24 @@ macro_rules! harness {
                     earliest
                 }
 
-                /// Timer `timer`, due at `deadline_ns`, ran once, no earlier than its deadline
-                /// and no later than the design's promise allows, on the clock of its thread.
-                pub(crate) fn assert_ran_in_time(&self, timer: usize, deadline_ns: i64) {
+                /// Timer `timer` ran once, no earlier than its deadline, and no later than the
+                /// design's promise allows past its deadline or the moment it was settled,
+                /// whichever is later.
+                pub(crate) fn assert_ran_in_time(&self, timer: usize) {
                     let runs = self.finished[timer].load(Relaxed);
                     assert_eq!(runs, 1, "due timer {timer} ran {runs} times");
-                    let fired_at = self.fired_at[timer].load(Relaxed);
+                    let armed = &self.armed[timer];
+                    let deadline_ns = armed.deadline_ns.load(Relaxed);
+                    let fired_at = armed.fired_ns.load(Relaxed);
                     assert!(
                         fired_at >= deadline_ns,
                         "timer {timer} ran {} ns before its deadline",
                         deadline_ns - fired_at
                     );
-                    let late_ns = (fired_at - deadline_ns) as u64;
-                    let allowed_ns = self.promise.late_ns((deadline_ns - NOW).max(0) as u64);
+                    let from_ns = deadline_ns.max(armed.settled_ns.load(Relaxed));
+                    let late_ns = (fired_at - from_ns).max(0) as u64;
+                    let timeout_ns = (deadline_ns - armed.at_ns.load(Relaxed)).max(0) as u64;
+                    let allowed_ns = self.promise.late_ns(timeout_ns);
                     assert!(
                         late_ns <= allowed_ns,
                         "timer {timer} ran {late_ns} ns past its deadline, more than the \
@@ -207,6 +326,20 @@ macro_rules! harness {
                 body: impl FnOnce() -> T + Send + 'static,
             ) -> thread::JoinHandle<T> {
                 thread::spawn(body)
+            }
+
+            /// Spawns a scheduler or canceller, which the clock may race.
+            pub(crate) fn spawn_busy<D: TimerDesign<usize> + 'static, T: Send + 'static>(
+                harness: &Arc<Harness<D>>,
+                body: impl FnOnce(&Harness<D>) -> T + Send + 'static,
+            ) -> thread::JoinHandle<T> {
+                harness.busy();
+                let harness = harness.clone();
+                thread::spawn(move || {
+                    let outcome = body(&harness);
+                    harness.done();
+                    outcome
+                })
             }
 
             /// Runs `setup` with a fresh design and its timer threads, then stops them and
@@ -253,122 +386,7 @@ macro_rules! harness {
                 });
             }
 
-            /// Threads schedule a due timer each, the main one too; each runs exactly once.
-            fn due_from_several_threads<D: TimerDesign<usize> + 'static>(
-                harness: &Arc<Harness<D>>,
-                others: usize,
-            ) {
-                let threads: Vec<_> = (1..=others)
-                    .map(|timer| {
-                        let harness = harness.clone();
-                        spawn(move || {
-                            harness.schedule(DUE, timer, timer as u64 + 1);
-                        })
-                    })
-                    .collect();
-                harness.schedule(DUE, 0, 1);
-                threads
-                    .into_iter()
-                    .for_each(|thread| thread.join().unwrap());
-                harness.wait_for_runs(others + 1);
-                for timer in 0..=others {
-                    harness.assert_ran_in_time(timer, DUE);
-                }
-            }
-
-            /// Threads each schedule a due timer and cancel it at once, racing the timer
-            /// thread; what `unschedule` answers must agree with what happened.
-            fn cancel_racing_the_run<D: TimerDesign<usize> + 'static>(
-                harness: &Arc<Harness<D>>,
-                others: usize,
-            ) {
-                let cancellers: Vec<_> = (0..others)
-                    .map(|timer| {
-                        let harness = harness.clone();
-                        spawn(move || {
-                            let id = harness.schedule(DUE, timer, timer as u64 + 1);
-                            let outcome = harness.timers.unschedule(id);
-                            if outcome == Unscheduled::NotFound {
-                                assert_eq!(
-                                    harness.effect[timer].load(Relaxed),
-                                    1,
-                                    "NotFound, yet the callback's work is not visible"
-                                );
-                            }
-                            outcome
-                        })
-                    })
-                    .collect();
-                let outcomes: Vec<Unscheduled> = cancellers
-                    .into_iter()
-                    .map(|thread| thread.join().unwrap())
-                    .collect();
-                let expected: usize = outcomes
-                    .iter()
-                    .map(|outcome| usize::from(*outcome != Unscheduled::Cancelled))
-                    .sum();
-                harness.wait_for_runs(expected);
-                for (timer, outcome) in outcomes.iter().enumerate() {
-                    let runs = harness.finished[timer].load(Relaxed);
-                    let wanted = usize::from(*outcome != Unscheduled::Cancelled);
-                    assert_eq!(
-                        runs, wanted,
-                        "unschedule returned {outcome:?}, and the timer ran {runs} times"
-                    );
-                }
-            }
-
-            /// The timer threads go to sleep for a timer at `later`; earlier ones must wake
-            /// them, or run late.
-            fn earlier_wakes_the_sleeper<D: TimerDesign<usize> + 'static>(
-                harness: &Arc<Harness<D>>,
-                others: usize,
-                later: i64,
-            ) {
-                let far = 2 * others + 2;
-                harness.schedule(later, far, 1);
-                let early: Vec<_> = (0..others)
-                    .map(|timer| {
-                        let harness = harness.clone();
-                        spawn(move || {
-                            harness.schedule(DUE, timer, timer as u64 + 2);
-                        })
-                    })
-                    .collect();
-                early.into_iter().for_each(|thread| thread.join().unwrap());
-                harness.wait_for_runs(others);
-                for timer in 0..others {
-                    harness.assert_ran_in_time(timer, DUE);
-                }
-                if later == FAR {
-                    assert_eq!(harness.finished[far].load(Relaxed), 0, "a far timer ran");
-                }
-            }
-
-            /// Cancelled far timers never run, while other threads' due timers do.
-            fn cancelled_far_never_runs<D: TimerDesign<usize> + 'static>(
-                harness: &Arc<Harness<D>>,
-                others: usize,
-            ) {
-                let due: Vec<_> = (0..others)
-                    .map(|timer| {
-                        let harness = harness.clone();
-                        spawn(move || {
-                            harness.schedule(DUE, timer, timer as u64 + 2);
-                        })
-                    })
-                    .collect();
-                let far = 2 * others + 2;
-                let id = harness.schedule(FAR, far, 1);
-                assert_eq!(harness.timers.unschedule(id), Unscheduled::Cancelled);
-                due.into_iter().for_each(|thread| thread.join().unwrap());
-                harness.wait_for_runs(others);
-                assert_eq!(
-                    harness.finished[far].load(Relaxed),
-                    0,
-                    "a cancelled timer ran"
-                );
-            }
+            crate::battery::races::races!();
         }
     };
 }

@@ -41,6 +41,7 @@
 
 mod explore;
 mod harness;
+mod races;
 mod setups;
 
 use ticklab_models::sync::{LoomPrimitives, ShuttlePrimitives};

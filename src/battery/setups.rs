@@ -2,7 +2,7 @@
 
 use ticklab_models::timer::BuildTimerDesign;
 
-use super::explore::{Strategy, explore};
+use super::explore::{Strategy, explore_part};
 use super::harness::{on_loom, on_shuttle};
 
 /// One way of racing schedulers, cancellers and timer threads.
@@ -97,14 +97,22 @@ pub(crate) fn run_shuttle<B: BuildTimerDesign>(setup: Named, strategy: Strategy)
     let command = shlex::try_quote(&binary.display().to_string())
         .map(|quoted| quoted.into_owned())
         .unwrap_or_else(|_| binary.display().to_string());
+    let part = format!("{}: {} ({strategy:?})", B::NAME, setup.name);
     naming_the_setup::<B>(setup, "shuttle", || {
-        explore(&test, &command, strategy, SHUTTLE_ITERATIONS, move || {
-            on_shuttle::run(
-                super::on_shuttle::<B>(),
-                B::PROMISE,
-                setup.setup,
-                SHUTTLE_OTHERS,
-            );
-        })
+        explore_part(
+            &test,
+            Some(&part),
+            &command,
+            strategy,
+            SHUTTLE_ITERATIONS,
+            move || {
+                on_shuttle::run(
+                    super::on_shuttle::<B>(),
+                    B::PROMISE,
+                    setup.setup,
+                    SHUTTLE_OTHERS,
+                );
+            },
+        )
     });
 }

@@ -47,6 +47,12 @@ pub const TURNS_COUNTED_DOWN: super::DesignMetric = super::DesignMetric {
 pub trait WheelProtocol: Send + Sync + 'static {
     /// Bump the worker's signal count when a timer arrives while it sleeps with no deadline.
     const SIGNAL_WHEN_IDLE: bool = true;
+    /// Learn whether the worker sleeps with no deadline under the wheel's lock. Read before
+    /// taking it, from a copy the worker keeps, the answer can be stale: a worker that was
+    /// ticking when a schedule looked may fire its last timer and go idle before the schedule
+    /// files its own, which then never wakes it. Only a battery whose clock moves while
+    /// schedulers run lets the worker fire between the two.
+    const READ_IDLE_UNDER_LOCK: bool = true;
 }
 
 /// The design as it should be.
@@ -94,6 +100,9 @@ pub struct HashedWheel<S: Primitives, P: Send, W: WheelProtocol = Netty> {
     slots: Slots<S>,
     /// The worker's futex word.
     signals: S::AtomicU64,
+    /// A copy of `idle` that schedules read without the lock: kept only by a protocol that
+    /// does not read `idle` under it ([`WheelProtocol::READ_IDLE_UNDER_LOCK`]).
+    idle_copy: S::AtomicU64,
     clock: TimerClock,
     protocol: PhantomData<W>,
 }
@@ -139,6 +148,9 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
             }),
             slots: Slots::new(capacity),
             signals: S::AtomicU64::new(0),
+            // Before its first round the worker has not started: a schedule then wakes it, to
+            // no harm.
+            idle_copy: S::AtomicU64::new(1),
             clock,
             protocol: PhantomData,
         }
@@ -263,14 +275,19 @@ impl<P> WheelState<P> {
         due
     }
 
-    /// Takes out the arrivals whose deadline has passed.
-    fn take_overdue(&mut self, now_ns: i64) -> Vec<Entry<P>> {
-        if self.arrived.iter().all(|entry| entry.deadline_ns > now_ns) {
+    /// Takes out the arrivals whose deadline fell in a tick that has already ended, before
+    /// `tick_start_ns`.
+    fn take_overdue(&mut self, tick_start_ns: i64) -> Vec<Entry<P>> {
+        if self
+            .arrived
+            .iter()
+            .all(|entry| entry.deadline_ns >= tick_start_ns)
+        {
             return Vec::new();
         }
         let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.arrived)
             .into_iter()
-            .partition(|entry| entry.deadline_ns <= now_ns);
+            .partition(|entry| entry.deadline_ns < tick_start_ns);
         self.arrived = waiting;
         self.place_arrivals();
         for entry in &due {
@@ -295,6 +312,25 @@ impl<P> WheelState<P> {
 }
 
 impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
+    /// The worker is about to sleep with no deadline: the next schedule must wake it.
+    fn go_idle(&self, state: &mut WheelState<P>) {
+        state.idle = true;
+        if !W::READ_IDLE_UNDER_LOCK {
+            self.idle_copy.store(1, SeqCst);
+        }
+    }
+
+    /// Whether the worker sleeps with no deadline, as a schedule holding the lock learns it,
+    /// unless the protocol read it before taking the lock (`seen_before`). Clears it either
+    /// way: the schedule that finds the worker idle is the one that wakes it.
+    fn take_idle(&self, state: &mut WheelState<P>, seen_before: Option<bool>) -> bool {
+        let idle = std::mem::take(&mut state.idle);
+        if !W::READ_IDLE_UNDER_LOCK {
+            self.idle_copy.store(0, SeqCst);
+        }
+        seen_before.unwrap_or(idle)
+    }
+
     fn next_step(&self, thread: &mut HashedWheelThread, now_ns: i64) -> Step<P> {
         self.state.with(|state| {
             state.free.append(&mut thread.freed);
@@ -312,7 +348,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
             // Ticks count from the first schedule, as Netty's worker starts with the first
             // timeout.
             let Some(start_ns) = state.start_ns else {
-                state.idle = true;
+                self.go_idle(state);
                 return Step::Sleep(Sleep {
                     until_ns: None,
                     seen_signals: self.signals.load(SeqCst),
@@ -327,7 +363,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                 state.tick = state.tick.max(now_tick);
             }
             if state.held == 0 {
-                state.idle = true;
+                self.go_idle(state);
                 state.was_idle = true;
                 return Step::Sleep(Sleep {
                     until_ns: None,
@@ -343,11 +379,14 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                     return Step::Fire(due);
                 }
             }
-            // A timer already due when the worker first sees it fires at once, as Netty's does
-            // at the tick end where it is transferred. This worker also sees arrivals mid-tick,
-            // when a schedule wakes it from idle with a deadline already past (see
-            // `TimerDesign::schedule`), and waiting for the tick's end would break its promise.
-            let overdue = state.take_overdue(now_ns);
+            // A timer whose tick has already ended when the worker first sees it fires at once,
+            // as Netty's does at the tick end where it is transferred. This worker also sees
+            // arrivals mid-tick, when a schedule wakes it from idle with a deadline already
+            // past (see `TimerDesign::schedule`): waiting for the end of the present tick would
+            // break its promise for one whose own tick ended long ago. One due in the present
+            // tick waits for its end, as any other.
+            let tick_start_ns = start_ns.saturating_add(state.tick as i64 * TICK_NS);
+            let overdue = state.take_overdue(tick_start_ns);
             if !overdue.is_empty() {
                 return Step::Fire(overdue);
             }
@@ -382,6 +421,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
         payload: P,
         _caller: u64,
     ) -> Result<Scheduled, ScheduleError> {
+        let idle_seen_before = (!W::READ_IDLE_UNDER_LOCK).then(|| self.idle_copy.load(SeqCst) != 0);
         self.state.with(|state| {
             if state.stopped {
                 return Err(ScheduleError::Stopped);
@@ -399,7 +439,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
                 id,
                 payload,
             });
-            let wake = std::mem::take(&mut state.idle);
+            let wake = self.take_idle(state, idle_seen_before);
             if wake && W::SIGNAL_WHEN_IDLE {
                 self.signals.fetch_add(1, SeqCst);
             }
