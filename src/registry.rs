@@ -64,6 +64,7 @@ impl Registry {
         .with_timer_design::<ticklab_models::timer::TokioWheelDesign>()
         .with_timer_design::<ticklab_models::timer::GoTimersDesign>()
         .with_timer_design::<ticklab_models::timer::HashedWheelDesign>()
+        .with_timer_design::<ticklab_models::timer::LinuxWheelDesign>()
     }
 
     /// Adds a timer design under its [`BuildTimerDesign::NAME`].

@@ -1035,7 +1035,7 @@ fn compare_runs_every_workload_on_every_design() {
     assert!(output.status.success(), "{output:?}");
     let table = String::from_utf8(output.stdout).unwrap();
     assert!(
-        table.starts_with("7 workloads on 7 timer designs"),
+        table.starts_with("7 workloads on 8 timer designs"),
         "{table}"
     );
     let wakeups = |workload: &str, design: &str| -> f64 {

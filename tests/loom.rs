@@ -187,6 +187,20 @@ mod mutants {
 
         #[test]
         #[ignore = "run in a child process by its outer test"]
+        fn linux_wheel_reads_next_expiry_outside_the_lock() {
+            loom_setup::<LinuxWheelWith<ReadsNextExpiryOutsideTheLock>>(
+                "due timers from several threads each run once",
+            );
+        }
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
+        fn linux_wheel_never_wakes_for_earlier() {
+            loom_setup::<LinuxWheelWith<NeverWakesForEarlier>>(EARLIER);
+        }
+
+        #[test]
+        #[ignore = "run in a child process by its outer test"]
         fn go_unfenced_handshake() {
             loom_setup::<GoTimersWith<UnfencedHandshake>>(CANCELLED_FAR);
         }
@@ -203,6 +217,23 @@ mod mutants {
     #[test]
     fn a_hashed_wheel_that_reads_its_idle_worker_outside_the_lock_loses_a_wake_up() {
         assert_loom_catches("hashed_wheel_reads_idle_outside_the_lock", DEADLOCK);
+    }
+
+    /// The thread runs the bucket a schedule read as the next expiry, and sleeps until a later
+    /// one, before the schedule files an earlier timer that it then thinks is not the earliest:
+    /// the thread sleeps past it, or for ever. A round that fires between the schedule's read
+    /// and its lock needs a clock that moves while schedulers run.
+    #[test]
+    fn a_linux_wheel_that_reads_next_expiry_outside_the_lock_loses_a_wake_up() {
+        assert_loom_catches_as(
+            "linux_wheel_reads_next_expiry_outside_the_lock",
+            &[DEADLOCK, LATE],
+        );
+    }
+
+    #[test]
+    fn a_linux_wheel_that_never_wakes_for_an_earlier_timer_loses_a_wake_up() {
+        assert_loom_catches_as("linux_wheel_never_wakes_for_earlier", &[DEADLOCK, LATE]);
     }
 
     #[test]

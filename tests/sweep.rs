@@ -598,3 +598,74 @@ fn rejected_cases_are_counted_by_kind_with_the_first_reason() {
         other => panic!("{other:?}"),
     }
 }
+
+#[path = "mutant_designs/mod.rs"]
+mod mutant_designs;
+
+/// The Linux kernel's wheel under RPC timeouts, its callers running before its timer thread
+/// when a frozen process thaws: `{design}` names the wheel or a planted mutant of it.
+fn kernel_wheel_base(design: &str) -> String {
+    format!(
+        r#"
+        about = "RPC timeouts on {design}, callers first at a thaw"
+        platform = "linux"
+        seed = 1
+        run_for = "10s"
+        [model]
+        kind = "timer"
+        design = "{design}"
+        clock = "monotonic"
+        clients = 20
+        call_interval = "10ms"
+        timeout = "100ms"
+        latency = ["1ms", "20ms"]
+        slow_responses = 0.05
+        slow_latency = "300ms"
+        callback_cost = "2us"
+        sleep_overshoot = "60us"
+        thaw_order = "callers-first"
+        [expect]
+        invariants = true
+        "#
+    )
+}
+
+/// A kernel wheel that forwards its base past expiries it has not run keeps its promise under
+/// a steady load, and fires timers early once its callers file timers while it lags: the sweep
+/// finds that in a freeze, shrinks it to the freeze alone, and the real wheel passes the same
+/// cases.
+#[test]
+fn a_kernel_wheel_that_forwards_past_unrun_expiries_is_found_in_a_freeze_and_the_real_one_passes() {
+    use mutant_designs::{ForwardsPastUnrunExpiries, LinuxWheelWith};
+    let registry = ticklab::Registry::builtin()
+        .with_unlisted_timer_design::<LinuxWheelWith<ForwardsPastUnrunExpiries>>();
+    let sweep = |design: &str, cases| {
+        ticklab::sweep::sweep(
+            &registry,
+            "kernel-wheel.toml",
+            &kernel_wheel_base(design),
+            cases,
+            0,
+            Shard::WHOLE,
+            |_, _, _| {},
+        )
+        .unwrap()
+    };
+    let planted = sweep("linux-wheel-mutant", 100);
+    let failure = planted.failure.expect("the sweep finds the planted bug");
+    assert!(
+        failure.reason.contains("before its timeout"),
+        "{}",
+        failure.reason
+    );
+    assert_eq!(failure.added_faults, 1, "{}", failure.text);
+    assert!(
+        failure.text.contains("kind = \"process-suspend\"")
+            || failure.text.contains("kind = \"system-suspend\""),
+        "{}",
+        failure.text
+    );
+    let real = sweep("linux-wheel", failure.case + 1);
+    assert!(real.failure.is_none(), "{:?}", real.failure);
+    assert_eq!(real.passed + real.rejected, failure.case + 1);
+}

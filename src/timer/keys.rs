@@ -4,7 +4,9 @@
 use ticklab_models::timer::TimerClock;
 
 use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES, TimerSpec};
+use super::thaw::ThawOrder;
 use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::values::Named;
 
 /// `[model]` with `kind = "timer"`, without the keys of its designs.
 pub static MODEL: KeyTable = KeyTable {
@@ -122,6 +124,15 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Default("the platform's timed waits"),
             "how late each timed sleep ends (timer slack and wake-up latency); about 60 µs on \
              Linux",
+        ),
+        KeyDoc::new(
+            "thaw_order",
+            ValueType::Choice(<ThawOrder as Named>::NAMES),
+            Need::Default("\"timers-first\""),
+            "what runs first when a frozen process or a sleeping system runs again: \
+             `timers-first`, every timer thread whose wait ran out meanwhile, as a scheduler \
+             that favours the threads that slept most runs them; `callers-first`, the calls and \
+             responses that came due, which then arm timers while the design still lags",
         ),
     ],
 };

@@ -9,6 +9,7 @@ mod model;
 pub mod runner;
 pub mod spec;
 mod stats;
+pub mod thaw;
 pub mod threads;
 
 pub(crate) use events::Bytes;

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use ticklab_models::timer::{DesignKey, KeyValue, TimerClock, TimerParams};
 use toml::Spanned;
 
+use super::thaw::ThawOrder;
 use crate::expect::Metric;
 use crate::registry::{Registry, TimerDesignEntry};
 use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
@@ -38,6 +39,7 @@ pub struct TimerSpec {
     slow_callback_every: Option<Spanned<i64>>,
     slow_callback_cost: Option<Spanned<DurationNs>>,
     sleep_overshoot: Option<DurationNs>,
+    thaw_order: Option<Name<ThawOrder>>,
 }
 
 /// A validated timer model.
@@ -76,6 +78,8 @@ pub struct TimerConfig {
     /// or futex timeout on Linux, semantics.md §7).
     /// `None`: as the platform's timed waits end ([`crate::machine::Timing`]).
     pub sleep_overshoot_ns: Option<u64>,
+    /// What runs first at a thaw: the timer threads or the callers.
+    pub thaw_order: ThawOrder,
 }
 
 /// brpc's `TimerThread::Task` is `BAIDU_CACHELINE_ALIGNMENT`: 64 bytes each.
@@ -219,6 +223,9 @@ pub(crate) fn validate(
         callback_cost_ns,
         slow_callback,
         sleep_overshoot_ns: spec.sleep_overshoot.map(|overshoot| overshoot.0),
+        thaw_order: spec
+            .thaw_order
+            .map_or_else(ThawOrder::default, |order| order.0),
     })
 }
 

@@ -12,8 +12,8 @@ use ticklab::models::timer::builtin::BUCKETS;
 use ticklab::models::timer::go_timers::{GOMAXPROCS, GoTimeout, GoVersion};
 use ticklab::models::timer::{
     Bucketed, BuildTimerDesign, DesignKey, DriverProtocol, GoTimers, HashedWheel,
-    HashedWheelDesign, Promise, Protocol, RuntimeProtocol, TimerParams, TokioWheel,
-    TokioWheelDesign, WheelProtocol,
+    HashedWheelDesign, KernelProtocol, LinuxWheel, LinuxWheelDesign, Promise, Protocol,
+    RuntimeProtocol, TimerParams, TokioWheel, TokioWheelDesign, WheelProtocol,
 };
 
 /// brpc's bucketed design under protocol `V`.
@@ -94,4 +94,40 @@ pub struct ForgetsToWakeTheIdleWorker;
 
 impl WheelProtocol for ForgetsToWakeTheIdleWorker {
     const SIGNAL_WHEN_IDLE: bool = false;
+}
+
+/// The Linux kernel's wheel under protocol `V`: it fires a due timer a jiffy or more after its
+/// deadline, never at it.
+pub struct LinuxWheelWith<V>(PhantomData<V>);
+
+impl<V: KernelProtocol> BuildTimerDesign for LinuxWheelWith<V> {
+    const NAME: &'static str = "linux-wheel-mutant";
+    const ABOUT: &'static str = "the Linux kernel's wheel with one protocol step flipped";
+    const PROMISE: Promise = <LinuxWheelDesign as BuildTimerDesign>::PROMISE;
+    type Design<S: Primitives, P: Send + 'static> = LinuxWheel<S, P, V>;
+
+    fn build<S: Primitives, P: Send + 'static>(params: &TimerParams) -> LinuxWheel<S, P, V> {
+        LinuxWheel::new(params.capacity, params.clock)
+    }
+}
+
+/// The kernel's wheel whose schedules compare with `next_expiry` read before taking the lock.
+pub struct ReadsNextExpiryOutsideTheLock;
+
+impl KernelProtocol for ReadsNextExpiryOutsideTheLock {
+    const NEXT_EXPIRY_READ_UNDER_LOCK: bool = false;
+}
+
+/// The kernel's wheel that never wakes its thread for an earlier timer.
+pub struct NeverWakesForEarlier;
+
+impl KernelProtocol for NeverWakesForEarlier {
+    const WAKE_FOR_EARLIER: bool = false;
+}
+
+/// The kernel's wheel that forwards its base's clock past expiries it has not yet run.
+pub struct ForwardsPastUnrunExpiries;
+
+impl KernelProtocol for ForwardsPastUnrunExpiries {
+    const FORWARD_STOPS_AT_NEXT_EXPIRY: bool = false;
 }

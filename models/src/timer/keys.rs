@@ -111,11 +111,26 @@ pub enum KeyValue {
 }
 
 /// A number a design reports at the end of a run, such as the timers it filed per level.
+///
+/// ```
+/// use ticklab_models::timer::DesignMetric;
+///
+/// const FILED_ON_LEVEL_0: DesignMetric =
+///     DesignMetric::new("filed_on_level_0", "timers filed on the finest level");
+/// assert_eq!(FILED_ON_LEVEL_0.name, "filed_on_level_0");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DesignMetric {
     /// Its name in the summary and in `[expect]` (after `min_` or `max_`).
     pub name: &'static str,
     pub about: &'static str,
+}
+
+impl DesignMetric {
+    /// A metric named `name`, which `about` describes in a line.
+    pub const fn new(name: &'static str, about: &'static str) -> Self {
+        DesignMetric { name, about }
+    }
 }
 
 /// What a scenario can set on a timer design: what every design gets, and the values of the

@@ -12,6 +12,8 @@
 //! - [`TokioWheel`]: tokio 1.x's time driver, a hierarchical wheel of 1 ms ticks behind one lock.
 //! - [`GoTimers`]: Go's runtime timers, a 4-ary heap per P, with one P polling for all of them.
 //! - [`HashedWheel`]: Netty's `HashedWheelTimer`, 512 buckets of 100 ms ticks and one worker.
+//! - [`LinuxWheel`]: the Linux kernel's wheel since 4.8, nine levels of 64 buckets, each level
+//!   eight times coarser, timers filed once and never cascaded.
 //!
 //! A design may add keys of its own to a scenario and metrics of its own to a run's summary:
 //! see [`DesignKey`] and [`DesignMetric`].
@@ -50,6 +52,7 @@ pub mod go_timers;
 mod hashed;
 pub mod hashed_wheel;
 mod keys;
+pub mod linux_wheel;
 mod promise;
 mod slots;
 pub mod tokio_wheel;
@@ -62,6 +65,7 @@ pub use go_timers::{
 pub use hashed::{Hashed, HashedThread};
 pub use hashed_wheel::{HashedWheel, HashedWheelDesign, HashedWheelThread, Netty, WheelProtocol};
 pub use keys::{DesignKey, DesignMetric, KeyKind, KeyValue, TimerParams};
+pub use linux_wheel::{KernelProtocol, Linux, LinuxWheel, LinuxWheelDesign, LinuxWheelThread};
 pub use promise::Promise;
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};

@@ -11,10 +11,20 @@ pub(super) struct Call {
     pub(super) deadline_ns: i64,
     pub(super) timer: Option<TimerId>,
     /// The timer thread the design gave the timer to.
-    pub(super) thread: u32,
+    pub(super) thread: u16,
     pub(super) fired: bool,
     /// Already reported as not fired within the design's promise.
     pub(super) overdue: bool,
+    /// How far the timer's thread lagged behind the design's clock when the timer was armed, in
+    /// whole microseconds rounded up: the timer is held to the promise for its timeout plus
+    /// this (see `liveness.rs`). Kept small, as a call's record is, for the memory bound.
+    pub(super) lag_us: u32,
+}
+
+impl Call {
+    pub(super) fn lag_ns(&self) -> u64 {
+        u64::from(self.lag_us) * 1_000
+    }
 }
 
 /// A call's slot and the generation of the call in it: a check filed for one call never reads
@@ -88,6 +98,7 @@ mod tests {
             thread: 0,
             fired: false,
             overdue: false,
+            lag_us: 0,
         }
     }
 

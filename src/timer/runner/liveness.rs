@@ -15,6 +15,17 @@
 //!   clock that was in time when it went to sleep, but that clock has since moved against
 //!   monotonic (a wall step or slew, or a suspend that wall time counts and monotonic does not).
 //!
+//! A timer armed while its thread lags behind the design's clock is held to the promise for its
+//! timeout plus that lag. The thread lags from when its wait ran out until it takes the wake (a
+//! frozen process thawed and its callers ran first, or its core was busy), and from the start of
+//! a round until its callbacks are done. A design whose clock catches up only when its thread
+//! runs (the Linux wheel forwards its base no further than an expiry it has not run) files such
+//! a timer as if armed when the thread last caught up, for a timeout that much longer, and is
+//! judged the same way. The excuse is the one timer's, for as long as its promise for that
+//! longer timeout: timers armed once the thread has run get none, and a design that promises
+//! to fire at the deadline (a heap) gets none at all, since no share of any timeout is more than
+//! nothing.
+//!
 //! Otherwise every thread of the design sleeps past a due timer, or with no deadline at all:
 //! the design has missed it, and the run reports a violation with the threads' state. A process
 //! frozen or a system asleep needs no excuse: the check itself only comes due once the process
@@ -50,7 +61,7 @@ enum Finding {
     /// Past it, but a thread is about to act: look again after it has.
     Excused,
     /// Past it, and every thread sleeps past it: the design missed it.
-    Missed { overdue_ns: i64 },
+    Missed { overdue_ns: i64, lag_ns: u64 },
 }
 
 impl TimerRun<'_> {
@@ -62,24 +73,64 @@ impl TimerRun<'_> {
         }
     }
 
-    /// How late past its deadline a timer may fire: the design's promise and the machine's
-    /// own delay for a timed wait.
-    pub(super) fn allowance_ns(&self) -> u64 {
+    /// What the design promises for a timer armed while its thread lagged `lag_ns` behind: the
+    /// promise for its timeout plus that lag.
+    fn promise_ns(&self, lag_ns: u64) -> u64 {
         self.config
             .design
             .promise
-            .late_ns(self.config.timeout_ns)
-            .saturating_add(self.overshoot_ns)
+            .late_ns(self.config.timeout_ns.saturating_add(lag_ns))
+    }
+
+    /// How late past its deadline a timer armed with its thread `lag_ns` behind may fire: the
+    /// design's promise and the machine's own delay for a timed wait.
+    pub(super) fn allowance_ns(&self, lag_ns: u64) -> u64 {
+        self.promise_ns(lag_ns).saturating_add(self.overshoot_ns)
     }
 
     /// The allowance as a clock offset: a promise with no bound saturates rather than wraps.
-    fn allowance_i64(&self) -> i64 {
-        i64::try_from(self.allowance_ns()).unwrap_or(i64::MAX)
+    fn allowance_i64(&self, lag_ns: u64) -> i64 {
+        i64::try_from(self.allowance_ns(lag_ns)).unwrap_or(i64::MAX)
     }
 
-    /// Files the check of `call`, whose deadline is `deadline_ns` on the design's clock.
-    pub(super) fn file_check(&self, m: &mut Machine<Wake>, call: CallRef, deadline_ns: i64) {
-        let at_ns = deadline_ns.saturating_add(self.allowance_i64());
+    /// How far the timer thread `thread` lags behind the design's clock now: since its wait
+    /// ran out, if it has a wake due that it has not taken, or since its round began, if it is
+    /// busy with that round's callbacks; zero while it sleeps in time. In a design whose
+    /// threads share timers, the most any of them lags.
+    pub(super) fn lag_ns(&self, m: &Machine<Wake>, thread: usize) -> u64 {
+        if self.config.design.threads_share_timers {
+            return (0..self.threads.len())
+                .map(|thread| self.thread_lag_ns(m, thread))
+                .max()
+                .unwrap_or(0);
+        }
+        self.thread_lag_ns(m, thread)
+    }
+
+    fn thread_lag_ns(&self, m: &Machine<Wake>, thread: usize) -> u64 {
+        let Some((cpu, _)) = self.threads.get(thread) else {
+            return 0;
+        };
+        if m.is_busy(*cpu) || self.deferred[thread].is_some() {
+            let since_ns = self.round_started_ns[thread];
+            return m.read(self.design_clock()).saturating_sub(since_ns).max(0) as u64;
+        }
+        match self.sleeps[thread].wake {
+            Some(wake) => m.read(wake.clock).saturating_sub(wake.at_ns).max(0) as u64,
+            None => 0,
+        }
+    }
+
+    /// Files the check of `call`, whose deadline is `deadline_ns` on the design's clock and
+    /// whose thread lagged `lag_ns` when it was armed.
+    pub(super) fn file_check(
+        &self,
+        m: &mut Machine<Wake>,
+        call: CallRef,
+        deadline_ns: i64,
+        lag_ns: u64,
+    ) {
+        let at_ns = deadline_ns.saturating_add(self.allowance_i64(lag_ns));
         m.wake_at(
             Deadline {
                 clock: self.design_clock(),
@@ -115,15 +166,20 @@ impl TimerRun<'_> {
         match self.finding(m, call) {
             Finding::Done => Ok(()),
             Finding::NotYet => {
-                let deadline_ns = self.calls.of(call).map_or(0, |call| call.deadline_ns);
-                self.file_check(m, call, deadline_ns);
+                let (deadline_ns, lag_ns) = self
+                    .calls
+                    .of(call)
+                    .map_or((0, 0), |call| (call.deadline_ns, call.lag_ns()));
+                self.file_check(m, call, deadline_ns, lag_ns);
                 Ok(())
             }
             Finding::Excused => {
                 self.rechecks.push(call);
                 Ok(())
             }
-            Finding::Missed { overdue_ns } => self.missed(m, call.index, overdue_ns),
+            Finding::Missed { overdue_ns, lag_ns } => {
+                self.missed(m, call.index, overdue_ns, lag_ns)
+            }
         }
     }
 
@@ -143,17 +199,18 @@ impl TimerRun<'_> {
         index: u32,
         call: &super::calls::Call,
     ) -> Result<(), RunError> {
-        let overdue_ns = self.overdue_ns(m, call.deadline_ns);
-        if overdue_ns < 0 || self.excuse(m, call.deadline_ns, call.thread as usize) {
+        let (deadline_ns, lag_ns) = (call.deadline_ns, call.lag_ns());
+        let overdue_ns = self.overdue_ns(m, deadline_ns, lag_ns);
+        if overdue_ns < 0 || self.excuse(m, deadline_ns, lag_ns, call.thread as usize) {
             return Ok(());
         }
-        self.missed(m, index, overdue_ns)
+        self.missed(m, index, overdue_ns, lag_ns)
     }
 
-    /// How far the design's clock is past `deadline_ns` and the allowance.
-    fn overdue_ns(&self, m: &Machine<Wake>, deadline_ns: i64) -> i64 {
+    /// How far the design's clock is past `deadline_ns` and the allowance for `lag_ns`.
+    fn overdue_ns(&self, m: &Machine<Wake>, deadline_ns: i64, lag_ns: u64) -> i64 {
         m.read(self.design_clock())
-            .saturating_sub(deadline_ns.saturating_add(self.allowance_i64()))
+            .saturating_sub(deadline_ns.saturating_add(self.allowance_i64(lag_ns)))
     }
 
     fn finding(&mut self, m: &Machine<Wake>, call: CallRef) -> Finding {
@@ -163,15 +220,15 @@ impl TimerRun<'_> {
         if state.fired || state.overdue || state.timer.is_none() {
             return Finding::Done;
         }
-        let deadline_ns = state.deadline_ns;
+        let (deadline_ns, lag_ns) = (state.deadline_ns, state.lag_ns());
         let thread = state.thread as usize;
-        let overdue_ns = self.overdue_ns(m, deadline_ns);
+        let overdue_ns = self.overdue_ns(m, deadline_ns, lag_ns);
         if overdue_ns < 0 {
             Finding::NotYet
-        } else if self.excuse(m, deadline_ns, thread) {
+        } else if self.excuse(m, deadline_ns, lag_ns, thread) {
             Finding::Excused
         } else {
-            Finding::Missed { overdue_ns }
+            Finding::Missed { overdue_ns, lag_ns }
         }
     }
 
@@ -181,8 +238,8 @@ impl TimerRun<'_> {
     /// other thread never wakes is caught however busy the first is kept; in a design whose
     /// threads share timers (`BuildTimerDesign::THREADS_SHARE_TIMERS`), any thread held back
     /// excuses them all.
-    fn excuse(&self, m: &Machine<Wake>, deadline_ns: i64, thread: usize) -> bool {
-        let promise_ns = self.config.design.promise.late_ns(self.config.timeout_ns);
+    fn excuse(&self, m: &Machine<Wake>, deadline_ns: i64, lag_ns: u64, thread: usize) -> bool {
+        let promise_ns = self.promise_ns(lag_ns);
         let in_time_ns = deadline_ns.saturating_add(i64::try_from(promise_ns).unwrap_or(i64::MAX));
         let skew_ns = self.skew_ns(m);
         let held_back = if self.config.design.threads_share_timers {
@@ -218,8 +275,15 @@ impl TimerRun<'_> {
                 .is_some_and(|wake| m.read(wake.clock) >= wake.at_ns)
     }
 
-    /// Reports that the design did not fire call `index`'s timer within its promise.
-    fn missed(&mut self, m: &Machine<Wake>, index: u32, overdue_ns: i64) -> Result<(), RunError> {
+    /// Reports that the design did not fire call `index`'s timer within its promise, for its
+    /// timeout plus the `lag_ns` its thread lagged when it was armed.
+    fn missed(
+        &mut self,
+        m: &Machine<Wake>,
+        index: u32,
+        overdue_ns: i64,
+        lag_ns: u64,
+    ) -> Result<(), RunError> {
         if let Some(call) = self.calls.get_mut(index) {
             call.overdue = true;
         }
@@ -234,11 +298,23 @@ impl TimerRun<'_> {
                 ),
             })
             .collect();
+        let lagged = if lag_ns > 0 {
+            format!(
+                " (armed while its thread lagged {} behind, so for a timeout of {})",
+                Approx(lag_ns),
+                Approx(self.config.timeout_ns.saturating_add(lag_ns))
+            )
+        } else {
+            String::new()
+        };
         let what = format!(
             "timer of call #{index} is {} past its deadline and has not fired: its design \
-             promises to fire {}, and the machine adds up to {}; {}",
-            Approx((overdue_ns as u64).saturating_add(self.allowance_ns())),
-            promise_text(self.config.design.promise, self.config.timeout_ns),
+             promises to fire {}{lagged}, and the machine adds up to {}; {}",
+            Approx((overdue_ns as u64).saturating_add(self.allowance_ns(lag_ns))),
+            promise_text(
+                self.config.design.promise,
+                self.config.timeout_ns.saturating_add(lag_ns)
+            ),
             Approx(self.overshoot_ns),
             threads.join(", ")
         );

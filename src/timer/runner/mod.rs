@@ -11,11 +11,12 @@ mod calls;
 mod liveness;
 
 use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
-use ticklab_sim::{ClockId, CpuKind, Deadline, SimRng, ThreadId};
+use ticklab_sim::{ClockId, CpuKind, Deadline, EdgeEffect, FaultEdge, SimRng, ThreadId};
 
 use super::designs::SimTimers;
 use super::spec::TimerConfig;
 use super::stats::{Memory, TimerStats};
+use super::thaw::ThawOrder;
 use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
@@ -68,6 +69,14 @@ pub(crate) fn run(
         &design,
         "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
     )?;
+    // A call keeps its timer's thread in 16 bits.
+    if config.most_timer_threads() > usize::from(u16::MAX) {
+        return Err(RunError::Simulator(format!(
+            "the {} design runs more than {} timer threads",
+            config.design.name,
+            u16::MAX
+        )));
+    }
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     sink.record(&Event::Start(&start_event::<crate::timer::TimerModel>(
         scenario, config, seed,
@@ -106,6 +115,18 @@ impl Binding for TimerRun<'_> {
         self.recheck(m)
     }
 
+    fn on_fault(
+        &mut self,
+        _edge: &FaultEdge,
+        effect: &EdgeEffect,
+        m: &mut Machine<Wake>,
+    ) -> Result<(), RunError> {
+        if effect.resumed_after_ns.is_some() {
+            self.thaw(m)?;
+        }
+        Ok(())
+    }
+
     fn footprint(&self) -> Footprint {
         Footprint::new()
             .with(CALLS, self.calls.slots.len() as u128, BYTES_PER_CALL)
@@ -126,7 +147,6 @@ impl Binding for TimerRun<'_> {
         report: &MachineReport,
     ) -> Result<Summary, RunError> {
         let end_ns = m.end_ns();
-        let allowance_ns = self.allowance_ns();
         // A run that ends while the machine holds the timer threads back cannot tell.
         let held_back = self.machine_delays(m);
         let unfired = self
@@ -137,7 +157,10 @@ impl Binding for TimerRun<'_> {
                     && !call.fired
                     && !call.overdue
                     && !held_back
-                    && call.timeout_at_ns.saturating_add(allowance_ns) <= end_ns
+                    && call
+                        .timeout_at_ns
+                        .saturating_add(self.allowance_ns(call.lag_ns()))
+                        <= end_ns
             })
             .count() as u64;
         let stats = std::mem::replace(&mut self.stats, TimerStats::new(0));
@@ -187,6 +210,8 @@ struct TimerRun<'a> {
     deferred: Vec<Option<u32>>,
     /// How each timer thread sleeps, for the checks that its timers fire in time.
     sleeps: Vec<ThreadSleep>,
+    /// The design's clock as each timer thread's last round began.
+    round_started_ns: Vec<i64>,
     /// Checks that found a thread about to act: looked at again once it has.
     rechecks: Vec<CallRef>,
     /// How late the machine ends a timed wait: its timer resolution and slack, or the
@@ -248,6 +273,7 @@ impl<'a> TimerRun<'a> {
             config,
             deferred: vec![None; threads.len()],
             sleeps: vec![first_round; threads.len()],
+            round_started_ns: vec![0; threads.len()],
             rechecks: Vec::new(),
             overshoot_ns,
             threads,
@@ -259,6 +285,36 @@ impl<'a> TimerRun<'a> {
             wants_events: sink.wants_events(),
             sink,
         }
+    }
+
+    /// The process runs again: every timer thread whose wait ran out meanwhile runs its round
+    /// now, before the calls and responses that came due, or is put after them, as the
+    /// scenario's thaw order says. A thread still busy with callbacks goes on with them.
+    fn thaw(&mut self, m: &mut Machine<Wake>) -> Result<(), RunError> {
+        for thread in 0..self.threads.len() {
+            let (cpu, generation) = self.threads[thread];
+            let due = self.sleeps[thread]
+                .wake
+                .is_some_and(|wake| m.read(wake.clock) >= wake.at_ns);
+            if !due || m.is_busy(cpu) {
+                continue;
+            }
+            match self.config.thaw_order {
+                ThawOrder::TimersFirst => self.timer_thread(m, thread, generation)?,
+                ThawOrder::CallersFirst => {
+                    // Filed now, it comes after every wake that came due while nothing ran. The
+                    // thread's sleep keeps the deadline that ran out: it lags from there.
+                    let generation = generation + 1;
+                    self.threads[thread].1 = generation;
+                    let wake = Wake::TimerThread {
+                        thread: thread as u32,
+                        generation,
+                    };
+                    m.wake_at_physical(m.now_ns(), wake);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// What the design's clock reads now.
@@ -285,9 +341,10 @@ impl<'a> TimerRun<'a> {
             thread: 0,
             fired: false,
             overdue: false,
+            lag_us: 0,
         });
         let call = call_ref.index;
-        let mut event = CallEvent {
+        let event = CallEvent {
             t_ns: now_ns,
             client,
             call,
@@ -296,29 +353,7 @@ impl<'a> TimerRun<'a> {
             global_lock: false,
             woke: false,
         };
-        match self
-            .timers
-            .schedule(armed_at_ns, deadline_ns, call, u64::from(client))
-        {
-            Ok(scheduled) => {
-                let started = self.calls.get_mut(call).expect("just started");
-                started.timer = Some(scheduled.id);
-                started.thread = scheduled.thread as u32;
-                self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);
-                self.stats.waking_schedules += u64::from(scheduled.wake);
-                if scheduled.wake {
-                    self.wake_timer_thread(m, scheduled.thread);
-                }
-                event = CallEvent {
-                    timer: scheduled.id.raw(),
-                    thread: scheduled.thread as u32,
-                    global_lock: scheduled.took_global_lock,
-                    woke: scheduled.wake,
-                    ..event
-                };
-            }
-            Err(_) => self.stats.schedule_failures += 1,
-        }
+        let event = self.arm(m, armed_at_ns, deadline_ns, event);
         let latency_ns = self.draw_latency();
         m.wake_at_physical(now_ns + latency_ns, Wake::Response { call });
         // Answered after its timeout: the timer must fire. One answered in time is checked only
@@ -326,14 +361,58 @@ impl<'a> TimerRun<'a> {
         let armed = self
             .calls
             .get_mut(call)
-            .is_some_and(|call| call.timer.is_some());
-        if latency_ns > self.config.timeout_ns && armed {
-            self.file_check(m, call_ref, deadline_ns);
+            .filter(|call| call.timer.is_some())
+            .map(|call| call.lag_ns());
+        if let Some(lag_ns) = armed
+            && latency_ns > self.config.timeout_ns
+        {
+            self.file_check(m, call_ref, deadline_ns, lag_ns);
         }
         if self.wants_events {
             self.sink.record(&Event::Model(&event))?;
         }
         Ok(())
+    }
+
+    /// Schedules the timer of the call `event` starts, armed at `armed_at_ns` on the design's
+    /// clock, and wakes its thread if the design asks to; returns the event with what happened.
+    fn arm(
+        &mut self,
+        m: &mut Machine<Wake>,
+        armed_at_ns: i64,
+        deadline_ns: i64,
+        event: CallEvent,
+    ) -> CallEvent {
+        let call = event.call;
+        let scheduled =
+            match self
+                .timers
+                .schedule(armed_at_ns, deadline_ns, call, u64::from(event.client))
+            {
+                Ok(scheduled) => scheduled,
+                Err(_) => {
+                    self.stats.schedule_failures += 1;
+                    return event;
+                }
+            };
+        let lag_ns = self.lag_ns(m, scheduled.thread);
+        let started = self.calls.get_mut(call).expect("just started");
+        started.timer = Some(scheduled.id);
+        started.thread = scheduled.thread as u16;
+        // Rounded up, so that the excuse covers the whole lag.
+        started.lag_us = u32::try_from(lag_ns.div_ceil(1_000)).unwrap_or(u32::MAX);
+        self.stats.global_lock_schedules += u64::from(scheduled.took_global_lock);
+        self.stats.waking_schedules += u64::from(scheduled.wake);
+        if scheduled.wake {
+            self.wake_timer_thread(m, scheduled.thread);
+        }
+        CallEvent {
+            timer: scheduled.id.raw(),
+            thread: scheduled.thread as u32,
+            global_lock: scheduled.took_global_lock,
+            woke: scheduled.wake,
+            ..event
+        }
     }
 
     fn memory_sample(&mut self, m: &mut Machine<Wake>) -> Result<(), RunError> {
@@ -448,6 +527,7 @@ impl<'a> TimerRun<'a> {
         let live_slots = self.timers.slots_in_use() as u64;
         self.stats.on_live(live_slots);
         let design_start_ns = self.design_now(m);
+        self.round_started_ns[thread] = design_start_ns;
         let (fired, spent_ns, sleep) = self.run_round(thread, design_start_ns);
         if let Some(other) = self.timers.woken_by_round(thread) {
             // The round handed the clock to another timer thread (Go's `wakep`).
