@@ -292,10 +292,10 @@ mod tests {
     }
 
     #[test]
-    fn text_keys_drop_the_nanoseconds_that_json_keys_carry() {
-        assert_eq!(LATENESS.text_key(), "max_lateness");
-        let worst = Metric::duration("cpu", "cpu_busy_ns_worst_second", "");
-        assert_eq!(worst.text_key(), "cpu_busy_worst_second");
+    fn text_keys_are_the_names_expect_takes() {
+        assert_eq!(LATENESS.text_key(), "lateness");
+        let worst = Metric::duration("cpu_busy_in_worst_second", "cpu_busy_ns_worst_second", "");
+        assert_eq!(worst.text_key(), "cpu_busy_in_worst_second");
         let never = Metric::time("first_fire_at", "first_fire_at_ns", "");
         assert_eq!(never.show(NEVER), "never");
         assert_eq!(never.show(1_500_000_000), "1.500000000s");

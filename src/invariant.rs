@@ -23,7 +23,7 @@ pub(crate) fn report<S: TraceSink + ?Sized>(
     count: u64,
     what: String,
 ) -> io::Result<()> {
-    if count > TRACED_VIOLATIONS || !sink.wants_events() {
+    if count > TRACED_VIOLATIONS || !sink.wants_invariants() {
         return Ok(());
     }
     sink.record(&Event::Invariant(&InvariantEvent { t_ns, what }))

@@ -63,6 +63,7 @@ mod invariant;
 mod latencies;
 pub mod lock;
 pub mod machine;
+pub mod measure;
 pub mod memory;
 pub mod model;
 pub mod output;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use ticklab::models::timer::BuildTimerDesign;
 
 fn ticklab() -> Command {
     let mut command = Command::cargo_bin("ticklab").unwrap();
@@ -47,7 +48,10 @@ fn run_prints_a_text_trace_and_meets_its_expectations() {
         .stdout(predicate::str::starts_with(
             "# Windows sleeps 392 s under a naive 1 s interval\n",
         ))
-        .stdout(predicate::str::contains("max_ticks_after_resume      392"))
+        .stdout(predicate::str::contains(format!(
+            "\n{:<28}392\n",
+            "ticks_after_resume"
+        )))
         .stderr(predicate::str::contains(
             "expect ok: ticks_after_resume >= 390 (got 392)",
         ));
@@ -471,10 +475,14 @@ fn a_design_that_keeps_cancelled_timers_is_stopped_when_it_passes_the_bound() {
         .assert()
         .code(2)
         .stdout(predicate::str::contains("summary").not())
-        .stderr(predicate::str::contains("the bucketed timer held 32.0 MiB"))
+        .stderr(predicate::str::contains("the bucketed timer held 32."))
         .stderr(predicate::str::contains(
-            "timers the design holds of 64 B each",
+            "more than the memory limit of 32.0 MiB",
         ))
+        .stderr(predicate::str::contains(format!(
+            "timers the design holds of {} B each",
+            <ticklab::models::timer::builtin::BucketedDesign as BuildTimerDesign>::BYTES_PER_TIMER
+        )))
         .stderr(predicate::str::contains("so the run was stopped"));
 }
 
@@ -1013,6 +1021,23 @@ fn a_scenario_that_requires_its_invariants_fails_when_the_model_breaks_them() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains("BROKEN    timer of call #"));
+    // `check` says what broke first, under the failing row's counts.
+    let output = ticklab()
+        .args(["check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let table = String::from_utf8(output.stdout).unwrap();
+    let rows: Vec<&str> = table.lines().collect();
+    let failed = rows
+        .iter()
+        .position(|row| row.contains("invariant_violations 219 (want == 0) FAILED"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        rows[failed + 1].contains("first BROKEN at 10.050241871s: timer of call #2213 fired")
+            && rows[failed + 1].contains("before its timeout"),
+        "{table}"
+    );
 }
 
 /// The cells of `ticklab compare`'s row for `workload` on `design`.
@@ -1055,12 +1080,48 @@ fn compare_runs_every_workload_on_every_design() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         assert_eq!(cells[10], "0", "a timer fired twice: {line}");
     }
-    // Each design's own metrics follow, one row per workload.
-    let own_rows: Vec<&str> = own
-        .lines()
-        .filter(|line| line.contains("| hashed-wheel | turns_counted_down |"))
-        .collect();
-    assert_eq!(own_rows.len(), 7, "{own}");
+    // Each design's own metrics follow, one row per workload, as the wall step makes each of
+    // them count something somewhere.
+    for (design, metric) in [
+        ("hashed-wheel", "turns_counted_down"),
+        ("linux-wheel", "filed_behind"),
+    ] {
+        let own_rows: Vec<&str> = own
+            .lines()
+            .filter(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                cells.len() > 3 && cells[2] == design && cells[3] == metric
+            })
+            .collect();
+        assert_eq!(own_rows.len(), 7, "{own}");
+    }
+    assert!(!own.contains("Left out"), "{own}");
+}
+
+#[test]
+fn compare_leaves_out_a_metric_that_is_zero_on_every_workload_and_says_so() {
+    let output = ticklab()
+        .args([
+            "compare",
+            "--designs",
+            "hashed-wheel,linux-wheel",
+            "scenarios/timer/compare/rpc-10k.toml",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        !table.contains("What each design reports of its own"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "Left out, zero on every workload: turns_counted_down (hashed-wheel), filed_behind \
+             (linux-wheel)"
+        ),
+        "{table}"
+    );
 }
 
 #[test]

@@ -2,9 +2,11 @@
 //! in every interleaving loom can reach within its preemption bound.
 //!
 //! Every registered design runs `ticklab::battery`'s loom setups, the same battery a design from
-//! another crate runs in its own tests (`src/battery/` lists the checks). Time stands still in them: a
-//! due timer is due, a far one never is, and the main thread waits for every due timer to run, so
-//! a lost wake-up leaves every thread asleep, which loom reports as a deadlock.
+//! another crate runs in its own tests (`src/battery/` lists the checks). The battery's one clock
+//! moves while schedulers and cancellers still run, so a round that fires between any two of
+//! their steps is explored too; then the main thread waits for every due timer to run, so a lost
+//! wake-up leaves every thread asleep, which loom reports as a deadlock, or a timer run past its
+//! promise, which the battery reports as late.
 //!
 //! The bounds suit CI: at most 2 preemptions, unless `LOOM_MAX_PREEMPTIONS` says otherwise
 //! (`LOOM_MAX_PREEMPTIONS=3 cargo test --release --test loom` for a deeper run).

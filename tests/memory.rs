@@ -4,55 +4,13 @@
 //! it, or a run that fits would be refused.
 //!
 //! One test in its own binary: the allocator counts every thread of the process.
-#![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use ticklab::measure::{CountingAllocator, bytes_per_timer, live_bytes, peak_bytes, reset_peak};
 use ticklab::run::{RunError, RunOptions, run_scenario};
 use ticklab::trace::NoTrace;
 
-/// The system allocator, counting the bytes live now and the most live since the last reset.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let now = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call hands its arguments on to the system allocator unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let block = unsafe { System.alloc(layout) };
-        if !block.is_null() {
-            grew(layout.size());
-        }
-        block
-    }
-
-    unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(block, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(block, layout, new_size) };
-        if !moved.is_null() {
-            if new_size > layout.size() {
-                grew(new_size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        moved
-    }
-}
-
 #[global_allocator]
-static COUNTING: Counting = Counting;
+static COUNTING: CountingAllocator = CountingAllocator;
 
 /// What every run allocates whatever it holds: histograms, names, the trace's header.
 const BASELINE_BYTES: u64 = 16 << 20;
@@ -66,11 +24,11 @@ fn options(max_memory_bytes: u64) -> RunOptions {
 
 /// The most the run really allocates at once, with no memory bound.
 fn measure(scenario: &ticklab::scenario::Scenario) -> u64 {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = live_bytes();
+    reset_peak();
     run_scenario(scenario, &options(u64::MAX), &mut NoTrace)
         .unwrap_or_else(|error| panic!("{}: {error}", scenario.source));
-    (PEAK.load(Ordering::Relaxed) - before) as u64
+    (peak_bytes() - before) as u64
 }
 
 /// How a run ends under a memory bound of `max_bytes`.
@@ -209,6 +167,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
         );
     }
     println!("{report}");
+    each_design_declares_what_a_timer_holds();
     // CPU is kept per span of the run in bounded bins, not per second: a century of callbacks
     // holds what a minute does.
     let century = ticklab::scenario::parse("century", CENTURY).unwrap();
@@ -295,3 +254,49 @@ const CENTURY: &str = r#"
     latency = "2s"
     callback_cost = "1ms"
 "#;
+
+/// Every built-in design's `BYTES_PER_TIMER` covers what it holds with 131,073 or 262,144 timers
+/// armed and its threads' first round run, measured as a user measures their own design
+/// (`ticklab::measure`), and is no more than four times it. Called from the one test above,
+/// since the allocator counts the whole process.
+fn each_design_declares_what_a_timer_holds() {
+    use ticklab::models::timer::builtin::{
+        BucketedDesign, BucketedReclaimDesign, GlobalHeapDesign, HashedDesign,
+    };
+    use ticklab::models::timer::{
+        GoTimersDesign, HashedWheelDesign, LinuxWheelDesign, TokioWheelDesign,
+    };
+    // Storage that grows by doubling is at its emptiest just past a power of two, and at its
+    // fullest just before one: the worse of the two is what a timer costs.
+    let worst = |a: ticklab::measure::Measured, b: ticklab::measure::Measured| {
+        if a.per_timer >= b.per_timer { a } else { b }
+    };
+    macro_rules! measure {
+        ($design:ty) => {
+            worst(
+                bytes_per_timer::<$design>((1 << 17) + 1),
+                bytes_per_timer::<$design>(1 << 18),
+            )
+        };
+    }
+    let measured = [
+        measure!(GlobalHeapDesign),
+        measure!(BucketedDesign),
+        measure!(BucketedReclaimDesign),
+        measure!(HashedDesign),
+        measure!(TokioWheelDesign),
+        measure!(GoTimersDesign),
+        measure!(HashedWheelDesign),
+        measure!(LinuxWheelDesign),
+    ];
+    let report: Vec<String> = measured.iter().map(ToString::to_string).collect();
+    println!("{}", report.join("\n"));
+    let names: Vec<&str> = measured.iter().map(|measured| measured.design).collect();
+    let registry = ticklab::Registry::builtin();
+    let registered: Vec<&str> = registry.timer_designs().map(|entry| entry.name).collect();
+    assert_eq!(names, registered, "a design was added: measure it here");
+    for measured in measured {
+        assert!(measured.per_timer <= measured.declared, "{measured}");
+        assert!(4 * measured.per_timer >= measured.declared, "{measured}");
+    }
+}

@@ -29,9 +29,13 @@
 //!   asleep with no deadline, which loom reports as a deadlock and shuttle as threads that never
 //!   finish, or asleep until the later deadline, which runs the earlier timer late;
 //! - every timer runs no earlier than its deadline and no later than its design's promise
-//!   ([`BuildTimerDesign::PROMISE`]), on the clock of the thread that ran it. Each timer thread's
-//!   clock moves to the deadline it sleeps until once nothing else can happen, as a futex wait's
-//!   timeout runs out, so a design that fires at its next tick is checked as it really runs;
+//!   ([`BuildTimerDesign::PROMISE`]). The battery has one clock, and the main thread moves it
+//!   while schedulers and cancellers still run, so a round that fires after its deadline races
+//!   their every step; once they are done, it moves to the deadline a thread sleeps until, as a
+//!   futex wait's timeout runs out, so a design that fires at its next tick is checked as it
+//!   really runs. A timer is held to its promise from the moment it is settled (its schedule has
+//!   returned and no other schedule is in flight), for its deadline less the clock its scheduler
+//!   read, plus its timer thread's lag when the promise is a share of the timeout;
 //! - after `stop`, the timer threads exit and every slot is free again.
 //!
 //! Bounds suit CI: loom at 2 preemptions unless `LOOM_MAX_PREEMPTIONS` says otherwise, shuttle

@@ -7,7 +7,7 @@ use super::{Failure, Limits, scenario_files};
 use crate::registry::Registry;
 use crate::run::{RunOptions, RunReport, replay_command, run_scenario};
 use crate::scenario::Scenario;
-use crate::trace::NoTrace;
+use crate::trace::{FirstBroken, NoTrace};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct CheckArgs {
@@ -31,7 +31,8 @@ pub(super) struct Row {
 
 #[derive(Debug)]
 pub(super) enum Verdict {
-    Checked(RunReport),
+    /// The run, and the first invariant it broke, if any.
+    Checked(RunReport, Option<String>),
     Invalid(String),
 }
 
@@ -41,12 +42,17 @@ impl Row {
     pub fn result(&self) -> (&'static str, String) {
         match &self.verdict {
             Verdict::Invalid(_) => ("invalid", "see the error below".to_string()),
-            Verdict::Checked(report) if report.outcomes.is_empty() => {
+            Verdict::Checked(report, _) if report.outcomes.is_empty() => {
                 ("ok", "no expectations".to_string())
             }
-            Verdict::Checked(report) => {
+            Verdict::Checked(report, first_broken) => {
                 let result = if report.passed() { "ok" } else { "FAILED" };
-                (result, crate::expect::headline(&report.outcomes))
+                let mut figures = crate::expect::headline(&report.outcomes);
+                // Counts say how much broke; the first line says what.
+                if let Some(first) = first_broken.as_ref().filter(|_| !report.passed()) {
+                    figures.push_str(&format!("\nfirst BROKEN {first}"));
+                }
+                (result, figures)
             }
         }
     }
@@ -79,12 +85,12 @@ pub(super) fn verdict(
                 invalid += 1;
                 note!("error: {message}");
             }
-            Verdict::Checked(report) if !report.passed() => {
+            Verdict::Checked(report, _) if !report.passed() => {
                 failed += 1;
                 let replay = replay_command(program, &row.source, report.seed, options, profile);
                 note!("{}: failed; replay: {replay}", row.source);
             }
-            Verdict::Checked(_) => {}
+            Verdict::Checked(..) => {}
         }
     }
     super::print(format!(
@@ -158,8 +164,9 @@ fn check_one(loaded: Loaded, options: &RunOptions) -> Row {
             verdict: Verdict::Invalid(message),
         },
         Ok(scenario) => {
-            let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
-                Ok(report) => Verdict::Checked(report),
+            let mut sink = FirstBroken::new(NoTrace);
+            let verdict = match run_scenario(&scenario, options, &mut sink) {
+                Ok(report) => Verdict::Checked(report, sink.first),
                 Err(error) => Verdict::Invalid(format!("{}: {error}", scenario.source)),
             };
             Row {

@@ -85,40 +85,74 @@ pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Fai
     ))?;
     super::print(table)?;
     let own = own_metrics(registry, &workloads, &designs, &cells, &summaries);
-    if own.row_count() > 0 {
+    if own.table.row_count() > 0 {
         super::print("\nWhat each design reports of its own:")?;
-        super::print(own)?;
+        super::print(own.table)?;
+    }
+    if !own.all_zero.is_empty() {
+        super::print(format!(
+            "\nLeft out, zero on every workload: {}",
+            own.all_zero.join(", ")
+        ))?;
     }
     Ok(())
 }
 
-/// The metrics designs declare for themselves, one row per workload, design and metric.
+/// The designs' own metrics, and those left out of the table.
+struct OwnMetrics {
+    table: Table,
+    /// `<metric> (<design>)` for each metric that was zero on every workload.
+    all_zero: Vec<String>,
+}
+
+/// The metrics designs declare for themselves, one row per workload, design and metric; a
+/// metric that is zero on every workload gets no rows, only a mention, so that the table shows
+/// what happened rather than every counter a design keeps.
 fn own_metrics(
     registry: &Registry,
     workloads: &[Workload],
     designs: &[&str],
     cells: &[(usize, usize)],
     summaries: &[(Summary, u64)],
-) -> Table {
+) -> OwnMetrics {
     let mut table = Table::new();
     table
         .load_style(ASCII_MARKDOWN)
         .force_no_tty()
         .set_header(vec!["workload", "design", "metric", "value"]);
-    for (&(workload, design), (summary, _)) in cells.iter().zip(summaries) {
-        let declared = registry
+    let declared = |design: usize| {
+        registry
             .timer_design(designs[design])
-            .map_or(&[][..], |entry| entry.metrics);
-        for metric in declared {
+            .map_or(&[][..], |entry| entry.metrics)
+    };
+    let value = |summary: &Summary, name: &str| summary.get(name).unwrap_or(0);
+    let mut all_zero = Vec::new();
+    for (design, name) in designs.iter().enumerate() {
+        for metric in declared(design) {
+            let zero = cells
+                .iter()
+                .zip(summaries)
+                .filter(|((_, of), _)| *of == design)
+                .all(|(_, (summary, _))| value(summary, metric.name) == 0);
+            if zero {
+                all_zero.push(format!("{} ({name})", metric.name));
+            }
+        }
+    }
+    for (&(workload, design), (summary, _)) in cells.iter().zip(summaries) {
+        for metric in declared(design) {
+            if all_zero.contains(&format!("{} ({})", metric.name, designs[design])) {
+                continue;
+            }
             table.add_row(vec![
                 workload_name(&workloads[workload]),
                 designs[design].to_string(),
                 metric.name.to_string(),
-                summary.get(metric.name).unwrap_or(0).to_string(),
+                value(summary, metric.name).to_string(),
             ]);
         }
     }
-    table
+    OwnMetrics { table, all_zero }
 }
 
 const HEADER: [&str; 11] = [

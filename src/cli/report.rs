@@ -13,7 +13,7 @@ use crate::plot::PlotError;
 use crate::registry::Registry;
 use crate::report::{Entry, Grid, html};
 use crate::run::{RunOptions, run_scenario};
-use crate::trace::NoTrace;
+use crate::trace::{FirstBroken, NoTrace};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ReportArgs {
@@ -73,7 +73,7 @@ pub(super) fn report_command(
         .map(|(row, svg)| {
             let (result, detail) = match &row.verdict {
                 Verdict::Invalid(message) => ("invalid", message.clone()),
-                Verdict::Checked(_) => row.result(),
+                Verdict::Checked(..) => row.result(),
             };
             Entry {
                 source: row.source.clone(),
@@ -111,7 +111,10 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
         Ok(scenario) => {
             let drawn = crate::plot::plot(std::slice::from_ref(&scenario), options);
             let (verdict, svg) = match drawn {
-                Ok(mut plot) => (Verdict::Checked(plot.reports.remove(0)), Some(plot.svg)),
+                Ok(mut plot) => (
+                    Verdict::Checked(plot.reports.remove(0), None),
+                    Some(plot.svg),
+                ),
                 Err(PlotError::Run(error)) => (
                     Verdict::Invalid(format!("{}: {error}", scenario.source)),
                     None,
@@ -120,8 +123,9 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
                 // without a figure.
                 Err(error @ (PlotError::Draw(_) | PlotError::NoPicture { .. })) => {
                     note!("{}: {error}", scenario.source);
-                    let verdict = match run_scenario(&scenario, options, &mut NoTrace) {
-                        Ok(report) => Verdict::Checked(report),
+                    let mut sink = FirstBroken::new(NoTrace);
+                    let verdict = match run_scenario(&scenario, options, &mut sink) {
+                        Ok(report) => Verdict::Checked(report, sink.first),
                         Err(error) => Verdict::Invalid(format!("{}: {error}", scenario.source)),
                     };
                     (verdict, None)

@@ -80,9 +80,10 @@ impl Metric {
         }
     }
 
-    /// The key in a text summary: the JSON key without its `_ns`, since text shows units.
-    pub fn text_key(&self) -> String {
-        self.summary_key.replace("_ns", "")
+    /// The key in a text summary: the name `[expect]` takes, so that a figure read off a run can
+    /// be bounded as it is printed. Text shows units, where JSON keys end in `_ns`.
+    pub fn text_key(&self) -> &'static str {
+        self.name
     }
 }
 

@@ -27,7 +27,7 @@ pub use tweak::Tweak;
 
 use crate::registry::Registry;
 use crate::run::{RunError, RunOptions, run_scenario};
-use crate::trace::{Event, JsonlSink, TraceSink};
+use crate::trace::{FirstBroken, JsonlSink};
 
 /// Each phase of shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 2_000;
@@ -97,10 +97,7 @@ pub fn check(registry: &Registry, source: &str, text: &str) -> Verdict {
     };
     let options = RunOptions::default();
     let trace_hash = || -> Result<(u64, crate::run::RunReport, Option<String>), RunError> {
-        let mut sink = FirstBroken {
-            inner: JsonlSink::new(HashWriter(DefaultHasher::new())),
-            first: None,
-        };
+        let mut sink = FirstBroken::new(JsonlSink::new(HashWriter(DefaultHasher::new())));
         let report = run_scenario(&scenario, &options, &mut sink)?;
         Ok((sink.inner.into_inner().0.finish(), report, sink.first))
     };
@@ -238,35 +235,6 @@ pub fn regression_path(folder: &Path, source: &str, text: &str) -> PathBuf {
     let mut hasher = DefaultHasher::new();
     hasher.write(text.as_bytes());
     folder.join(format!("{stem}-{:08x}.toml", hasher.finish() as u32))
-}
-
-/// Passes a trace on, keeping the first broken invariant's text: what a regression file says broke.
-struct FirstBroken<S> {
-    inner: S,
-    first: Option<String>,
-}
-
-impl<S: TraceSink> TraceSink for FirstBroken<S> {
-    fn wants_events(&self) -> bool {
-        self.inner.wants_events()
-    }
-
-    fn record(&mut self, event: &Event<'_>) -> io::Result<()> {
-        if let Event::Invariant(broken) = event
-            && self.first.is_none()
-        {
-            self.first = Some(format!(
-                "at {}: {}",
-                ticklab_sim::Secs(broken.t_ns),
-                broken.what
-            ));
-        }
-        self.inner.record(event)
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.inner.finish()
-    }
 }
 
 /// Feeds everything written into a hasher: a trace's fingerprint without keeping it.

@@ -4,6 +4,7 @@
 //! sink drops per-event lines, for runs too large to print. Nothing is buffered beyond a line.
 
 mod event;
+mod first_broken;
 mod jsonl;
 mod summary;
 mod text;
@@ -15,6 +16,7 @@ pub use event::{
     Event, FaultEvent, InvariantEvent, ModelEvent, ResumeEvent, SignedSecs, StartEvent, Wall,
     write_tagged_json,
 };
+pub use first_broken::FirstBroken;
 pub use jsonl::JsonlSink;
 pub use summary::{Section, Summary};
 pub use text::TextSink;
@@ -25,6 +27,12 @@ pub trait TraceSink {
     /// records in their inner loop.
     fn wants_events(&self) -> bool {
         true
+    }
+
+    /// Whether broken invariants are wanted: by default, when events are. A sink that wants
+    /// them alone (`check` keeps the first) says so, and runners report them to it.
+    fn wants_invariants(&self) -> bool {
+        self.wants_events()
     }
 
     fn record(&mut self, event: &Event<'_>) -> io::Result<()>;
@@ -73,6 +81,10 @@ impl TraceSink for NoTrace {
 impl<T: TraceSink + ?Sized> TraceSink for Box<T> {
     fn wants_events(&self) -> bool {
         (**self).wants_events()
+    }
+
+    fn wants_invariants(&self) -> bool {
+        (**self).wants_invariants()
     }
 
     fn record(&mut self, event: &Event<'_>) -> io::Result<()> {

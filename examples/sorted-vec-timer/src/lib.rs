@@ -31,16 +31,16 @@ pub const SEARCH: DesignKey = DesignKey::choice(
 );
 
 /// Deadline comparisons made to place new timers.
-pub const COMPARISONS: DesignMetric = DesignMetric {
-    name: "comparisons",
-    about: "deadline comparisons made to find each new timer's place",
-};
+pub const COMPARISONS: DesignMetric = DesignMetric::new(
+    "comparisons",
+    "deadline comparisons made to find each new timer's place",
+);
 
 /// Entries shifted by inserting and removing: a `Vec` keeps its order by moving the rest.
-pub const ENTRIES_MOVED: DesignMetric = DesignMetric {
-    name: "entries_moved",
-    about: "entries the vector shifted to insert new timers and remove cancelled ones",
-};
+pub const ENTRIES_MOVED: DesignMetric = DesignMetric::new(
+    "entries_moved",
+    "entries the vector shifted to insert new timers and remove cancelled ones",
+);
 
 /// One timer waiting in the vector.
 struct Entry<P> {

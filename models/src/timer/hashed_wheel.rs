@@ -32,7 +32,7 @@ pub const TICKS_PER_WHEEL: super::DesignKey = super::DesignKey::count(
      up to a power of two as Netty does; a timer further away than one turn waits its turns in \
      its bucket",
     1,
-    1 << 16,
+    65_536,
     Some(BUCKETS as i64),
 );
 
@@ -278,18 +278,14 @@ impl<P> WheelState<P> {
     /// Takes out the arrivals whose deadline fell in a tick that has already ended, before
     /// `tick_start_ns`.
     fn take_overdue(&mut self, tick_start_ns: i64) -> Vec<Entry<P>> {
-        if self
+        // In place: the worker looks at every sleep, and most of the time nothing is overdue.
+        let due: Vec<Entry<P>> = self
             .arrived
-            .iter()
-            .all(|entry| entry.deadline_ns >= tick_start_ns)
-        {
-            return Vec::new();
+            .extract_if(.., |entry| entry.deadline_ns < tick_start_ns)
+            .collect();
+        if !due.is_empty() {
+            self.place_arrivals();
         }
-        let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.arrived)
-            .into_iter()
-            .partition(|entry| entry.deadline_ns < tick_start_ns);
-        self.arrived = waiting;
-        self.place_arrivals();
         for entry in &due {
             self.set_place(entry.id, Place::Nowhere);
         }
@@ -371,14 +367,17 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                     stopped: false,
                 });
             }
-            let tick_end_ns = |tick: u64| start_ns.saturating_add((tick as i64 + 1) * TICK_NS);
-            while now_ns >= tick_end_ns(state.tick) {
+            // Every tick that has ended by `now` is expired in turn, each exactly once: the
+            // count is fixed before the first, so a tick that failed to advance could not spin.
+            let ended_ticks = (now_ns.saturating_sub(start_ns).max(0) / TICK_NS) as u64;
+            for _ in state.tick..ended_ticks {
                 state.file_arrivals(start_ns);
                 let due = state.expire();
                 if !due.is_empty() {
                     return Step::Fire(due);
                 }
             }
+            let tick_end_ns = start_ns.saturating_add((state.tick as i64 + 1) * TICK_NS);
             // A timer whose tick has already ended when the worker first sees it fires at once,
             // as Netty's does at the tick end where it is transferred. This worker also sees
             // arrivals mid-tick, when a schedule wakes it from idle with a deadline already
@@ -391,7 +390,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> HashedWheel<S, P, W> {
                 return Step::Fire(overdue);
             }
             Step::Sleep(Sleep {
-                until_ns: Some(tick_end_ns(state.tick)),
+                until_ns: Some(tick_end_ns),
                 seen_signals: self.signals.load(SeqCst),
                 stopped: false,
             })
@@ -469,6 +468,9 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
         loop {
             match self.next_step(thread, now_ns) {
                 Step::Fire(due) => {
+                    // Each step that fires takes its timers out of the wheel, so the rounds
+                    // end; one that fired nothing would be asked again for ever.
+                    assert!(!due.is_empty(), "a hashed wheel step fired nothing");
                     for entry in due {
                         // A cancel that won the race is still queued: its slot is freed there.
                         if self.slots.start(entry.id) == Start::Run {
@@ -505,179 +507,7 @@ impl<S: Primitives, P: Send, W: WheelProtocol> TimerDesign<P> for HashedWheel<S,
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sync::StdPrimitives;
-
-    const MS: i64 = 1_000_000;
-
-    #[test]
-    fn a_timer_fires_at_the_end_of_the_tick_its_deadline_falls_in() {
-        let wheel: HashedWheel<StdPrimitives, &str> = HashedWheel::new(8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        let idle = wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        assert_eq!(idle.until_ns, None, "an empty wheel sleeps until woken");
-        let scheduled = wheel.schedule(0, 250 * MS, "a", 0).unwrap();
-        assert!(scheduled.wake && wheel.signals(0) != idle.seen_signals);
-        let mut fired = Vec::new();
-        let sleep = wheel.run_round(&mut thread, 0, &mut |_, payload| {
-            fired.push(payload);
-            0
-        });
-        assert_eq!(sleep.until_ns, Some(100 * MS));
-        wheel.run_round(&mut thread, 200 * MS, &mut |_, payload| {
-            fired.push(payload);
-            200 * MS
-        });
-        assert!(fired.is_empty(), "tick 2 has not ended");
-        let sleep = wheel.run_round(&mut thread, 300 * MS, &mut |_, payload| {
-            fired.push(payload);
-            300 * MS
-        });
-        assert_eq!(fired, ["a"]);
-        assert_eq!(sleep.until_ns, None);
-        assert_eq!(wheel.slots_in_use(), 0);
-    }
-
-    #[test]
-    fn a_timer_turns_of_the_wheel_away_waits_its_turns() {
-        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        let turn_ns = BUCKETS as i64 * TICK_NS;
-        wheel.schedule(0, turn_ns + 50 * MS, 1, 0).unwrap();
-        let mut fired = Vec::new();
-        let mut now_ns = 0;
-        while fired.is_empty() && now_ns <= 2 * turn_ns {
-            now_ns += TICK_NS;
-            wheel.run_round(&mut thread, now_ns, &mut |_, payload| {
-                fired.push((payload, now_ns));
-                now_ns
-            });
-        }
-        assert_eq!(fired, [(1, turn_ns + TICK_NS)]);
-    }
-
-    #[test]
-    fn ticks_count_from_the_first_schedule_and_a_small_wheel_counts_turns_down() {
-        let wheel: HashedWheel<StdPrimitives, u32> =
-            HashedWheel::with_buckets(3, 8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        let idle = wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        assert_eq!(idle.until_ns, None, "no tick before the first timer");
-        // Four buckets (3 rounded up); the first schedule at 1,050 ms starts the ticks there,
-        // and a timer 1 s away is two and a half turns out.
-        wheel.schedule(1_050 * MS, 2_050 * MS, 1, 0).unwrap();
-        let mut now_ns = 1_050 * MS;
-        let mut sleep = wheel.run_round(&mut thread, now_ns, &mut |_, _| now_ns);
-        assert_eq!(
-            sleep.until_ns,
-            Some(1_150 * MS),
-            "the first tick ends 100 ms after it"
-        );
-        let mut fired_at = None;
-        while fired_at.is_none() {
-            now_ns = sleep
-                .until_ns
-                .expect("the worker ticks while it holds a timer");
-            sleep = wheel.run_round(&mut thread, now_ns, &mut |_, _| {
-                fired_at = Some(now_ns);
-                now_ns
-            });
-        }
-        assert_eq!(fired_at, Some(2_150 * MS));
-        assert_eq!(wheel.metric("turns_counted_down"), Some(2));
-        assert_eq!(wheel.metric("anything else"), None);
-    }
-
-    #[test]
-    fn a_worker_woken_after_an_idle_hour_files_its_timer_from_the_present() {
-        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        wheel.schedule(0, 50 * MS, 1, 0).unwrap();
-        wheel.run_round(&mut thread, 100 * MS, &mut |_, _| 100 * MS);
-        // An hour with nothing held: 36,000 ticks, seven turns of the wheel.
-        let hour_ns = 3_600_000 * MS;
-        wheel.schedule(hour_ns, hour_ns + 250 * MS, 2, 0).unwrap();
-        let mut fired = Vec::new();
-        let mut sleep = wheel.run_round(&mut thread, hour_ns, &mut |_, payload| {
-            fired.push(payload);
-            hour_ns
-        });
-        while fired.is_empty() {
-            let now_ns = sleep.until_ns.expect("a tick to wait for");
-            sleep = wheel.run_round(&mut thread, now_ns, &mut |_, payload| {
-                fired.push(payload);
-                now_ns
-            });
-        }
-        assert_eq!(
-            wheel.metric("turns_counted_down"),
-            Some(0),
-            "no turns to wait"
-        );
-    }
-
-    #[test]
-    fn a_cancel_takes_its_timer_out_wherever_it_waits() {
-        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(64, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        let ids: Vec<TimerId> = (0..20)
-            .map(|timer| wheel.schedule(0, 150 * MS, timer, 0).unwrap().id)
-            .collect();
-        // Half are filed in their bucket at the first tick, then every other one is cancelled,
-        // in the bucket and among later arrivals.
-        wheel.run_round(&mut thread, 100 * MS, &mut |_, _| 100 * MS);
-        let late: Vec<TimerId> = (20..30)
-            .map(|timer| wheel.schedule(100 * MS, 150 * MS, timer, 0).unwrap().id)
-            .collect();
-        for id in ids.iter().chain(&late).step_by(2) {
-            assert_eq!(wheel.unschedule(*id), Unscheduled::Cancelled);
-        }
-        let mut fired = Vec::new();
-        wheel.run_round(&mut thread, 200 * MS, &mut |_, payload| {
-            fired.push(payload);
-            200 * MS
-        });
-        fired.sort_unstable();
-        let kept: Vec<u32> = (0..30).filter(|timer| timer % 2 == 1).collect();
-        assert_eq!(fired, kept);
-        wheel.run_round(&mut thread, 300 * MS, &mut |_, _| 300 * MS);
-        assert_eq!(wheel.slots_in_use(), 0);
-    }
-
-    #[test]
-    fn a_cancelled_timer_leaves_the_wheel_at_the_next_tick_and_never_fires() {
-        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        let id = wheel.schedule(0, 50 * MS, 1, 0).unwrap().id;
-        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        assert_eq!(wheel.unschedule(id), Unscheduled::Cancelled);
-        let sleep = wheel.run_round(&mut thread, 100 * MS, &mut |_, _| panic!("it fired"));
-        assert_eq!(sleep.until_ns, None);
-        assert_eq!(wheel.slots_in_use(), 0);
-    }
-
-    #[test]
-    fn a_timer_already_due_when_the_worker_sees_it_fires_at_once() {
-        let wheel: HashedWheel<StdPrimitives, u32> = HashedWheel::new(8, TimerClock::Monotonic);
-        let mut thread = wheel.new_thread_state(0);
-        // The worker, idle at 930 ms, mid-tick, is woken by a timer whose deadline passed at
-        // 850 ms, in a tick that has ended (its caller was held up).
-        wheel.schedule(0, 0, 0, 0).unwrap();
-        wheel.run_round(&mut thread, 0, &mut |_, _| 0);
-        wheel.run_round(&mut thread, 930 * MS, &mut |_, _| 930 * MS);
-        wheel.schedule(930 * MS, 850 * MS, 1, 0).unwrap();
-        let mut fired = Vec::new();
-        let sleep = wheel.run_round(&mut thread, 930 * MS, &mut |_, payload| {
-            fired.push(payload);
-            930 * MS
-        });
-        assert_eq!(fired, [1], "not at the tick's end, 70 ms later");
-        assert_eq!(sleep.until_ns, None);
-    }
-}
+mod tests;
 
 /// [`HashedWheel`] as scenario files name it.
 #[derive(Debug)]

@@ -25,7 +25,10 @@ pub enum Promise {
     Within { late_ns: u64 },
     /// Up to `ppm` parts per million of the timeout past the deadline, and never less than
     /// `at_least_ns` (a wheel's finest slot): a wheel whose slots grow with the distance, as
-    /// Linux's since 4.8 (125,000 ppm, an eighth).
+    /// Linux's since 4.8. Its worst case is 9/61 of a timeout (147,541 ppm, at least 2 ms): a
+    /// level's slot is 8/63 of the shortest timeout filed on it, and rounding the deadline up
+    /// to a jiffy while `now` is rounded down adds up to two jiffies more, which matters most at
+    /// the bottom of level 1 (see `linux_wheel`).
     ShareOfTimeout { ppm: u32, at_least_ns: u64 },
 }
 
@@ -55,13 +58,13 @@ mod tests {
             2_000_000
         );
         let linux = Promise::ShareOfTimeout {
-            ppm: 125_000,
-            at_least_ns: 1_000_000,
+            ppm: 147_541,
+            at_least_ns: 2_000_000,
         };
-        assert_eq!(linux.late_ns(490_000_000), 61_250_000);
+        assert_eq!(linux.late_ns(500_000_000), 73_770_500);
         assert_eq!(
             linux.late_ns(2_000_000),
-            1_000_000,
+            2_000_000,
             "never finer than a slot"
         );
         assert_eq!(

@@ -3,7 +3,7 @@
 //!
 //! - A timer is filed once, on a level whose buckets grow eight times coarser every 63 granules
 //!   of distance, and is never cascaded: it fires late on purpose, by up to a granule of its
-//!   level. The [`base`] module holds the wheel itself.
+//!   level. The `base` module holds the wheel itself.
 //! - Deadlines are rounded up to a jiffy, and the base's clock reads `now` rounded down.
 //! - A schedule takes the base's lock, forwards the base's clock to the caller's `jiffies`, but
 //!   never past an expiry the base has not yet run (`__forward_timer_base`), files the timer,
