@@ -35,6 +35,8 @@ pub struct Head<'a> {
     /// The scenario file, which errors point into.
     pub file: Located<'a>,
     pub run_for_ns: u64,
+    /// The scenario's `wall_start`, in nanoseconds since 1970: where wall clocks start.
+    pub wall_start_ns: i64,
     pub registry: &'a Registry,
 }
 

@@ -4,8 +4,53 @@
 use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use tempfile::NamedTempFile;
+
+/// The temporary files being written now, so that a command stopped by Ctrl-C or `kill` removes
+/// them rather than leave a hidden `.ticklab-*.partial` beside its target.
+static PARTIALS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The exit code of a command stopped by SIGINT, SIGTERM or SIGHUP, as a shell reports Ctrl-C.
+pub const INTERRUPTED_EXIT_CODE: i32 = 130;
+
+/// Makes SIGINT, SIGTERM and SIGHUP remove every temporary file being written, then end the
+/// process with [`INTERRUPTED_EXIT_CODE`]. The command line calls it once, first thing; a
+/// program that embeds ticklab and handles signals itself need not.
+pub fn remove_partials_when_interrupted() {
+    // An error means a handler is already set, by this program or its embedder: theirs stands.
+    let _ = ctrlc::set_handler(|| {
+        let partials = std::mem::take(&mut *PARTIALS.lock().unwrap_or_else(|e| e.into_inner()));
+        for partial in partials {
+            if std::fs::remove_file(&partial).is_ok() {
+                note(format_args!("interrupted: removed {}", partial.display()));
+            }
+        }
+        std::process::exit(INTERRUPTED_EXIT_CODE);
+    });
+}
+
+/// A temporary file listed in [`PARTIALS`] while it lives.
+#[derive(Debug)]
+struct Tracked(PathBuf);
+
+impl Tracked {
+    fn new(path: &Path) -> Tracked {
+        let mut partials = PARTIALS.lock().unwrap_or_else(|e| e.into_inner());
+        partials.push(path.to_path_buf());
+        Tracked(path.to_path_buf())
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let mut partials = PARTIALS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = partials.iter().position(|path| *path == self.0) {
+            partials.swap_remove(at);
+        }
+    }
+}
 
 /// Writes one line of diagnostics to stderr. A closed stderr (`ticklab run x.toml 2>&1 | head -1`)
 /// is not an error: the line is dropped, and the exit code still says how the command ended.
@@ -23,6 +68,8 @@ pub struct AtomicFile {
     target: PathBuf,
     overwrite: bool,
     temp: BufWriter<NamedTempFile>,
+    /// Dropped after the file is renamed into place or removed.
+    _tracked: Tracked,
 }
 
 impl AtomicFile {
@@ -71,6 +118,7 @@ impl AtomicFile {
         Ok(AtomicFile {
             target: target.to_path_buf(),
             overwrite,
+            _tracked: Tracked::new(temp.path()),
             temp: BufWriter::new(temp),
         })
     }
@@ -235,6 +283,27 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_file_being_written_is_listed_for_removal_until_it_is_done() {
+        let folder = tempfile::tempdir().unwrap();
+        let listed = |file: &AtomicFile| {
+            PARTIALS
+                .lock()
+                .unwrap()
+                .contains(&file.temp.get_ref().path().to_path_buf())
+        };
+        let committed = AtomicFile::create(&folder.path().join("a.txt"), false).unwrap();
+        let abandoned = AtomicFile::create(&folder.path().join("b.txt"), false).unwrap();
+        assert!(listed(&committed) && listed(&abandoned));
+        let temp = committed.temp.get_ref().path().to_path_buf();
+        committed.commit().unwrap();
+        assert!(!PARTIALS.lock().unwrap().contains(&temp));
+        assert!(listed(&abandoned));
+        let temp = abandoned.temp.get_ref().path().to_path_buf();
+        drop(abandoned);
+        assert!(!PARTIALS.lock().unwrap().contains(&temp));
     }
 
     #[test]

@@ -205,6 +205,86 @@ fn ticklab() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("ticklab").unwrap()
 }
 
+/// Adds `name`, with `text`, to the pages the folder's manifest says `ticklab reference` wrote.
+fn list_as_written(folder: &Path, name: &str, text: &str) {
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    let manifest = folder.join(reference::MANIFEST);
+    let mut listed = std::fs::read_to_string(&manifest).unwrap();
+    listed += &format!("{digest}  {name}\n");
+    std::fs::write(&manifest, listed).unwrap();
+}
+
+/// The stderr of `ticklab reference <folder>`, which must exit with `code`.
+fn reference_into(folder: &Path, code: i32) -> String {
+    let assert = ticklab().arg("reference").arg(folder).assert().code(code);
+    String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
+}
+
+#[test]
+fn a_file_of_a_page_s_name_that_is_not_text_is_refused_not_replaced() {
+    let out = tempfile::tempdir().unwrap();
+    let mine = out.path().join("cli.md");
+    std::fs::write(&mine, b"caf\xe9\n").unwrap();
+    let stderr = reference_into(out.path(), 2);
+    assert!(
+        stderr.contains("cli.md is not a page `ticklab reference` wrote"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&mine).unwrap(), b"caf\xe9\n");
+    assert!(!out.path().join("machine.md").exists());
+}
+
+#[test]
+fn a_saved_copy_of_a_page_is_kept_and_an_edited_old_page_is_left() {
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path();
+    reference_into(folder, 0);
+    // A copy the user saved under a name of their own, with the generated-by header.
+    let copy = folder.join("cli-as-of-last-week.md");
+    std::fs::copy(folder.join("cli.md"), &copy).unwrap();
+    // A page an earlier ticklab wrote and no longer makes, which the user has since edited.
+    let gone = format!("{}\n\n# gone\n", reference::GENERATED_HEADER);
+    let edited = folder.join("kind-gone.md");
+    std::fs::write(&edited, format!("{gone}my notes\n")).unwrap();
+    list_as_written(folder, "kind-gone.md", &gone);
+    let stderr = reference_into(folder, 0);
+    assert!(copy.exists(), "the user's copy was removed");
+    assert!(edited.exists(), "the edited page was removed");
+    assert!(stderr.contains("kind-gone.md: left in place"), "{stderr}");
+    ticklab()
+        .args(["reference", "--check"])
+        .arg(folder)
+        .assert()
+        .code(0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_page_s_name_that_is_a_link_is_refused_and_nothing_is_written_through_it() {
+    let out = tempfile::tempdir().unwrap();
+    let folder = out.path().join("reference");
+    std::fs::create_dir(&folder).unwrap();
+    let outside = out.path().join("outside.md");
+    // Dangling: the page would create the file it points to.
+    std::os::unix::fs::symlink(&outside, folder.join("cli.md")).unwrap();
+    let stderr = reference_into(&folder, 2);
+    assert!(stderr.contains("cli.md is a symbolic link"), "{stderr}");
+    assert!(!outside.exists(), "written through a dangling link");
+    // To a page of ours outside the folder: still not written through.
+    reference_into(&out.path().join("elsewhere"), 0);
+    let ours = out.path().join("elsewhere").join("cli.md");
+    std::fs::write(&ours, format!("{}\n\nold\n", reference::GENERATED_HEADER)).unwrap();
+    std::fs::remove_file(folder.join("cli.md")).unwrap();
+    std::os::unix::fs::symlink(&ours, folder.join("cli.md")).unwrap();
+    reference_into(&folder, 2);
+    assert!(std::fs::read_to_string(&ours).unwrap().ends_with("old\n"));
+    assert!(!folder.join("machine.md").exists());
+}
+
 #[test]
 fn the_reference_command_writes_every_page_into_the_folder_it_is_named() {
     let out = tempfile::tempdir().unwrap();
@@ -250,12 +330,11 @@ fn reference_check_names_each_page_that_differs_and_exits_1() {
     let lock = folder.join("kind-lock.md");
     let text = std::fs::read_to_string(&lock).unwrap();
     std::fs::write(&lock, text.replace("| `spawners` |", "| `spawnerz` |")).unwrap();
+    // A page an earlier ticklab wrote, that this one no longer makes.
     let stale = folder.join("kind-gone.md");
-    std::fs::write(
-        &stale,
-        format!("{}\n\n# gone\n", reference::GENERATED_HEADER),
-    )
-    .unwrap();
+    let gone = format!("{}\n\n# gone\n", reference::GENERATED_HEADER);
+    std::fs::write(&stale, &gone).unwrap();
+    list_as_written(folder, "kind-gone.md", &gone);
     std::fs::remove_file(folder.join("faults.md")).unwrap();
     let assert = ticklab()
         .args(["reference", "--check"])

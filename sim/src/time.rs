@@ -39,22 +39,23 @@ impl fmt::Display for Compact {
         if ns == 0 {
             return write!(f, "0s");
         }
-        // Whole hours and minutes read best as such; from a second up, seconds with a trimmed
-        // fraction; below that, the largest sub-second unit that divides the value exactly.
+        // Whole hours and minutes read best as such; below that, the largest unit the value is at
+        // least one of, with the exact fraction trimmed: a Windows tick is 15.625ms, not 15625us.
         for (unit_ns, name) in [(3600 * NS_PER_SEC, "h"), (60 * NS_PER_SEC, "m")] {
             if ns.is_multiple_of(unit_ns) {
                 return write!(f, "{sign}{}{name}", ns / unit_ns);
             }
         }
-        if ns >= NS_PER_SEC {
-            let fraction = format!("{:09}", ns % NS_PER_SEC);
-            let fraction = fraction.trim_end_matches('0');
-            let dot = if fraction.is_empty() { "" } else { "." };
-            return write!(f, "{sign}{}{dot}{fraction}s", ns / NS_PER_SEC);
-        }
-        for (unit_ns, name) in [(NS_PER_MS, "ms"), (NS_PER_US, "us")] {
-            if ns.is_multiple_of(unit_ns) {
-                return write!(f, "{sign}{}{name}", ns / unit_ns);
+        for (unit_ns, digits, name) in [
+            (NS_PER_SEC, 9, "s"),
+            (NS_PER_MS, 6, "ms"),
+            (NS_PER_US, 3, "us"),
+        ] {
+            if ns >= unit_ns {
+                let fraction = format!("{:0digits$}", ns % unit_ns);
+                let fraction = fraction.trim_end_matches('0');
+                let dot = if fraction.is_empty() { "" } else { "." };
+                return write!(f, "{sign}{}{dot}{fraction}{name}", ns / unit_ns);
             }
         }
         write!(f, "{sign}{ns}ns")
@@ -103,12 +104,19 @@ mod tests {
     }
 
     #[test]
-    fn compact_picks_the_largest_exact_unit() {
+    fn compact_picks_the_largest_unit_and_keeps_the_exact_fraction() {
         assert_eq!(Compact(-3600 * NS_PER_SEC as i64).to_string(), "-1h");
         assert_eq!(Compact(391_500 * NS_PER_MS as i64).to_string(), "391.5s");
         assert_eq!(Compact(250 * NS_PER_MS as i64).to_string(), "250ms");
         assert_eq!(Compact(0).to_string(), "0s");
-        assert_eq!(Compact(1_500).to_string(), "1500ns");
+        assert_eq!(
+            Compact(15_625_000).to_string(),
+            "15.625ms",
+            "a Windows tick"
+        );
+        assert_eq!(Compact(1_000_001).to_string(), "1.000001ms");
+        assert_eq!(Compact(-1_500).to_string(), "-1.5us");
+        assert_eq!(Compact(999).to_string(), "999ns");
     }
 
     #[test]

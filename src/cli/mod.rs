@@ -144,6 +144,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
 /// The command line over `registry`'s designs; `program` starts its replay lines.
 fn run_cli(registry: &Registry, program: &str) -> ExitCode {
     let cli = Cli::parse();
+    crate::output::remove_partials_when_interrupted();
     let result = match cli.command {
         Command::Run(args) => run::run(registry, program, &args),
         Command::Check(args) => check::check(registry, program, &args),

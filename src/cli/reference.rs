@@ -7,7 +7,8 @@ use crate::registry::Registry;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ReferenceArgs {
-    /// The folder the pages go in; only pages this command wrote are ever replaced.
+    /// The folder the pages go in. Only pages this command wrote are ever replaced or removed
+    /// (it lists them in DIR/.ticklab-reference), never a link or a file of the user's.
     #[arg(value_name = "DIR", default_value = "docs/book/src/reference")]
     folder: PathBuf,
     /// Compare the folder's pages with the code's instead of writing them; exit 1 if they differ.
@@ -33,13 +34,20 @@ pub(super) fn reference_command(registry: &Registry, args: &ReferenceArgs) -> Re
         );
         return Err(Failure::Expectation);
     }
-    let changed = crate::reference::write_pages(&args.folder, &pages)
+    let written = crate::reference::write_pages(&args.folder, &pages)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
+    for left in &written.left {
+        note!(
+            "{}: left in place, a page the code no longer makes that was changed after it was \
+             written; remove it yourself if it is not needed",
+            left.display()
+        );
+    }
     note!(
         "{}: {} pages, {} changed",
         args.folder.display(),
         pages.len(),
-        changed.len()
+        written.changed.len()
     );
     Ok(())
 }

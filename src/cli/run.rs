@@ -27,9 +27,9 @@ pub(super) struct RunArgs {
     #[arg(long)]
     summary_only: bool,
     /// Text only: of each run of ticks between other events, print the first and last N and one
-    /// line summing up the rest.
-    #[arg(long, value_name = "N")]
-    elide: Option<usize>,
+    /// line summing up the rest. N is at most 10000, as the last N are held until the run ends.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=MAX_ELIDE_KEEP))]
+    elide: Option<u32>,
     /// Lock and idle scenarios: charge system calls from this cost profile instead of the one the
     /// scenario names, such as one `ticklab calibrate` wrote for this host.
     #[arg(long, value_name = "PATH")]
@@ -37,6 +37,11 @@ pub(super) struct RunArgs {
     #[command(flatten)]
     limits: Limits,
 }
+
+/// The most routine events `--elide` keeps at each end of a run of them. The last ones wait in
+/// memory until the run of events ends, which the memory bound does not count: this keeps them
+/// to a few megabytes, more than anyone reads.
+const MAX_ELIDE_KEEP: i64 = 10_000;
 
 pub(super) fn run(registry: &Registry, program: &str, args: &RunArgs) -> Result<(), Failure> {
     if args.elide.is_some() && args.format != Format::Text {
@@ -76,7 +81,7 @@ fn trace_into<W: Write>(
         (Format::Text, false) => {
             let text = TextSink::new(out);
             Box::new(match args.elide {
-                Some(limit) => text.eliding_after(limit),
+                Some(limit) => text.eliding_after(limit as usize),
                 None => text,
             })
         }

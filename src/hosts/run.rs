@@ -65,7 +65,7 @@ fn refuse_unbounded(
             max_events: options.max_events,
             why: work.why,
             fewer_by: "lengthen `every`, `renew_every`, `write_every` or `call_every`, lower \
-                       `peers` or `suspect_after`, declare fewer hosts, or give busy hosts' \
+                       `peers`, shorten `run_for`, declare fewer hosts, or give busy hosts' \
                        machines a longer `time_slice`, fewer `cores` or longer `load_burst`s",
         });
     }

@@ -155,7 +155,7 @@ pub(crate) fn validate(
     head: &Head<'_>,
 ) -> Result<HostsConfig, ScenarioError> {
     let defaults = scenario_defaults(file, spec)?;
-    let hosts = validate_hosts(file, &spec.host, &defaults, head.run_for_ns)?;
+    let hosts = validate_hosts(file, &spec.host, &defaults, head)?;
     let names = HostNames {
         file,
         names: hosts.iter().map(|host| host.name.clone()).collect(),

@@ -33,7 +33,7 @@ pub static MACHINE: KeyTable = KeyTable {
                 max: MAX_LOAD_THREADS,
             },
             Need::DefaultCount(0),
-            "threads of other programs that compute the whole run long",
+            "threads of other programs that compute the whole run long; needs `cores`",
         ),
         KeyDoc::new(
             "load",

@@ -156,6 +156,15 @@ fn load(
         0,
         "threads of other programs that compute all run long",
     )? as u32;
+    // Without a core count every thread has a core of its own, so busy threads would take
+    // nothing from anyone: a file that writes them means a machine they compete on.
+    if let (Some(busy), None) = (&spec.busy_threads, cores)
+        && busy_threads > 0
+    {
+        return Err(file
+            .error(busy.span(), "`busy_threads` needs `cores`")
+            .with_hint("busy threads compete with the model's for the machine's cores, so the machine needs a core count, such as cores = 2"));
+    }
     let bursts = match (&spec.load, &spec.load_burst) {
         (None, None) => None,
         (None, Some(burst)) => {

@@ -40,7 +40,7 @@ mod markdown;
 mod pages;
 pub(crate) mod table;
 
-pub use folder::{WriteError, compare_pages, write_pages};
+pub use folder::{MANIFEST, WriteError, Written, compare_pages, write_pages};
 pub use json_schema::schema;
 pub use pages::{GENERATED_HEADER, Page, pages};
 pub use table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};

@@ -209,10 +209,41 @@ pub(crate) fn check_wall_stays_in_range(
     wall_start_ns: i64,
     run_for: &Spanned<super::values::DurationNs>,
 ) -> Result<(), ScenarioError> {
+    let clock = WallClock {
+        whose: "the wall clock".to_string(),
+        start_ns: i128::from(wall_start_ns),
+        run_for_ns: run_for.get_ref().0,
+        gain_ns: 0,
+        span: run_for.span(),
+        hint: "wall readings must stay between the years 1678 and 2261; use smaller steps, a \
+               shorter run or an earlier wall_start",
+    };
+    check_wall_clock(file, specs, faults, &clock)
+}
+
+/// One wall clock whose readings must stay in range: where it starts, how long it runs, what it
+/// gains besides (a fast crystal), and where in the file to point if the run alone passes 2261.
+pub(crate) struct WallClock {
+    /// The clock, as messages name it: "the wall clock", or a host's.
+    pub whose: String,
+    pub start_ns: i128,
+    pub run_for_ns: u64,
+    pub gain_ns: i128,
+    pub span: std::ops::Range<usize>,
+    pub hint: &'static str,
+}
+
+/// [`check_wall_stays_in_range`] for any wall clock, such as a host's own: each fault that could
+/// take the clock out of range is refused where it is written.
+pub(crate) fn check_wall_clock(
+    file: &Located<'_>,
+    specs: &[Spanned<FaultSpec>],
+    faults: &[Fault],
+    clock: &WallClock,
+) -> Result<(), ScenarioError> {
     let low_ns = i128::from(WALL_LOW_NS);
     let high_ns = i128::from(WALL_HIGH_NS);
-    let hint = "wall readings must stay between the years 1678 and 2261; use smaller steps, a shorter run or an earlier wall_start";
-    let run_for_ns = run_for.get_ref().0;
+    let run_for_ns = clock.run_for_ns;
     let slew_gain_ns: i128 = faults
         .iter()
         .map(|fault| match *fault {
@@ -227,15 +258,13 @@ pub(crate) fn check_wall_stays_in_range(
             _ => 0,
         })
         .sum();
-    let mut latest_ns = i128::from(wall_start_ns) + i128::from(run_for_ns) + slew_gain_ns;
-    let mut earliest_ns = i128::from(wall_start_ns);
+    let mut latest_ns = clock.start_ns + i128::from(run_for_ns) + slew_gain_ns + clock.gain_ns;
+    let mut earliest_ns = clock.start_ns;
     if latest_ns > high_ns {
+        let message = format!("{} would run past the year 2261", clock.whose);
         return Err(file
-            .error(
-                run_for.span(),
-                "the wall clock would run past the year 2261",
-            )
-            .with_hint(hint));
+            .error(clock.span.clone(), message)
+            .with_hint(clock.hint));
     }
     let mut by_time: Vec<usize> = (0..faults.len()).collect();
     by_time.sort_by_key(|&index| faults[index].at_ns());
@@ -247,8 +276,13 @@ pub(crate) fn check_wall_stays_in_range(
                 earliest_ns += i128::from(by_ns);
             }
             if latest_ns > high_ns || earliest_ns < low_ns {
-                let message = "the wall steps so far could take the wall clock out of range";
-                return Err(file.error(specs[index].span(), message).with_hint(hint));
+                let message = format!(
+                    "the wall steps so far could take {} out of range",
+                    clock.whose
+                );
+                return Err(file
+                    .error(specs[index].span(), message)
+                    .with_hint(clock.hint));
             }
         }
     }

@@ -23,7 +23,7 @@ use jiff::Timestamp;
 
 pub use error::ScenarioError;
 pub use explain::nearest;
-pub(crate) use faults::validate_faults;
+pub(crate) use faults::{WallClock, check_wall_clock, validate_faults};
 pub use located::Located;
 pub(crate) use schema::{ExpectEntry, ExpectTable, FaultSpec as FaultTable};
 pub use setting::{Conditions, Setting};
@@ -221,9 +221,15 @@ pub(crate) fn parse_kind<M: Model>(
     registry: &Registry,
 ) -> Result<Scenario, ScenarioError> {
     let raw: schema::ScenarioFile<M::Spec> = file.parse()?;
+    // A `wall_start` that does not parse is reported by `finish`, after the model's table.
+    let wall_start_ns = raw
+        .wall_start
+        .as_ref()
+        .and_then(|text| parse_wall_start(text.get_ref()).ok());
     let head = Head {
         file: *file,
         run_for_ns: raw.run_for.get_ref().0,
+        wall_start_ns: wall_start_ns.unwrap_or_else(default_wall_start_ns),
         registry,
     };
     let config = M::validate(&raw.model, &head)?;
@@ -337,9 +343,7 @@ fn conditions<M>(
         }
     };
     let wall_start_ns = match &raw.wall_start {
-        None => parse_wall_start(DEFAULT_WALL_START)
-            .map_err(|_| ())
-            .expect("the default wall start is valid"),
+        None => default_wall_start_ns(),
         Some(text) => parse_wall_start(text.get_ref())
             .map_err(|(message, hint)| file.error(text.span(), message).with_hint(hint))?,
     };
@@ -359,6 +363,12 @@ fn conditions<M>(
         wall_start_ns,
         faults,
     })
+}
+
+fn default_wall_start_ns() -> i64 {
+    parse_wall_start(DEFAULT_WALL_START)
+        .map_err(|_| ())
+        .expect("the default wall start is valid")
 }
 
 /// Wall clocks start between 1900 and 2100, so that a century of steps and runs stays printable.

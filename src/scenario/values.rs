@@ -307,6 +307,25 @@ mod tests {
         }
     }
 
+    /// Traces and the regressions a sweep writes print durations as `Compact` does: each must
+    /// read back as the same number of nanoseconds.
+    #[test]
+    fn every_compact_duration_parses_back_to_itself() {
+        for ns in [
+            15_625_000,
+            1_000_001,
+            -1_500,
+            999,
+            391_500_000_000,
+            -3_600_000_000_000,
+            123_456_789_012,
+            86_400_000_000_007,
+        ] {
+            let text = ticklab_sim::Compact(ns).to_string();
+            assert_eq!(parse_duration_ns(&text), Ok(ns), "{text}");
+        }
+    }
+
     #[test]
     fn durations_refuse_years_and_garbage_with_a_reason() {
         assert!(

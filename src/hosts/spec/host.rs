@@ -11,7 +11,9 @@ use super::{HostConfig, MAX_HOSTS};
 use crate::hosts::thaw::ThawOrder;
 use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
 use crate::scenario::values::{Name, SignedDurationNs};
-use crate::scenario::{FaultTable, Located, ScenarioError, validate_faults};
+use crate::scenario::{
+    FaultTable, Located, ScenarioError, WallClock, check_wall_clock, validate_faults,
+};
 
 /// Ten years: a host's wall clock may start that far from the scenario's `wall_start`.
 const MAX_WALL_OFFSET_NS: i64 = 10 * 365 * 86_400 * 1_000_000_000;
@@ -44,14 +46,15 @@ pub(in crate::hosts) fn validate_hosts(
     file: &Located<'_>,
     specs: &[Spanned<HostSpec>],
     defaults: &HostDefaults,
-    run_for_ns: u64,
+    head: &crate::model::Head<'_>,
 ) -> Result<Vec<HostConfig>, ScenarioError> {
     let mut hosts: Vec<HostConfig> = Vec::new();
     let mut taken: BTreeSet<String> = BTreeSet::new();
     for spec in specs {
         let host = spec.get_ref();
         // A group is validated once, and its members are copies under their own names.
-        let (made, count) = validate_host(file, host, defaults, run_for_ns)?;
+        let (made, count) = validate_host(file, host, defaults, head.run_for_ns)?;
+        check_wall_clock_of(file, spec, &made, head)?;
         let names: Vec<String> = match count {
             None => vec![made.name.clone()],
             Some(count) => (1..=count)
@@ -144,6 +147,33 @@ fn validate_host(
         )?,
     };
     Ok((made, count))
+}
+
+/// The host's wall clock (the scenario's `wall_start`, its own offset, its crystal and its wall
+/// steps and slews) must stay within the years 1678 to 2261 for the whole run: a step that could
+/// take it out is refused where it is written, rather than saturate the clock mid-run.
+fn check_wall_clock_of(
+    file: &Located<'_>,
+    spec: &Spanned<HostSpec>,
+    made: &HostConfig,
+    head: &crate::model::Head<'_>,
+) -> Result<(), ScenarioError> {
+    let host = spec.get_ref();
+    let fast_ppb = made.drift.ppb().max(0);
+    let clock = WallClock {
+        whose: format!("host `{}`'s wall clock", made.name),
+        start_ns: i128::from(head.wall_start_ns) + i128::from(made.wall_offset_ns),
+        run_for_ns: head.run_for_ns,
+        gain_ns: i128::from(head.run_for_ns) * i128::from(fast_ppb) / 1_000_000_000 + 1,
+        span: host
+            .wall_offset
+            .as_ref()
+            .map_or_else(|| host.name.span(), Spanned::span),
+        hint: "a host's wall clock must stay between the years 1678 and 2261, from `wall_start` \
+               and its `wall_offset` through every wall step; use smaller steps, a shorter run \
+               or an earlier wall_start",
+    };
+    check_wall_clock(file, &host.fault, &made.faults, &clock)
 }
 
 /// `drift_ppm`, as the host's crystal error.

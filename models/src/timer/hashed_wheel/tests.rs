@@ -286,17 +286,18 @@ fn a_cancel_finds_an_arrival_left_after_an_overdue_one_fired() {
     wheel.run_round(&mut thread, 0, &mut |_, _| 0);
     wheel.run_round(&mut thread, 930 * MS, &mut |_, _| 930 * MS);
     // Woken mid-tick, the worker fires the overdue arrival at once; the others wait, in new
-    // places among the arrivals.
+    // places among the arrivals. The overdue timer's callback cancels one of them, which the
+    // worker takes out before it looks at the arrivals again.
     let later = wheel.schedule(930 * MS, 1_500 * MS, 1, 0).unwrap().id;
     wheel.schedule(930 * MS, 850 * MS, 2, 0).unwrap();
     let moved = wheel.schedule(930 * MS, 1_500 * MS, 3, 0).unwrap().id;
     let mut fired = Vec::new();
     let sleep = wheel.run_round(&mut thread, 930 * MS, &mut |_, payload| {
         fired.push(payload);
+        assert_eq!(wheel.unschedule(moved), Unscheduled::Cancelled);
         930 * MS
     });
     assert_eq!(fired, [2]);
-    assert_eq!(wheel.unschedule(moved), Unscheduled::Cancelled);
     let (fired, sleep) = follow(&wheel, &mut thread, sleep, 10);
     assert_eq!(fired, [(1, 1_600 * MS)]);
     assert_eq!(sleep.until_ns, None);
