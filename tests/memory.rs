@@ -124,6 +124,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
     ];
     files.push(("hosts, heartbeats", heartbeats(), "refused"));
     files.push(("hosts, calls", calls(""), "refused"));
+    files.push(("hosts, machines", machines(), "refused"));
     // Calls to a frozen server are held for it until it runs again: only the run sees them.
     files.push(("hosts, server frozen", calls(FROZEN_SERVER), "stopped"));
     for design in [
@@ -166,6 +167,15 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
             "{name} was caught far above what it allocates:\n{report}"
         );
     }
+    // Machines' threads are counted as each host runs them, not as a handful each: twice what
+    // the run allocates is enough.
+    let machines = ticklab::scenario::parse("machines", &machines()).unwrap();
+    let measured = measure(&machines);
+    assert_eq!(
+        under(&machines, 2 * measured),
+        "ran",
+        "machines were refused at twice what they allocate:\n{report}"
+    );
     println!("{report}");
     each_design_declares_what_a_timer_holds();
     // CPU is kept per span of the run in bounded bins, not per second: a century of callbacks
@@ -196,6 +206,30 @@ fn heartbeats() -> String {
     suspect_after = "5s"
     clock = "monotonic"
     peers = 64
+    "#
+    .to_string()
+}
+
+/// 10,000 two-core hosts, each with a compaction busy all run long and a heartbeat thread.
+fn machines() -> String {
+    r#"
+    about = "10,000 two-core hosts with a busy thread each, heartbeating"
+    platform = "linux"
+    run_for = "20s"
+    [model]
+    kind = "hosts"
+    network = "events"
+    [[model.host]]
+    name = "node"
+    count = 10000
+    [model.host.machine]
+    cores = 2
+    busy_threads = 1
+    [model.heartbeat]
+    every = "1s"
+    suspect_after = "5s"
+    clock = "monotonic"
+    peers = 3
     "#
     .to_string()
 }

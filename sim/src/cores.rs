@@ -106,6 +106,9 @@ struct Thread {
     kind: CpuKind,
     remaining_ns: u64,
     generation: u32,
+    /// Whether its pending slice end is the end of all its work, asked for while nobody waited
+    /// for a core: a thread that comes to wait then brings it forward to the next boundary.
+    lone: bool,
     time: CoreTime,
     /// Its running time per physical second, and its busiest second.
     meter: BusyMeter,
@@ -138,6 +141,8 @@ pub struct Cores {
     free_cores: BinaryHeap<Reverse<usize>>,
     /// Each core's running time so far.
     core_busy_ns: Vec<u64>,
+    /// The thread each core runs, by core; empty on an unlimited machine, where nobody waits.
+    on_core: Vec<Option<ThreadId>>,
 }
 
 impl Cores {
@@ -153,6 +158,7 @@ impl Cores {
             frozen: false,
             free_cores: BinaryHeap::new(),
             core_busy_ns: Vec::new(),
+            on_core: Vec::new(),
         }
     }
 
@@ -173,6 +179,7 @@ impl Cores {
             frozen: false,
             free_cores: (0..count).map(Reverse).collect(),
             core_busy_ns: vec![0; count],
+            on_core: vec![None; count],
         }
     }
 
@@ -182,6 +189,7 @@ impl Cores {
             kind: CpuKind::Busy,
             remaining_ns: 0,
             generation: 0,
+            lone: false,
             time: CoreTime::default(),
             meter: BusyMeter::default(),
         });
@@ -261,6 +269,36 @@ impl Cores {
             self.dispatch(now_ns, wakes);
         }
         None
+    }
+
+    /// `thread` stops wanting CPU at `now_ns`, with work left or not: outside load whose stretch
+    /// is over. It gives up its core or its place in the queue.
+    pub fn stop(&mut self, id: ThreadId, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
+        let frozen = self.frozen;
+        let thread = &mut self.threads[id.0 as usize];
+        thread.generation = thread.generation.wrapping_add(1);
+        thread.remaining_ns = 0;
+        match thread.state {
+            State::Idle => return,
+            State::Waiting { since_ns } => {
+                if !frozen {
+                    thread.time.waiting_ns += now_ns - since_ns;
+                }
+                thread.state = State::Idle;
+                self.waiting.retain(|waiting| *waiting != id);
+                return;
+            }
+            State::Running { since_ns, core } => {
+                // A frozen machine charged it up to the freeze, and `since_ns` is the freeze.
+                if !frozen {
+                    thread.charge(since_ns, now_ns);
+                    self.core_busy_ns[core] += now_ns - since_ns;
+                }
+                thread.state = State::Idle;
+                self.release_core(core);
+            }
+        }
+        self.dispatch(now_ns, wakes);
     }
 
     /// Nothing runs from `now_ns` (a system or process suspend): running threads keep the work
@@ -345,6 +383,9 @@ impl Cores {
     fn release_core(&mut self, core: usize) {
         self.running -= 1;
         self.free_cores.push(Reverse(core));
+        if let Some(slot) = self.on_core.get_mut(core) {
+            *slot = None;
+        }
     }
 
     fn thread(&self, thread: ThreadId) -> &Thread {
@@ -375,15 +416,57 @@ impl Cores {
             };
             wakes.push(self.start_slice(next, core, now_ns));
         }
+        if !self.waiting.is_empty() {
+            self.end_lone_stretches(now_ns, wakes);
+        }
     }
 
-    fn start_slice(&mut self, id: ThreadId, core: usize, now_ns: u64) -> SliceEnd {
+    /// A thread waits for a core from `now_ns`: every thread running its work in one stretch
+    /// gets the slice end it would have had, the first slice boundary from `now_ns`.
+    fn end_lone_stretches(&mut self, now_ns: u64, wakes: &mut Vec<SliceEnd>) {
         let slice_ns = self.slice_ns;
+        for core in 0..self.on_core.len() {
+            let Some(id) = self.on_core[core] else {
+                continue;
+            };
+            let thread = &mut self.threads[id.0 as usize];
+            let State::Running { since_ns, .. } = thread.state else {
+                continue;
+            };
+            if !thread.lone {
+                continue;
+            }
+            thread.lone = false;
+            let slices = (now_ns - since_ns).div_ceil(slice_ns).max(1);
+            let boundary_ns = since_ns.saturating_add(slices.saturating_mul(slice_ns));
+            let done_ns = since_ns.saturating_add(thread.remaining_ns);
+            if boundary_ns >= done_ns {
+                // Its work ends first, at the slice end already asked for.
+                continue;
+            }
+            thread.generation = thread.generation.wrapping_add(1);
+            wakes.push(SliceEnd {
+                thread: id,
+                at_ns: boundary_ns,
+                generation: thread.generation,
+            });
+        }
+    }
+
+    /// `id` runs on `core` from `now_ns`: for one slice while others wait, or for all its work
+    /// while nobody does.
+    fn start_slice(&mut self, id: ThreadId, core: usize, now_ns: u64) -> SliceEnd {
+        let lone = self.waiting.is_empty();
+        let slice_ns = if lone { u64::MAX } else { self.slice_ns };
+        if let Some(slot) = self.on_core.get_mut(core) {
+            *slot = Some(id);
+        }
         let thread = &mut self.threads[id.0 as usize];
         thread.state = State::Running {
             since_ns: now_ns,
             core,
         };
+        thread.lone = lone;
         thread.generation = thread.generation.wrapping_add(1);
         SliceEnd {
             thread: id,
@@ -464,6 +547,43 @@ mod tests {
         cores.run(a, 10 * MS, 0, &mut wakes);
         assert_eq!(run_out(&mut cores, wakes), [(a, 10 * MS)]);
         assert_eq!(cores.time(a).waiting_ns, 0);
+    }
+
+    #[test]
+    fn a_lone_thread_asks_for_one_slice_end_for_all_its_work() {
+        let mut cores = Cores::new(2, MS);
+        let (a, b) = (cores.add_thread(), cores.add_thread());
+        let mut wakes = Vec::new();
+        cores.run(a, 1_000 * MS, 0, &mut wakes);
+        cores.run(b, 500 * MS, 0, &mut wakes);
+        let ends: Vec<u64> = wakes.iter().map(|end| end.at_ns).collect();
+        assert_eq!(ends, [1_000 * MS, 500 * MS]);
+        assert_eq!(run_out(&mut cores, wakes), [(b, 500 * MS), (a, 1_000 * MS)]);
+    }
+
+    #[test]
+    fn a_thread_that_comes_to_wait_preempts_at_the_boundary_the_runner_would_have_had() {
+        let mut cores = Cores::new(1, 3 * MS);
+        let (a, b) = (cores.add_thread(), cores.add_thread());
+        let mut wakes = Vec::new();
+        cores.run(a, 10 * MS, 0, &mut wakes);
+        let lone_end = wakes.pop().unwrap();
+        assert_eq!(lone_end.at_ns, 10 * MS);
+        // b comes at 4 ms: a's slices ran from 0, so it gives way at 6 ms, not at 7.
+        cores.run(b, 2 * MS, 4 * MS, &mut wakes);
+        assert_eq!(
+            wakes.iter().map(|end| end.at_ns).collect::<Vec<_>>(),
+            [6 * MS]
+        );
+        assert_eq!(
+            cores.slice_ended(lone_end, 6 * MS, &mut wakes),
+            None,
+            "stale"
+        );
+        // a 0-6, b 6-8, a 8-12 (one slice while nobody waits, then the rest in one stretch).
+        assert_eq!(run_out(&mut cores, wakes), [(b, 8 * MS), (a, 12 * MS)]);
+        assert_eq!(cores.time(b).waiting_ns, 2 * MS);
+        assert_eq!(cores.time(a).running_ns, 10 * MS);
     }
 
     #[test]

@@ -24,6 +24,13 @@ pub enum Fault {
         duration_ns: u64,
         rate_ppb: i64,
     },
+    /// Other programs keep `threads` threads computing on the machine's cores from `at_ns` for
+    /// `duration_ns`: a compaction, a backup, a noisy neighbour. Every clock runs on.
+    CpuLoad {
+        at_ns: u64,
+        duration_ns: u64,
+        threads: u32,
+    },
 }
 
 /// The closed set of fault kinds, named as in scenario files.
@@ -33,14 +40,16 @@ pub enum FaultKind {
     ProcessSuspend,
     WallStep,
     WallSlew,
+    CpuLoad,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 4] = [
+    pub const ALL: [FaultKind; 5] = [
         FaultKind::SystemSuspend,
         FaultKind::ProcessSuspend,
         FaultKind::WallStep,
         FaultKind::WallSlew,
+        FaultKind::CpuLoad,
     ];
     /// Names as scenario files spell them, in the order of [`FaultKind::ALL`].
     pub const NAMES: &'static [&'static str] = &[
@@ -48,6 +57,7 @@ impl FaultKind {
         "process-suspend",
         "wall-step",
         "wall-slew",
+        "cpu-load",
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +72,7 @@ impl Fault {
             Fault::ProcessSuspend { .. } => FaultKind::ProcessSuspend,
             Fault::WallStep { .. } => FaultKind::WallStep,
             Fault::WallSlew { .. } => FaultKind::WallSlew,
+            Fault::CpuLoad { .. } => FaultKind::CpuLoad,
         }
     }
 
@@ -70,7 +81,8 @@ impl Fault {
             Fault::SystemSuspend { at_ns, .. }
             | Fault::ProcessSuspend { at_ns, .. }
             | Fault::WallStep { at_ns, .. }
-            | Fault::WallSlew { at_ns, .. } => at_ns,
+            | Fault::WallSlew { at_ns, .. }
+            | Fault::CpuLoad { at_ns, .. } => at_ns,
         }
     }
 
@@ -79,7 +91,8 @@ impl Fault {
         match *self {
             Fault::SystemSuspend { duration_ns, .. }
             | Fault::ProcessSuspend { duration_ns, .. }
-            | Fault::WallSlew { duration_ns, .. } => duration_ns,
+            | Fault::WallSlew { duration_ns, .. }
+            | Fault::CpuLoad { duration_ns, .. } => duration_ns,
             Fault::WallStep { .. } => 0,
         }
     }
@@ -111,6 +124,18 @@ impl fmt::Display for Fault {
                     f,
                     "{name} at rate {} for {}",
                     Rate(rate_ppb),
+                    Compact(duration_ns as i64)
+                )
+            }
+            Fault::CpuLoad {
+                duration_ns,
+                threads,
+                ..
+            } => {
+                let plural = if threads == 1 { "" } else { "s" };
+                write!(
+                    f,
+                    "{name} of {threads} thread{plural} for {}",
                     Compact(duration_ns as i64)
                 )
             }

@@ -14,6 +14,15 @@ pub struct EdgeEffect {
     pub resumed_after_ns: Option<u64>,
     /// A clock whose mapping to physical time changed, so waits on it must be re-derived.
     pub changed_clock: Option<ClockId>,
+    /// Outside load that starts or stops on the machine's cores.
+    pub cpu_load: Option<LoadEdge>,
+}
+
+/// Threads of outside load that start or stop computing at a `cpu-load` fault's edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadEdge {
+    Starts { threads: u32 },
+    Stops { threads: u32 },
 }
 
 #[derive(Clone, Debug)]
@@ -134,9 +143,16 @@ impl Machine {
                 self.clocks.slew_wall(now_ns, delta_ppb);
                 changed_clock = Some(ClockId::Wall);
             }
+            (Fault::CpuLoad { .. }, _) => {}
         }
+        let cpu_load = match (edge.fault, edge.edge) {
+            (Fault::CpuLoad { threads, .. }, Edge::Begin) => Some(LoadEdge::Starts { threads }),
+            (Fault::CpuLoad { threads, .. }, _) => Some(LoadEdge::Stops { threads }),
+            _ => None,
+        };
         let mut effect = EdgeEffect {
             changed_clock,
+            cpu_load,
             ..EdgeEffect::default()
         };
         match (could_run, self.can_run()) {

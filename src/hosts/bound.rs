@@ -88,7 +88,7 @@ pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
         why.push(format!("{calls} calls"));
     }
     // The hosts' CPUs: slice ends and load bursts, and a slice end for each piece of work.
-    let cpu = cpu_steps(config, run_for_ns, steps);
+    let cpu = cpu_steps(config, run_for_ns);
     if cpu > 0 {
         steps += cpu;
         cost += cpu * weigh(1);
@@ -104,36 +104,145 @@ pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
     HostsWork { steps, cost, why }
 }
 
-/// The steps the hosts' CPUs may take: on every core a slice end per time slice while outside
-/// load keeps it busy, two wakes per burst of each bursty load thread, and for each piece of
-/// workload work a slice end per time slice its CPU spans (a slice ends on time even with nobody
-/// waiting for the core). Nothing for a cluster without machines.
-fn cpu_steps(config: &HostsConfig, run_for_ns: u64, workload_steps: u128) -> u128 {
-    let machines = config.hosts.iter().filter_map(|host| host.machine.as_ref());
+/// The steps the hosts' CPUs may take, each host priced by its own machine: two wakes per burst
+/// of each bursty load thread; on every core a slice end per time slice all run long when more
+/// load threads than cores keep it contended; and for each piece of work the host itself does,
+/// one slice end, or, where its threads may outnumber its cores, a slice end on every core for
+/// each slice the piece may wait and run. A thread nobody waits for runs its work in one stretch.
+/// Nothing for a host without a machine.
+fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
+    let piece_ns = heaviest_piece_ns(config);
+    let roles = Roles::of(config);
     let mut steps = 0u128;
-    let mut any = false;
-    let mut shortest_slice_ns = u64::MAX;
-    for machine in machines {
-        any = true;
-        if machine.cores.is_some() {
-            shortest_slice_ns = shortest_slice_ns.min(machine.time_slice_ns.max(1));
-        }
-        let loaded = machine.load.busy_threads > 0 || machine.load.bursts.is_some();
-        if let (Some(cores), true) = (machine.cores, loaded) {
-            let slices = u128::from(run_for_ns / machine.time_slice_ns.max(1) + 1);
-            steps += slices * cores as u128;
-        }
-        if let Some(bursts) = machine.load.bursts {
+    for (host, machine) in config.hosts.iter().enumerate() {
+        let Some(machine) = &machine.machine else {
+            continue;
+        };
+        let load = machine.load;
+        let load_threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
+        if let Some(bursts) = load.bursts {
             let per_thread = u128::from(run_for_ns / bursts.mean_burst_ns.max(1) + 1);
             steps += 2 * per_thread * u128::from(bursts.threads);
         }
+        let pieces = roles.pieces(config, run_for_ns, host);
+        let Some(cores) = machine.cores else {
+            steps += pieces;
+            continue;
+        };
+        let cores = cores as u128;
+        let slice_ns = machine.time_slice_ns.max(1);
+        if u128::from(load_threads) > cores {
+            steps += u128::from(run_for_ns / slice_ns + 1) * cores;
+        }
+        steps += if roles.may_outnumber_cores(config, host, load_threads, cores) {
+            pieces * ((u128::from(piece_ns / slice_ns) + 2) * cores + 1)
+        } else {
+            pieces
+        };
     }
-    if !any {
-        return 0;
-    }
-    let slices_per_piece = u128::from(heaviest_piece_ns(config) / shortest_slice_ns + 1);
-    steps + workload_steps * slices_per_piece
+    steps
 }
+
+/// Which workloads each host takes part in, by host.
+pub(crate) struct Roles {
+    heartbeat: Vec<bool>,
+    lease_candidate: Vec<bool>,
+    rpc_client: Vec<bool>,
+}
+
+impl Roles {
+    pub(crate) fn of(config: &HostsConfig) -> Self {
+        let mark = |members: &[usize]| {
+            let mut marks = vec![false; config.hosts.len()];
+            for &host in members {
+                marks[host] = true;
+            }
+            marks
+        };
+        let empty: &[usize] = &[];
+        Roles {
+            heartbeat: mark(config.heartbeat.as_ref().map_or(empty, |h| &h.hosts)),
+            lease_candidate: mark(config.lease.as_ref().map_or(empty, |l| &l.candidates)),
+            rpc_client: mark(config.rpc.as_ref().map_or(empty, |r| &r.clients)),
+        }
+    }
+
+    /// The pieces of work `host` does at most: every wake and message of the workloads it takes
+    /// part in that lands on it. A heartbeat round, its sends, and the beats it hears and checks
+    /// from the `peers` hosts before it on the ring; a lease candidate's asks and writes, and
+    /// everything at its lock service and storage; an RPC client's calls, and every call at its
+    /// server.
+    fn pieces(&self, config: &HostsConfig, run_for_ns: u64, host: usize) -> u128 {
+        let periods = |every_ns: u64| u128::from(run_for_ns / every_ns.max(1) + 1);
+        let mut pieces = 0u128;
+        if let Some(heartbeat) = &config.heartbeat
+            && self.heartbeat[host]
+        {
+            pieces += periods(heartbeat.every_ns) * (1 + 3 * heartbeat.peers as u128);
+        }
+        if let Some(lease) = &config.lease {
+            let asks = periods(lease.renew_every_ns);
+            let writes = lease
+                .write_every_ns
+                .map_or(0, |every_ns| periods(every_ns) * 3);
+            if self.lease_candidate[host] {
+                pieces += asks * 4 + writes;
+            }
+            if lease.coordinator == host {
+                pieces += asks * 4 * lease.candidates.len() as u128;
+            }
+            if lease.storage == host {
+                pieces += writes;
+            }
+        }
+        if let Some(rpc) = &config.rpc {
+            let calls = periods(rpc.call_every_ns) * 8;
+            if self.rpc_client[host] {
+                pieces += calls;
+            }
+            if rpc.server == host {
+                pieces += calls * rpc.clients.len() as u128;
+            }
+        }
+        pieces
+    }
+
+    /// Whether `host`'s threads may outnumber its `cores`: its load threads and its workloads'.
+    fn may_outnumber_cores(
+        &self,
+        config: &HostsConfig,
+        host: usize,
+        load_threads: u32,
+        cores: u128,
+    ) -> bool {
+        u128::from(load_threads) + self.threads(config, host) > cores
+    }
+
+    /// The most threads `host`'s workloads run: one per role it plays, and for an RPC client,
+    /// up to [`TIMER_THREADS`] of its timer design's own besides.
+    pub(crate) fn threads(&self, config: &HostsConfig, host: usize) -> u128 {
+        let lease = config.lease.as_ref();
+        let roles = [
+            self.heartbeat[host],
+            self.lease_candidate[host],
+            lease.is_some_and(|lease| lease.coordinator == host),
+            lease.is_some_and(|lease| lease.storage == host),
+            self.rpc_client[host],
+            config.rpc.as_ref().is_some_and(|rpc| rpc.server == host),
+        ];
+        let roles = roles.into_iter().filter(|plays| *plays).count() as u128;
+        let timers = if self.rpc_client[host] {
+            TIMER_THREADS
+        } else {
+            0
+        };
+        roles + timers
+    }
+}
+
+/// The timer threads an RPC client's design is counted as running: more than the built-in
+/// designs run, so a client's threads are always taken to contend for its cores.
+const TIMER_THREADS: u128 = 8;
 
 /// The most CPU one piece of workload work takes: a heartbeat round sends to every peer.
 fn heaviest_piece_ns(config: &HostsConfig) -> u64 {
@@ -296,12 +405,62 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_hosts_slices_count_and_an_idle_machine_adds_only_a_slice_end_per_piece() {
-        let text = |machine: &str| {
+    fn each_host_is_priced_by_its_own_machine() {
+        let text = |machine: &str, cpu: &str| {
             format!(
                 "about = \"a\"\nplatform = \"linux\"\nrun_for = \"1h\"\n[model]\nkind = \
                  \"hosts\"\nnetwork = \"events\"\n[[model.host]]\nname = \"node\"\ncount = \
                  3\n[[model.host]]\nname = \"busy\"\n{machine}\n[model.heartbeat]\nevery = \
+                 \"1s\"\nsuspect_after = \"5s\"\n{cpu}"
+            )
+        };
+        let bound = |machine: &str, cpu: &str| {
+            let scenario = crate::scenario::parse("a.toml", &text(machine, cpu)).unwrap();
+            let config = scenario.model.config::<HostsConfig>().unwrap().clone();
+            work_bound(&config, scenario.run_for_ns).steps
+        };
+        let plain = bound("", "");
+        // One host's pieces: each of 3,601 rounds, three sends, and the three peers' beats it
+        // hears and checks: 3,601 × (1 + 3 × 3).
+        let pieces = 3_601 * 10;
+        // An idle machine: one slice end per piece, the busy host's alone.
+        assert_eq!(bound("[model.host.machine]\ncores = 2", ""), plain + pieces);
+        // Six busy threads on one core sliced every microsecond: a slice end each, all hour,
+        // and each piece waits a slice and runs one: (0 + 2) × 1 + 1 steps.
+        let busy = bound(
+            "[model.host.machine]\ncores = 1\nbusy_threads = 6\ntime_slice = \"1us\"",
+            "",
+        );
+        assert_eq!(busy, plain + 3_600_000_001 + 3 * pieces);
+        // Heartbeats of 300 ms of CPU a peer, 900 ms a round, on one 3 ms core: the heartbeat
+        // thread alone runs each piece in one stretch.
+        let heavy_cpu = "cpu = \"300ms\"\n";
+        let lone = bound(
+            "[model.host.machine]\ncores = 1\ntime_slice = \"3ms\"",
+            heavy_cpu,
+        );
+        assert_eq!(lone, plain + pieces);
+        // One busy thread beside it: a piece waits a slice and is sliced 300 times while it runs.
+        let shared = bound(
+            "[model.host.machine]\ncores = 1\nbusy_threads = 1\ntime_slice = \"3ms\"",
+            heavy_cpu,
+        );
+        assert_eq!(shared, plain + pieces * (302 + 1));
+        // One busy thread on two cores never makes the heartbeat wait.
+        let beside = bound(
+            "[model.host.machine]\ncores = 2\nbusy_threads = 1",
+            heavy_cpu,
+        );
+        assert_eq!(beside, plain + pieces);
+    }
+
+    #[test]
+    fn a_thousand_hosts_pay_only_for_the_one_with_a_machine() {
+        let text = |machine: &str| {
+            format!(
+                "about = \"a\"\nplatform = \"linux\"\nrun_for = \"1h\"\n[model]\nkind = \
+                 \"hosts\"\nnetwork = \"events\"\n[[model.host]]\nname = \"node\"\ncount = \
+                 999\n[[model.host]]\nname = \"busy\"\n{machine}\n[model.heartbeat]\nevery = \
                  \"1s\"\nsuspect_after = \"5s\"\n"
             )
         };
@@ -311,22 +470,8 @@ mod tests {
             work_bound(&config, scenario.run_for_ns).steps
         };
         let plain = bound("");
-        // An idle machine: one slice end per piece of work at most.
-        assert_eq!(bound("[model.host.machine]\ncores = 2"), 2 * plain);
-        // Six busy threads on one core sliced every microsecond: a slice end each, all hour.
-        let busy = bound("[model.host.machine]\ncores = 1\nbusy_threads = 6\ntime_slice = \"1us\"");
-        assert_eq!(busy, 2 * plain + 3_600_000_001);
-        // No load, but heartbeats of 300 ms of CPU a peer on a 3 ms slice: a slice end for
-        // every 3 ms of each round, which a round of 900 ms spans 301 of.
-        let heavy = bound("[model.host.machine]\ncores = 1\ntime_slice = \"3ms\"");
-        assert_eq!(heavy, 2 * plain);
-        let text_heavy = text("[model.host.machine]\ncores = 1\ntime_slice = \"3ms\"").replace(
-            "suspect_after = \"5s\"",
-            "suspect_after = \"5s\"\ncpu = \"300ms\"",
-        );
-        let scenario = crate::scenario::parse("a.toml", &text_heavy).unwrap();
-        let config = scenario.model.config::<HostsConfig>().unwrap().clone();
-        let steps = work_bound(&config, scenario.run_for_ns).steps;
-        assert_eq!(steps, plain + plain * 301);
+        let one = bound("[model.host.machine]\ncores = 2\nbusy_threads = 1");
+        assert_eq!(one - plain, 3_601 * 10);
+        assert!(one < plain + plain / 100, "{one} against {plain}");
     }
 }

@@ -23,20 +23,23 @@ pub(crate) fn peak_footprint(config: &HostsConfig, run_for_ns: u64) -> Footprint
             Cluster::BYTES_PER_ITEM,
         )
         .with(HOSTS, config.hosts.len() as u128, Cluster::BYTES_PER_HOST);
-    // Each host with a machine: its load's threads and a handful of workload threads.
+    // Each host with a machine: its load's threads and a thread for each workload role it plays.
+    let roles = super::bound::Roles::of(config);
     let threads: u128 = config
         .hosts
         .iter()
-        .filter_map(|host| host.machine.as_ref())
-        .map(|machine| {
+        .enumerate()
+        .filter_map(|(host, spec)| Some((host, spec.machine.as_ref()?)))
+        .map(|(host, machine)| {
             let load = machine.load;
-            u128::from(load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads)) + 8
+            u128::from(load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads))
+                + roles.threads(config, host)
         })
         .sum();
     footprint.add(
         crate::machine::THREADS,
         threads,
-        crate::machine::BYTES_PER_THREAD,
+        crate::machine::bytes_per_thread(run_for_ns),
     );
     if let Some(rpc) = &config.rpc {
         let clients = rpc.clients.len() as u128;

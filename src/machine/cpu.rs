@@ -5,7 +5,9 @@
 //! The CPU never files a wake itself: slice ends and load bursts it wants go to lists that the
 //! ground it lives on (one machine's world, or a cluster's queue) files under its own payloads.
 
-use ticklab_sim::{CoreTime, Cores, CpuKind, EdgeEffect, SliceEnd, SliceTicket, ThreadId};
+use ticklab_sim::{
+    CoreTime, Cores, CpuKind, EdgeEffect, LoadEdge, SliceEnd, SliceTicket, ThreadId,
+};
 
 use super::load::{self, Load};
 use super::{MachineConfig, MachineReport, Timing};
@@ -29,6 +31,10 @@ pub struct Cpu {
     pub(super) load_wakes: Vec<(u64, u32)>,
     timing: Timing,
     pub(super) load: Load,
+    /// Threads `cpu-load` faults put to work, made as the first fault that needs them starts;
+    /// the first `fault_load_active` of them compute now.
+    fault_load: Vec<ThreadId>,
+    fault_load_active: usize,
 }
 
 /// A wake the CPU asks its ground to file.
@@ -66,6 +72,8 @@ impl Cpu {
             load_wakes: Vec::new(),
             timing: config.timing,
             load: Load::new(config.load, seed),
+            fault_load: Vec::new(),
+            fault_load_active: 0,
         };
         load::start(&mut cpu, run_for_ns);
         cpu
@@ -140,6 +148,38 @@ impl Cpu {
     /// Nothing runs while the process cannot, and the threads go on when it can again.
     pub(crate) fn on_edge(&mut self, effect: &EdgeEffect, now_ns: u64) {
         self.cores.on_edge(effect, now_ns, &mut self.slice_ends);
+        match effect.cpu_load {
+            Some(LoadEdge::Starts { threads }) => self.start_fault_load(threads, now_ns),
+            Some(LoadEdge::Stops { threads }) => self.stop_fault_load(threads, now_ns),
+            None => {}
+        }
+    }
+
+    /// A `cpu-load` fault starts: `threads` more threads compute until it ends.
+    fn start_fault_load(&mut self, threads: u32, now_ns: u64) {
+        for _ in 0..threads {
+            if self.fault_load_active == self.fault_load.len() {
+                let name = format!("cpu-load-{}", self.fault_load.len());
+                let thread = self.add_owned_thread(name, Owner::Load(u32::MAX));
+                self.fault_load.push(thread);
+            }
+            let thread = self.fault_load[self.fault_load_active];
+            self.fault_load_active += 1;
+            // More work than any run can give it: it computes until its fault ends.
+            self.run(thread, u64::MAX / 2, CpuKind::Busy, now_ns);
+        }
+    }
+
+    /// A `cpu-load` fault ends: the `threads` that started last stop.
+    fn stop_fault_load(&mut self, threads: u32, now_ns: u64) {
+        for _ in 0..threads {
+            let Some(active) = self.fault_load_active.checked_sub(1) else {
+                return;
+            };
+            self.fault_load_active = active;
+            let thread = self.fault_load[active];
+            self.cores.stop(thread, now_ns, &mut self.slice_ends);
+        }
     }
 
     /// A bursty load thread's gap ended at `now_ns`: its next burst starts.

@@ -236,7 +236,11 @@ impl<W: Copy> Machine<W> {
                 self.world.pending() as u128,
                 Self::BYTES_PER_WAKE,
             )
-            .with(THREADS, self.cpu.thread_count() as u128, BYTES_PER_THREAD)
+            .with(
+                THREADS,
+                self.cpu.thread_count() as u128,
+                bytes_per_thread(self.end_ns()),
+            )
     }
 
     /// Whether the event queue had to drop a wake because it was full.
@@ -320,9 +324,13 @@ impl<W: Copy> Ground for Machine<W> {
 /// What a footprint calls the machine's simulated threads.
 pub const THREADS: &str = "simulated threads";
 
-/// What one simulated thread's accounting costs at most: its busy-time bins, grown, and room
-/// for its name, its core's bookkeeping and its busiest-window spans.
-pub const BYTES_PER_THREAD: u64 = 2 * 8 * ticklab_sim::MAX_BINS as u64 + 512;
+/// What one simulated thread's accounting costs at most in a run of `run_for_ns`: a busy-time
+/// bin per second up to [`ticklab_sim::MAX_BINS`], grown, and room for its name, its core's
+/// bookkeeping and its busiest-window spans.
+pub fn bytes_per_thread(run_for_ns: u64) -> u64 {
+    let seconds = run_for_ns / ticklab_sim::NS_PER_SEC + 1;
+    2 * 8 * seconds.min(ticklab_sim::MAX_BINS as u64) + 512
+}
 
 /// A moment in physical time, as a deadline: boottime reads physical time since the start.
 #[inline]

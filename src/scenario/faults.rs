@@ -45,7 +45,71 @@ fn validate_fault(
         FaultKind::SystemSuspend | FaultKind::ProcessSuspend => suspend(file, spec, at_ns),
         FaultKind::WallStep => wall_step(file, spec, at_ns),
         FaultKind::WallSlew => wall_slew(file, spec, at_ns),
+        FaultKind::CpuLoad => cpu_load(file, spec, at_ns),
     }
+}
+
+/// The most threads one `cpu-load` fault may start: far more than any machine's cores, and few
+/// enough that the run's memory stays small.
+pub(crate) const MAX_LOAD_THREADS: i64 = 1_024;
+
+/// A `cpu-load` fault puts threads on the machine's cores, so it needs a machine that has them:
+/// without `cores`, every thread has a core of its own and the load would change nothing.
+pub(crate) fn check_cpu_load_has_cores(
+    file: &Located<'_>,
+    specs: &[Spanned<FaultSpec>],
+    cores: Option<usize>,
+    where_cores_go: &str,
+) -> Result<(), ScenarioError> {
+    if cores.is_some() {
+        return Ok(());
+    }
+    match specs
+        .iter()
+        .find(|spec| spec.get_ref().kind.0 == FaultKind::CpuLoad)
+    {
+        None => Ok(()),
+        Some(spec) => Err(file
+            .error(spec.span(), "a cpu-load fault needs a machine with `cores`")
+            .with_hint(format!(
+                "set `cores` in {where_cores_go}: without it every thread has a core of its own \
+                 and outside load takes nothing from anybody"
+            ))),
+    }
+}
+
+/// Outside load for a stretch: how many threads, for how long.
+fn cpu_load(
+    file: &Located<'_>,
+    spec: &Spanned<FaultSpec>,
+    at_ns: u64,
+) -> Result<Fault, ScenarioError> {
+    let fault = spec.get_ref();
+    if let Some(by) = &fault.by {
+        return Err(not_for(file, fault.kind.0, "by", by.span()));
+    }
+    if let Some(rate) = &fault.rate {
+        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
+    }
+    let duration_ns = positive_duration(file, spec)?;
+    let threads = fault
+        .threads
+        .as_ref()
+        .ok_or_else(|| needs(file, spec, "threads"))?;
+    let count = *threads.get_ref();
+    if !(1..=MAX_LOAD_THREADS).contains(&count) {
+        return Err(file
+            .error(
+                threads.span(),
+                format!("a cpu-load fault starts 1 to {MAX_LOAD_THREADS} threads, not {count}"),
+            )
+            .with_hint("threads = 2 keeps two cores busy for the fault's duration"));
+    }
+    Ok(Fault::CpuLoad {
+        at_ns,
+        duration_ns,
+        threads: count as u32,
+    })
 }
 
 /// A system or process suspend: how long, and nothing else.
@@ -55,6 +119,9 @@ fn suspend(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
+    if let Some(threads) = &fault.threads {
+        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
+    }
     if let Some(by) = &fault.by {
         return Err(not_for(file, fault.kind.0, "by", by.span()));
     }
@@ -75,6 +142,9 @@ fn wall_step(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
+    if let Some(threads) = &fault.threads {
+        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
+    }
     if let Some(duration) = &fault.duration {
         return Err(not_for(file, fault.kind.0, "duration", duration.span()));
     }
@@ -101,6 +171,9 @@ fn wall_slew(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
+    if let Some(threads) = &fault.threads {
+        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
+    }
     if let Some(by) = &fault.by {
         return Err(not_for(file, fault.kind.0, "by", by.span()));
     }
@@ -169,6 +242,9 @@ fn keys_for(kind: FaultKind) -> &'static str {
         FaultKind::SystemSuspend | FaultKind::ProcessSuspend => "suspends take `at` and `duration`",
         FaultKind::WallStep => "wall steps take `at` and `by`, such as by = \"-1h\"",
         FaultKind::WallSlew => "wall slews take `at`, `duration` and `rate`, such as rate = 0.0005",
+        FaultKind::CpuLoad => {
+            "cpu-load faults take `at`, `duration` and `threads`, such as threads = 2"
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use jiff::Timestamp;
 
 pub use error::ScenarioError;
 pub use explain::nearest;
-pub(crate) use faults::{WallClock, check_wall_clock, validate_faults};
+pub(crate) use faults::{WallClock, check_cpu_load_has_cores, check_wall_clock, validate_faults};
 pub use located::Located;
 pub(crate) use schema::{ExpectEntry, ExpectTable, FaultSpec as FaultTable};
 pub use setting::{Conditions, Setting};
@@ -131,6 +131,12 @@ pub fn parse_conditions(
                 "`[expect]` bounds a model's metrics; check your own code's behaviour in its test",
             ));
     }
+    faults::check_cpu_load_has_cores(
+        &file,
+        &raw.faults,
+        None,
+        "a scenario with a `[model]`; code under ticklab::tokio runs on one real thread",
+    )?;
     conditions(&file, &raw)
 }
 
@@ -254,6 +260,7 @@ fn finish<M>(
         raw.platform.0,
         model.machine_keys(),
     )?;
+    faults::check_cpu_load_has_cores(file, &raw.faults, machine.cores, "`[machine]`")?;
     let expectations = match &raw.expect {
         None => Vec::new(),
         Some(table) => parse_expectations(file, table, model.expect_schema())?,

@@ -105,6 +105,7 @@ pub(crate) struct FaultSpec {
     pub duration: Option<Spanned<DurationNs>>,
     pub by: Option<Spanned<SignedDurationNs>>,
     pub rate: Option<Spanned<f64>>,
+    pub threads: Option<Spanned<i64>>,
 }
 
 /// Just enough of a file to learn which model it is for.

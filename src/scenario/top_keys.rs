@@ -119,7 +119,7 @@ pub static FAULT: KeyTable = KeyTable {
             "duration",
             ValueType::POSITIVE_DURATION,
             Need::Optional,
-            "how long it lasts: suspends and slews",
+            "how long it lasts: suspends, slews and cpu-load",
         ),
         KeyDoc::new(
             "by",
@@ -136,6 +136,13 @@ pub static FAULT: KeyTable = KeyTable {
             },
             Need::Optional,
             "the wall clock runs `1 + rate` times as fast; overlapping slews add up: wall slews",
+        ),
+        KeyDoc::new(
+            "threads",
+            ValueType::Count { min: 1, max: 1_024 },
+            Need::Optional,
+            "other programs' threads that compute for the fault's duration, on the machine's \
+             `cores`: cpu-load",
         ),
     ],
 };
@@ -169,5 +176,10 @@ pub static FAULTS: &[FaultDoc] = &[
         kind: "wall-slew",
         keys: &["duration", "rate"],
         effect: "the wall clock runs `1 + rate` times as fast; overlapping slews add up",
+    },
+    FaultDoc {
+        kind: "cpu-load",
+        keys: &["duration", "threads"],
+        effect: "other programs' threads compute on the machine's cores; every clock runs",
     },
 ];

@@ -6,34 +6,41 @@ use toml::{Table, Value};
 pub use super::clock_fault::FaultSpec;
 use super::clock_fault::fault;
 use super::cluster::{self, Cluster, ClusterFault};
+pub use super::load_fault::LoadSpec;
+use super::load_fault::{load, with_cores};
 use super::tweak::{Tweak, apply_tweak};
 
 /// One case: the scenario's seed, changes to its model's parameters, and the faults added to
 /// its own. In a hosts scenario, fault `i` goes to host `hosts[i]` (modulo the hosts there are),
-/// and `cluster` adds partitions, latency spikes and drift; elsewhere `cluster` is empty.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// and `cluster` adds partitions, latency spikes and drift; elsewhere `cluster` is empty. `loads`
+/// adds outside CPU load where the base has `cores`, each on a host with them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Case {
     pub seed: u64,
     pub tweaks: Vec<Tweak>,
     pub faults: Vec<FaultSpec>,
     pub hosts: Vec<u16>,
     pub cluster: Vec<ClusterFault>,
+    pub loads: Vec<LoadSpec>,
 }
 
 /// Most faults a case adds, and so the host picks it draws.
 const MAX_FAULTS: usize = 6;
 /// Most partitions, spikes and drift changes a case adds to a hosts scenario.
 const MAX_CLUSTER_FAULTS: usize = 4;
+/// Most `cpu-load` faults a case adds where the base has cores.
+const MAX_LOADS: usize = 2;
 
 /// Cases for a scenario that runs for `run_for_ms`: up to two parameter changes and up to six
 /// faults that may overlap.
 pub fn cases(run_for_ms: u64) -> impl Strategy<Value = Case> {
-    cases_for(run_for_ms, false)
+    cases_for(run_for_ms, false, false)
 }
 
 /// [`cases`], and for a hosts scenario (`hosts`) up to four partitions, latency spikes and drift
-/// changes besides.
-pub fn cases_for(run_for_ms: u64, hosts: bool) -> impl Strategy<Value = Case> {
+/// changes besides, and where the base has cores (`loads`, see [`takes_load`]) up to two spells
+/// of outside CPU load.
+pub fn cases_for(run_for_ms: u64, hosts: bool, loads: bool) -> impl Strategy<Value = Case> {
     let tweak = (any::<u16>(), 25u16..400).prop_map(|(pick, percent)| Tweak { pick, percent });
     // The host picks and the cluster's faults come last, so that the draws before them are those
     // of a scenario without hosts: older seeds keep finding the same cases.
@@ -48,14 +55,27 @@ pub fn cases_for(run_for_ms: u64, hosts: bool) -> impl Strategy<Value = Case> {
         prop::collection::vec(fault(run_for_ms), 0..MAX_FAULTS),
         prop::collection::vec(any::<u16>(), MAX_FAULTS),
         prop::collection::vec(cluster::cluster_fault(run_for_ms), cluster_count),
+        // Last again, so that bases without cores draw the cases they always drew.
+        prop::collection::vec(load(run_for_ms), 0..if loads { MAX_LOADS + 1 } else { 1 }),
     )
-        .prop_map(|(seed, tweaks, faults, hosts, cluster)| Case {
+        .prop_map(|(seed, tweaks, faults, hosts, cluster, loads)| Case {
             seed,
             tweaks,
             faults,
             hosts,
             cluster,
+            loads,
         })
+}
+
+/// Whether outside load can be put on `base`: its `[machine]`, or one of its hosts', has
+/// `cores`. Without them every thread has a core of its own and load would change nothing.
+pub fn takes_load(base: &str) -> bool {
+    let Ok(mut table) = base.parse::<Table>() else {
+        return false;
+    };
+    let hosts = host_tables(&mut table);
+    !with_cores(&table, hosts.len()).is_empty()
 }
 
 /// The base scenario's text with `case` applied: its seed, its faults after the base's own (in a
@@ -78,6 +98,7 @@ fn applied(base: &str, case: &Case) -> Result<(Table, Vec<String>), toml::de::Er
         }
     }
     let hosts = host_tables(&mut table);
+    let cored = with_cores(&table, hosts.len());
     if hosts.is_empty() {
         let faults = table
             .entry("fault")
@@ -88,11 +109,20 @@ fn applied(base: &str, case: &Case) -> Result<(Table, Vec<String>), toml::de::Er
                     .iter()
                     .map(|fault| Value::Table(fault.to_table())),
             );
+            if !cored.is_empty() {
+                faults.extend(case.loads.iter().map(|load| Value::Table(load.to_table())));
+            }
         }
     } else {
         for (index, fault) in case.faults.iter().enumerate() {
             let host = pick_host(case, index, hosts.len());
             place_on_host(&mut table, host, fault.to_table());
+        }
+        if !cored.is_empty() {
+            for load in &case.loads {
+                let host = cored[usize::from(load.host) % cored.len()];
+                place_on_host(&mut table, host, load.to_table());
+            }
         }
         if let Some(Value::Table(model)) = table.get_mut("model") {
             let cluster = Cluster::of(model, &hosts);
@@ -202,6 +232,16 @@ pub fn case_parts(base: &str, case: &Case) -> (Vec<String>, Vec<String>) {
         let cluster = Cluster::of(model, &hosts);
         faults.extend(case.cluster.iter().filter_map(|fault| cluster.fault(fault)));
     }
+    let cored = with_cores(&applied, hosts.len());
+    if !cored.is_empty() {
+        faults.extend(case.loads.iter().map(|load| match hosts.is_empty() {
+            true => load.to_string(),
+            false => format!(
+                "{load} on {}",
+                hosts[cored[usize::from(load.host) % cored.len()]]
+            ),
+        }));
+    }
     (faults, changes)
 }
 
@@ -255,6 +295,7 @@ mod tests {
             }],
             hosts: Vec::new(),
             cluster: Vec::new(),
+            loads: Vec::new(),
         };
         let text = apply(BASE, &case).unwrap();
         let table: Table = text.parse().unwrap();
@@ -290,6 +331,7 @@ mod tests {
             // 6 modulo 4 hosts: the third, node-2.
             hosts: vec![6],
             cluster: Vec::new(),
+            loads: Vec::new(),
         };
         let table: Table = apply(HOSTS, &case).unwrap().parse().unwrap();
         assert!(table.get("fault").is_none(), "no top-level faults");
@@ -335,6 +377,7 @@ mod tests {
                 },
                 ClusterFault::Drift { host: 2, ppm: 120 },
             ],
+            loads: Vec::new(),
         };
         let table: Table = apply(HOSTS, &case).unwrap().parse().unwrap();
         let model = &table["model"];
@@ -357,7 +400,7 @@ mod tests {
         use proptest::strategy::ValueTree;
         use proptest::test_runner::TestRunner;
         let mut runner = TestRunner::deterministic();
-        let hosts = cases_for(60_000, true);
+        let hosts = cases_for(60_000, true, false);
         let plain = cases(60_000);
         let mut added = 0;
         for _ in 0..50 {
@@ -372,5 +415,79 @@ mod tests {
             );
         }
         assert!(added > 25, "{added} cluster faults in 50 hosts cases");
+    }
+
+    /// Two plain hosts and one with a core of its own.
+    const CORED: &str = "about = \"x\"\nplatform = \"linux\"\nrun_for = \"10s\"\n\
+                         [model]\nkind = \"hosts\"\nnetwork = \"events\"\n\
+                         [[model.host]]\nname = \"node\"\ncount = 2\n\
+                         [[model.host]]\nname = \"busy\"\n[model.host.machine]\ncores = 1\n\
+                         [model.heartbeat]\nevery = \"1s\"\nsuspect_after = \"5s\"\n";
+
+    #[test]
+    fn load_is_drawn_only_where_cores_are_and_goes_to_a_host_that_has_them() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        assert!(takes_load(CORED));
+        assert!(!takes_load(
+            &CORED.replace("[model.host.machine]\ncores = 1\n", "")
+        ));
+        assert!(!takes_load(BASE));
+        // Cores for every host from the cluster's [machine].
+        assert!(takes_load(&format!("{BASE}[machine]\ncores = 2\n")));
+        let mut runner = TestRunner::deterministic();
+        let (with, without) = (
+            cases_for(10_000, true, true),
+            cases_for(10_000, true, false),
+        );
+        let mut drawn = 0;
+        for _ in 0..50 {
+            let case = with.new_tree(&mut runner).unwrap().current();
+            assert!(
+                without
+                    .new_tree(&mut runner)
+                    .unwrap()
+                    .current()
+                    .loads
+                    .is_empty()
+            );
+            drawn += case.loads.len();
+            let applied: Table = apply(CORED, &case).unwrap().parse().unwrap();
+            // A tweak may change `count`: the loads go to `busy`, wherever it is.
+            for host in applied["model"]["host"].as_array().unwrap() {
+                let loads = host
+                    .get("fault")
+                    .and_then(Value::as_array)
+                    .map_or(0, |faults| {
+                        faults
+                            .iter()
+                            .filter(|fault| fault["kind"].as_str() == Some("cpu-load"))
+                            .count()
+                    });
+                let expected = match host["name"].as_str() {
+                    Some("busy") => case.loads.len(),
+                    _ => 0,
+                };
+                assert_eq!(loads, expected, "{}", apply(CORED, &case).unwrap());
+            }
+            crate::scenario::parse("case.toml", &apply(CORED, &case).unwrap())
+                .unwrap_or_else(|error| panic!("{case:?}: {error}"));
+        }
+        assert!(drawn > 25, "{drawn} loads in 50 cases");
+        let case = Case {
+            loads: vec![LoadSpec {
+                at_ms: 2_000,
+                duration_ms: 3_000,
+                threads: 4,
+                host: 7,
+            }],
+            ..Case::default()
+        };
+        let about = regression_about("base.toml", CORED, "a false leader", &case);
+        assert_eq!(
+            about,
+            "Found by sweeping base.toml: a false leader, after a cpu-load of 4 threads for 3s at \
+             2s on busy"
+        );
     }
 }

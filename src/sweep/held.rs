@@ -123,6 +123,10 @@ fn fault(table: &Table) -> String {
     if let Some(rate) = table.get("rate").and_then(Value::as_float) {
         said.push_str(&format!(" of {:+} ppm", (rate * 1e6).round()));
     }
+    if let Some(threads) = table.get("threads").and_then(Value::as_integer) {
+        let plural = if threads == 1 { "" } else { "s" };
+        said.push_str(&format!(" of {threads} thread{plural}"));
+    }
     if let Some(duration) = get("duration") {
         said.push_str(&format!(" for {duration}"));
     }

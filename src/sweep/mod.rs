@@ -6,6 +6,7 @@ mod clock_fault;
 mod cluster;
 pub(crate) mod faults;
 mod held;
+mod load_fault;
 mod rejections;
 pub(crate) mod shrink;
 mod tweak;
@@ -161,7 +162,8 @@ pub fn sweep(
         .parse(source, base)
         .map_err(|error| error.to_string())?;
     let hosts = base_scenario.model.kind() == "hosts";
-    let strategy = faults::cases_for(base_scenario.run_for_ns / 1_000_000, hosts);
+    let loads = faults::takes_load(base);
+    let strategy = faults::cases_for(base_scenario.run_for_ns / 1_000_000, hosts, loads);
     let mut outcome = Outcome::default();
     for case in (0..cases).filter(|&case| shard.owns(case)) {
         let mut runner = TestRunner::new_with_rng(Config::default(), case_rng(seed, case));

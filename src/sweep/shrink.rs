@@ -84,7 +84,7 @@ impl<F: FnMut(&Case) -> Option<String>> Shrinking<F> {
     /// Deletes every fault, cluster fault and parameter change the failure does without.
     fn delete_each(&mut self) -> bool {
         let mut changed = false;
-        for list in [List::Faults, List::Cluster, List::Tweaks] {
+        for list in [List::Faults, List::Cluster, List::Loads, List::Tweaks] {
             let mut index = 0;
             while index < list.len(&self.case) {
                 let candidate = list.without(&self.case, index);
@@ -102,7 +102,8 @@ impl<F: FnMut(&Case) -> Option<String>> Shrinking<F> {
     /// fails, found by halving the distance.
     fn shrink_each_number(&mut self) -> bool {
         let mut changed = false;
-        let numbers = self.case.faults.len() * 3 + self.case.cluster.len() * 3;
+        let numbers =
+            (self.case.faults.len() + self.case.cluster.len() + self.case.loads.len()) * 3;
         for slot in 0..numbers {
             let Some((value, simplest)) = number(&self.case, slot) else {
                 continue;
@@ -155,6 +156,7 @@ fn to_fixpoint(
 enum List {
     Faults,
     Cluster,
+    Loads,
     Tweaks,
 }
 
@@ -163,6 +165,7 @@ impl List {
         match self {
             List::Faults => case.faults.len(),
             List::Cluster => case.cluster.len(),
+            List::Loads => case.loads.len(),
             List::Tweaks => case.tweaks.len(),
         }
     }
@@ -180,6 +183,9 @@ impl List {
             List::Cluster => {
                 case.cluster.remove(index);
             }
+            List::Loads => {
+                case.loads.remove(index);
+            }
             List::Tweaks => {
                 case.tweaks.remove(index);
             }
@@ -190,7 +196,7 @@ impl List {
 
 /// Number `slot` of `case`, as a magnitude, and the simplest magnitude it may take: each fault
 /// has three slots (when it starts, how long it lasts, how large it is), then each cluster fault
-/// three. `None` for a slot the fault does not have.
+/// three, then each spell of load three (its threads the size). `None` for a slot the fault does not have.
 fn number(case: &Case, slot: usize) -> Option<(u64, u64)> {
     let (index, part) = (slot / 3, slot % 3);
     let faults = case.faults.len();
@@ -205,6 +211,15 @@ fn number(case: &Case, slot: usize) -> Option<(u64, u64)> {
             (FaultSpec::Slew { rate_ppm, .. }, 2) => Some((rate_ppm.unsigned_abs(), 1)),
             _ => None,
         };
+    }
+    let cluster = case.cluster.len();
+    if index >= faults + cluster {
+        let load = case.loads.get(index - faults - cluster)?;
+        return Some(match part {
+            0 => (load.at_ms, 0),
+            1 => (load.duration_ms, 1),
+            _ => (u64::from(load.threads), 1),
+        });
     }
     match (case.cluster.get(index - faults)?, part) {
         (ClusterFault::Partition { at_ms, .. }, 0) | (ClusterFault::Spike { at_ms, .. }, 0) => {
@@ -237,6 +252,16 @@ fn with_number(case: &Case, slot: usize, value: u64) -> Case {
         }
         return case;
     }
+    let cluster = case.cluster.len();
+    if index >= faults + cluster {
+        let load = &mut case.loads[index - faults - cluster];
+        match part {
+            0 => load.at_ms = value,
+            1 => load.duration_ms = value,
+            _ => load.threads = u32::try_from(value).unwrap_or(u32::MAX),
+        }
+        return case;
+    }
     match (&mut case.cluster[index - faults], part) {
         (ClusterFault::Partition { at_ms, .. }, 0) | (ClusterFault::Spike { at_ms, .. }, 0) => {
             *at_ms = value
@@ -263,6 +288,7 @@ mod tests {
             hosts: (0..faults.len() as u16).collect(),
             faults,
             cluster: Vec::new(),
+            loads: Vec::new(),
         }
     }
 
@@ -333,5 +359,33 @@ mod tests {
             step_early_or_after_a_freeze(case)
         });
         assert_eq!(runs, 5);
+    }
+
+    #[test]
+    fn a_spell_of_load_shrinks_to_the_fewest_threads_and_the_shortest_stretch_that_still_fail() {
+        use super::super::faults::LoadSpec;
+        // Fails under three threads or more for five seconds or more, whenever they start.
+        let starves = |case: &Case| {
+            case.loads
+                .iter()
+                .find(|load| load.threads >= 3 && load.duration_ms >= 5_000)
+                .map(|load| format!("starved by {} threads", load.threads))
+        };
+        let spell = |at_ms, duration_ms, threads| LoadSpec {
+            at_ms,
+            duration_ms,
+            threads,
+            host: 0,
+        };
+        let found = Case {
+            loads: vec![spell(1_000, 2_000, 8), spell(9_000, 20_000, 7)],
+            ..case(Vec::new())
+        };
+        let mut tree = Just(found)
+            .new_tree(&mut TestRunner::deterministic())
+            .unwrap();
+        let (minimal, reason) = shrink(&mut tree, "found".into(), 500, starves);
+        assert_eq!(minimal.loads, [spell(0, 5_000, 3)]);
+        assert_eq!(reason, "starved by 3 threads");
     }
 }

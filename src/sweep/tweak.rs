@@ -36,10 +36,16 @@ struct Tunable<'a> {
 /// included, so an executor's step durations (`cpu`, `block_in_place`, `spawn_blocking`, the
 /// blocking steps) vary as well as its top-level keys. `kind` is left alone. Says what changed,
 /// or nothing if the model has nothing to scale.
+///
+/// On a hosts scenario carried by turmoil, `tick` is left alone and a latency is drawn no
+/// shorter than a tick: turmoil moves messages a whole tick at a time and refuses a latency below
+/// it, so a case with one would only be rejected.
 pub(crate) fn apply_tweak(model: &mut Table, tweak: Tweak) -> Option<String> {
+    let turmoil_tick_ns = turmoil_tick_ns(model);
     let mut tunable = Vec::new();
     for (key, value) in model.iter_mut() {
-        if key != "kind" {
+        let carrier_step = turmoil_tick_ns.is_some() && key == "tick";
+        if key != "kind" && !carrier_step {
             collect(value, key.clone(), key.clone(), None, &mut tunable);
         }
     }
@@ -48,7 +54,11 @@ pub(crate) fn apply_tweak(model: &mut Table, tweak: Tweak) -> Option<String> {
     }
     let count = tunable.len();
     let picked = tunable.swap_remove(usize::from(tweak.pick) % count);
-    let scale = |n: i64| (n.saturating_mul(i64::from(tweak.percent)) / 100).max(1);
+    let least_ns = match turmoil_tick_ns {
+        Some(tick_ns) if picked.key == "latency" => tick_ns,
+        _ => 1,
+    };
+    let scale = |n: i64| (n.saturating_mul(i64::from(tweak.percent)) / 100).max(least_ns);
     let duration = |text: &str| parse_duration_ns(text).expect("checked when listed");
     let (before, after, new_value) = match &*picked.value {
         Value::Integer(n) => (
@@ -90,6 +100,17 @@ pub(crate) fn apply_tweak(model: &mut Table, tweak: Tweak) -> Option<String> {
         Some(owner) => format!("`{}` of {owner} from {before} to {after}", picked.key),
         None => format!("`{}` from {before} to {after}", picked.path),
     })
+}
+
+/// turmoil's tick, for a hosts scenario that turmoil carries: any without `network = "events"`.
+fn turmoil_tick_ns(model: &Table) -> Option<i64> {
+    let hosts = model.get("kind").and_then(Value::as_str) == Some("hosts");
+    let events = model.get("network").and_then(Value::as_str) == Some("events");
+    if !hosts || events {
+        return None;
+    }
+    let tick = model.get("tick").and_then(Value::as_str).unwrap_or("1ms");
+    Some(parse_duration_ns(tick).unwrap_or(1_000_000).max(1))
 }
 
 /// The positive whole numbers, durations and duration ranges in `value`, in the file's order.
@@ -186,6 +207,35 @@ mod tests {
         let mut model: Table = model.parse().unwrap();
         let said = apply_tweak(&mut model, Tweak { pick, percent });
         (model, said)
+    }
+
+    #[test]
+    fn a_turmoil_latency_is_never_drawn_below_its_tick_and_the_tick_is_left_alone() {
+        let model = "kind = \"hosts\"\ntick = \"2ms\"\nlatency = [\"2ms\", \"8ms\"]";
+        // `latency` is the only tunable: `tick` is turmoil's step, not a parameter.
+        let (scaled, said) = tweaked(model, 0, 10);
+        assert_eq!(
+            scaled["latency"].as_array().unwrap(),
+            &vec![Value::from("2ms"), Value::from("2ms")]
+        );
+        assert_eq!(
+            said.as_deref(),
+            Some("`latency` from [2ms, 8ms] to [2ms, 2ms]")
+        );
+        for pick in 0..4 {
+            let (scaled, _) = tweaked(model, pick, 10);
+            assert_eq!(scaled["tick"].as_str(), Some("2ms"));
+        }
+        // On the events network any latency goes, and so does the default tick of turmoil.
+        let events = format!("{model}\nnetwork = \"events\"");
+        let (scaled, _) = tweaked(&events, 1, 10);
+        assert_eq!(
+            scaled["latency"].as_array().unwrap()[0].as_str(),
+            Some("200us")
+        );
+        let default_tick = "kind = \"hosts\"\nlatency = \"3ms\"";
+        let (scaled, _) = tweaked(default_tick, 0, 10);
+        assert_eq!(scaled["latency"].as_str(), Some("1ms"));
     }
 
     #[test]

@@ -384,6 +384,7 @@ mod tests {
                 hosts: Vec::new(),
                 faults,
                 cluster: Vec::new(),
+                loads: Vec::new(),
             };
             verdict(&sweep.with_case(&case).unwrap()).is_err()
         };
@@ -407,6 +408,7 @@ mod tests {
             hosts: Vec::new(),
             faults: vec![suspend, late_step],
             cluster: Vec::new(),
+            loads: Vec::new(),
         };
         let mut tree = Just(found)
             .new_tree(&mut TestRunner::deterministic())

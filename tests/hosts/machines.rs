@@ -390,3 +390,45 @@ fn a_servers_answer_ends_when_its_work_does_not_on_its_timer_tick() {
     assert_eq!(value(&summary, "timeouts"), 0);
     assert_eq!(value(&summary, "replies"), value(&summary, "calls"));
 }
+
+/// A compaction that starts 20 s in and lasts 20 s on the busy peer's one core: six threads
+/// beside its gossip thread, which needs 5 ms for each of the 3 heartbeats it sends and the 3
+/// it hears every 100 ms, 30% of a core. With a seventh of the core it falls behind, so its
+/// peers suspect it, but only while the compaction runs: nothing before 20 s, and with the core
+/// its own again from 40 s, it catches up within the second its peers allow.
+#[test]
+fn load_that_starts_mid_run_makes_a_peer_suspected_only_while_it_lasts() {
+    let compaction = "[model.host.machine]\ncores = 1\n[[model.host.fault]]\nkind = \
+                      \"cpu-load\"\nat = \"20s\"\nduration = \"20s\"\nthreads = 6";
+    let (summary, events) = run_json(&cluster(compaction, BUSY_PEER));
+    let suspected_at_s: Vec<f64> = events
+        .iter()
+        .filter(|event| event["what"] == "false-suspect")
+        .map(|event| event["t_ns"].as_u64().unwrap() as f64 / 1e9)
+        .collect();
+    assert!(suspected_at_s.len() >= 3, "{summary:?}");
+    let (first, last) = (suspected_at_s[0], suspected_at_s[suspected_at_s.len() - 1]);
+    assert!(
+        first > 20.0 && last < 41.0,
+        "suspected from {first} s to {last} s"
+    );
+    // The same peer idle all run is never suspected.
+    let idle = run(&cluster("[model.host.machine]\ncores = 1", BUSY_PEER));
+    assert_eq!(value(&idle, "false_suspicions"), 0);
+}
+
+#[test]
+fn a_cpu_load_fault_is_refused_on_a_host_without_cores() {
+    let text = cluster(
+        "[model.host.machine]\ntimer_resolution = \"1ms\"\n[[model.host.fault]]\nkind = \
+         \"cpu-load\"\nat = \"20s\"\nduration = \"20s\"\nthreads = 6",
+        BUSY_PEER,
+    );
+    let error = ticklab::scenario::parse("a.toml", &text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("a cpu-load fault needs a machine with `cores`"),
+        "{error}"
+    );
+}

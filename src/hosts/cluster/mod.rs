@@ -184,7 +184,7 @@ impl Cluster {
             .with(
                 crate::machine::THREADS,
                 threads as u128,
-                crate::machine::BYTES_PER_THREAD,
+                crate::machine::bytes_per_thread(self.end_ns),
             )
             .with(
                 "work waiting for threads",

@@ -146,6 +146,12 @@ fn validate_host(
             platform,
         )?,
     };
+    crate::scenario::check_cpu_load_has_cores(
+        file,
+        &host.fault,
+        made.machine.as_ref().and_then(|machine| machine.cores),
+        "this host's `[model.host.machine]`, or in `[model.machine]` for every host",
+    )?;
     Ok((made, count))
 }
 
