@@ -1,11 +1,13 @@
 //! What the code under test calls: the harness run it belongs to is found through the thread it
-//! runs on, since a current-thread runtime polls every task on the thread that called `run`.
+//! runs on, since a current-thread runtime polls every task on the thread that called `run`, and
+//! its blocking-pool threads belong to the run too. Each function points a panic at its caller.
 
 use std::cell::RefCell;
 use std::fmt::Display;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use super::os::answer::{self, Role};
 use super::shared::{Shared, State, advance_clock};
 
 thread_local! {
@@ -34,13 +36,18 @@ impl Drop for Entered {
     }
 }
 
+#[track_caller]
 fn with_run<R>(what: &str, f: impl FnOnce(&Arc<Shared>) -> R) -> R {
-    let shared = CURRENT.with_borrow(|current| current.clone());
+    // A blocking-pool thread belongs to the run through its clocks' scope.
+    let shared = CURRENT
+        .with_borrow(|current| current.clone())
+        .or_else(answer::current_run);
     match shared {
         Some(shared) => f(&shared),
         None => panic!(
             "ticklab::tokio::{what} was called outside a harness run; call it from code that \
-             `Harness::run` runs, on the runtime's own thread (not from `spawn_blocking`)"
+             `Harness::run` runs: its tasks and its spawn_blocking closures, not a thread the \
+             code starts itself"
         ),
     }
 }
@@ -79,11 +86,13 @@ pub(crate) fn sync(shared: &Shared, state: &mut State) {
 /// ```no_run
 /// ticklab::tokio::note("beat");
 /// ```
+#[track_caller]
 pub fn note(label: &'static str) {
     note_with(label, "");
 }
 
 /// [`note`], with a detail printed after the label, such as a sequence number.
+#[track_caller]
 pub fn note_with(label: &'static str, detail: impl Display) {
     with_run("note", |shared| {
         let mut state = shared.lock();
@@ -94,6 +103,7 @@ pub fn note_with(label: &'static str, detail: impl Display) {
 
 /// The wall clock (`SystemTime::now()`) of the simulated machine: it counts suspends, and the
 /// scenario's steps and slews move it.
+#[track_caller]
 pub fn wall_now() -> SystemTime {
     with_run("wall_now", |shared| {
         let mut state = shared.lock();
@@ -109,11 +119,13 @@ pub fn wall_now() -> SystemTime {
 }
 
 /// tokio's `Instant` when the run began: the trace's `instant` readings count from it.
+#[track_caller]
 pub fn started_at() -> tokio::time::Instant {
     with_run("started_at", |shared| shared.start)
 }
 
 /// Physical time since the run began: what a stopwatch beside the machine would read.
+#[track_caller]
 pub fn physical_now() -> Duration {
     with_run("physical_now", |shared| {
         let mut state = shared.lock();
@@ -129,21 +141,28 @@ pub fn physical_now() -> Duration {
 /// # Panics
 ///
 /// If called after the run has ended: a task that keeps working without awaiting would hold the
-/// runtime thread forever, so the harness stops it rather than hang.
+/// runtime thread forever, so the harness stops it rather than hang. If called on a
+/// `spawn_blocking` thread, which cannot move simulated time.
+#[track_caller]
 pub fn busy(duration: Duration) {
-    with_run("busy", |shared| {
+    assert!(
+        answer::role() != Some(Role::Blocking),
+        "ticklab::tokio::busy was called on a spawn_blocking thread, which runs beside the tasks \
+         and cannot move simulated time; call it from a task instead"
+    );
+    let held = with_run("busy", |shared| {
         let mut state = shared.lock();
         sync(shared, &mut state);
         let busy_ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-        if let Err(end_ns) = hold(shared, &mut state, busy_ns, false) {
-            drop(state);
-            panic!(
-                "ticklab::tokio::busy was called after the run ended at {}: the task has not \
-                 awaited since, and would hold the runtime thread forever",
-                ticklab_sim::Secs(end_ns)
-            );
-        }
+        hold(shared, &mut state, busy_ns, false)
     });
+    if let Err(end_ns) = held {
+        panic!(
+            "ticklab::tokio::busy was called after the run ended at {}: the task has not \
+             awaited since, and would hold the runtime thread forever",
+            ticklab_sim::Secs(end_ns)
+        );
+    }
 }
 
 /// Holds the runtime thread for `busy_ns` of running time, moving tokio's clock and the machine

@@ -29,6 +29,8 @@ pub(crate) struct RunOptions {
     pub(crate) unseen_os_clocks_allowed: bool,
     /// Real time the runtime thread may poll without pausing before a warning.
     pub(crate) warn_after_real_ns: u64,
+    /// Real time simulated time may stand still before the run is stopped.
+    pub(crate) stop_after_real_ns: u64,
 }
 
 impl Default for RunOptions {
@@ -37,6 +39,7 @@ impl Default for RunOptions {
             task_panics_fail: true,
             unseen_os_clocks_allowed: false,
             warn_after_real_ns: 50_000_000,
+            stop_after_real_ns: 60_000_000_000,
         }
     }
 }
@@ -74,7 +77,8 @@ impl Harness {
     }
 
     /// Keeps tokio's own way with a spawned task that panics: the task ends and the rest go on.
-    /// By default such a panic fails the run, naming where it happened.
+    /// By default such a panic fails the run, naming where it happened; so does a panic in a
+    /// thread the code starts itself, which this leaves to the thread's join handle too.
     pub fn swallowing_task_panics(mut self) -> Self {
         self.options.task_panics_fail = false;
         self
@@ -85,6 +89,18 @@ impl Harness {
     /// to stderr and [`Run::warnings`](super::Run::warnings), and never change the run.
     pub fn warn_when_blocked_for(mut self, real: Duration) -> Self {
         self.options.warn_after_real_ns = u64::try_from(real.as_nanos()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Stops the run with an error once simulated time has stood still for `real` of real time
+    /// (a minute unless set): a timed wait on a std primitive on a `spawn_blocking` thread, or
+    /// one that holds the runtime thread, waits for a deadline simulated time never reaches. The
+    /// error names what waited. A warning says so first, after a second of real time (or 20
+    /// times the [`warn_when_blocked_for`](Harness::warn_when_blocked_for) limit, if more).
+    /// Should the stuck thread be held in the kernel, where no error reaches it, the process
+    /// stops with the message.
+    pub fn stop_when_stuck_for(mut self, real: Duration) -> Self {
+        self.options.stop_after_real_ns = u64::try_from(real.as_nanos()).unwrap_or(u64::MAX);
         self
     }
 
@@ -134,7 +150,9 @@ impl Harness {
     /// # Panics
     ///
     /// If the code under test moves tokio's clock itself (`tokio::time::advance`) past a fault,
-    /// if a task panics (unless [`swallowing_task_panics`](Harness::swallowing_task_panics)),
+    /// if a task or a thread the code starts panics (unless
+    /// [`swallowing_task_panics`](Harness::swallowing_task_panics)), if simulated time stands
+    /// still too long (see [`stop_when_stuck_for`](Harness::stop_when_stuck_for)),
     /// if the code reads a clock or sleeps in a way the simulation cannot see (a CPU-time clock,
     /// a `thread::sleep` on a `spawn_blocking` thread), and with whatever `body` panics with.
     pub fn run<T, Fut: Future<Output = T>>(&self, body: impl FnOnce() -> Fut) -> Run<T> {

@@ -48,7 +48,10 @@
 //!
 //! What the harness cannot do: run a multi-thread runtime (paused time needs current-thread), see
 //! clocks read without libc (`quanta`, raw system calls) or from threads the code starts itself,
-//! or charge time for blocking it is not told about (a long real-time stall is a warning).
+//! charge time for blocking it is not told about (a long real-time stall is a warning), or end a
+//! std timed wait where simulated time stands still (on a `spawn_blocking` thread, or holding the
+//! runtime thread): a run whose simulated time stands still for a minute of real time is stopped,
+//! naming the wait.
 //! The book (docs/book/src/harness.md) says what to do instead.
 
 mod context;
@@ -60,8 +63,10 @@ mod panics;
 mod regressions;
 mod replay_command;
 mod run;
+mod runtime;
 mod shared;
 mod stall_watch;
+mod standstill;
 mod stretches;
 mod summary;
 mod sweep;

@@ -6,12 +6,16 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use ticklab_sim::Approx;
+
 use super::context::Entered;
 use super::events::Note;
 use super::harness::RunOptions;
-use super::os::{self, answer, answer::Role, answer::RunClocks, answer::Scope};
+use super::os::{self, answer::Role, answer::RunClocks, answer::Scope};
+use super::runtime::{Live, build_runtime};
 use super::shared::Shared;
 use super::stall_watch::StallWatch;
+use super::standstill::WHY_IT_NEVER_ENDS;
 use super::summary::summarise;
 use super::timeline::{Recorded, Timeline};
 use crate::scenario::Conditions;
@@ -52,6 +56,8 @@ pub(crate) fn run<T, Fut: Future<Output = T>>(
         watch: None,
         scope: Some(Scope::enter(&clocks, Role::Runtime)),
         runtime: Some(build_runtime(&clocks)),
+        clocks: Arc::clone(&clocks),
+        wait_for_blocking: Duration::from_nanos(options.stop_after_real_ns),
     };
     let shared = {
         let runtime = live.runtime();
@@ -118,31 +124,6 @@ fn check_can_run(options: &RunOptions) {
     );
 }
 
-/// A run's runtime, and this thread's part in the run: whichever way the run ends, even by a
-/// panic, the thread leaves the run before the runtime goes, so that the tasks' destructors run
-/// on the real clocks like all code after the run.
-struct Live {
-    watch: Option<StallWatch>,
-    scope: Option<Scope>,
-    runtime: Option<tokio::runtime::Runtime>,
-}
-
-impl Live {
-    fn runtime(&self) -> &tokio::runtime::Runtime {
-        self.runtime
-            .as_ref()
-            .expect("the runtime lives until the run is dropped")
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        drop(self.watch.take());
-        drop(self.scope.take());
-        drop(self.runtime.take());
-    }
-}
-
 /// Polls the body once; with tokio's task hooks, which see only spawned tasks, the poll is timed
 /// like theirs.
 fn poll_body<Fut: Future>(
@@ -162,59 +143,11 @@ fn poll_body<Fut: Future>(
     polled
 }
 
-/// A current-thread runtime with paused time, whose blocking-pool threads belong to the run and
-/// whose parks let the fault driver in.
-fn build_runtime(clocks: &Arc<RunClocks>) -> tokio::runtime::Runtime {
-    let (park_clocks, unpark_clocks, thread_clocks) =
-        (Arc::clone(clocks), Arc::clone(clocks), Arc::clone(clocks));
-    let mut builder = tokio::runtime::Builder::new_current_thread();
-    builder
-        .enable_all()
-        .start_paused(true)
-        .on_thread_park(move || {
-            if let Some(shared) = park_clocks.shared.get() {
-                shared.on_idle();
-            }
-        })
-        .on_thread_unpark(move || {
-            if let Some(shared) = unpark_clocks.shared.get() {
-                shared.on_unpark();
-            }
-        })
-        .on_thread_start(move || answer::enter_thread(&thread_clocks, Role::Blocking))
-        .on_thread_stop(answer::leave_thread);
-    #[cfg(tokio_unstable)]
-    time_each_poll(&mut builder, Arc::clone(clocks));
-    builder.build().expect("a current-thread runtime builds")
-}
-
-/// With tokio's task hooks, each poll is timed and named.
-#[cfg(tokio_unstable)]
-fn time_each_poll(builder: &mut tokio::runtime::Builder, clocks: Arc<RunClocks>) {
-    let after_clocks = Arc::clone(&clocks);
-    builder
-        .on_before_task_poll(move |task| {
-            if let Some(shared) = clocks.shared.get() {
-                shared.stretches.begin_poll(format!(
-                    "task {}, spawned at {}, was polled",
-                    task.id(),
-                    task.spawned_at()
-                ));
-            }
-        })
-        .on_after_task_poll(move |_| {
-            if let Some(shared) = after_clocks.shared.get() {
-                let state = shared.lock();
-                shared.stretches.end(&state.timeline);
-            }
-        });
-}
-
 /// What the run left, once `block_on` has returned; panics if it failed.
 fn finish<T>(
     conditions: &Conditions,
     shared: &Arc<Shared>,
-    live: Live,
+    mut live: Live,
     finished: Option<T>,
 ) -> Run<T> {
     let mut state = shared.lock();
@@ -222,6 +155,8 @@ fn finish<T>(
     shared.stretches.end(&state.timeline);
     if let Some(why) = state.broken.take() {
         drop(state);
+        // The failure is known: a blocking task that has not finished must not hold it back.
+        live.wait_for_blocking = Duration::ZERO;
         drop(live);
         panic!("{why}");
     }
@@ -244,7 +179,13 @@ fn finish<T>(
     let events = std::mem::take(&mut state.timeline.events);
     let summary = summarise(&events, &state.timeline, end_ns, &ended);
     drop(state);
-    drop(live);
+    let left_behind = live.shut_down();
+    assert!(
+        left_behind == 0,
+        "ticklab::tokio: {left_behind} spawn_blocking thread(s) still ran {} of real time after \
+         the run ended, and were left behind: {WHY_IT_NEVER_ENDS}",
+        Approx(live.wait_for_blocking.as_nanos() as u64),
+    );
     let mut warnings = Vec::new();
     for (warning, printed) in shared.stretches.take_warnings() {
         if !printed {

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::harness::RunOptions;
 use super::os::answer::InHarness;
+use super::standstill::Standstill;
 use super::stretches::Stretches;
 use super::timeline::Timeline;
 
@@ -22,6 +23,7 @@ pub(crate) struct Shared {
     /// Whether a panic on a harness thread fails the run, or is left to tokio.
     pub(crate) task_panics_fail: bool,
     pub(crate) stretches: Stretches,
+    pub(crate) standstill: Standstill,
 }
 
 #[derive(Debug)]
@@ -50,6 +52,7 @@ impl Shared {
             start,
             task_panics_fail: options.task_panics_fail,
             stretches: Stretches::new(options.warn_after_real_ns),
+            standstill: Standstill::new(options.stop_after_real_ns),
         })
     }
 

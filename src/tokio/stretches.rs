@@ -74,6 +74,14 @@ impl Stretches {
         ));
     }
 
+    /// Takes `ns` of real time that the thread spent on something else, such as reporting a
+    /// panic, out of the current stretch.
+    pub(crate) fn discount(&self, ns: u64) {
+        if let Some((began_ns, _)) = lock(&self.began).as_mut() {
+            *began_ns += i128::from(ns);
+        }
+    }
+
     /// The limit the warnings go by.
     pub(crate) fn limit_ns(&self) -> u64 {
         self.limit_ns

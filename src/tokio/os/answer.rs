@@ -11,9 +11,10 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ticklab_sim::{ClockId, Compact};
+use ticklab_sim::Compact;
 
 use crate::tokio::context::hold;
 use crate::tokio::shared::Shared;
@@ -47,27 +48,33 @@ const TAI_MINUS_UTC_NS: i128 = 37_000_000_000;
 /// Sleeps past the end of the run, with no await between them, before the process is stopped.
 const SLEEPS_PAST_THE_END: u32 = 1_000;
 
+/// What the simulated `CLOCK_MONOTONIC` and `CLOCK_BOOTTIME` read as a run begins: a century.
+/// It is the same in every run, so that two runs of the same code read the same `Instant`s; and
+/// it is past any real machine's uptime, so that a deadline the kernel takes from it (std's timed
+/// waits hand the futex call one) lies in the kernel's future: such a wait lasts until it is
+/// woken, and a wait nobody wakes is a standstill the stall watch names, rather than one that
+/// ends at a moment unrelated to the simulation. An `Instant` taken before the run is earlier
+/// than any taken in it.
+const CLOCK_BASE_NS: i128 = 100 * 365 * 86_400 * 1_000_000_000;
+
 /// What a run's clocks read before its first instant, and the run once it exists.
 #[derive(Debug)]
 pub(crate) struct RunClocks {
-    /// The real `CLOCK_MONOTONIC` and `CLOCK_BOOTTIME` when the run began: the simulated ones
-    /// start there, so an `Instant` taken before the run is earlier than any taken in it.
-    monotonic_origin_ns: i128,
-    boottime_origin_ns: i128,
     wall_start_ns: i64,
     pub(crate) shared: OnceLock<Arc<Shared>>,
     /// Why the run must fail, when it was found before the run's state existed.
     early_failure: Mutex<Option<String>>,
+    /// The runtime's blocking-pool threads alive now.
+    pub(crate) blocking_threads: AtomicUsize,
 }
 
 impl RunClocks {
     pub(crate) fn new(wall_start_ns: i64) -> Arc<RunClocks> {
         Arc::new(RunClocks {
-            monotonic_origin_ns: super::real_clock_ns(ClockId::Monotonic),
-            boottime_origin_ns: super::real_clock_ns(ClockId::Boottime),
             wall_start_ns,
             shared: OnceLock::new(),
             early_failure: Mutex::new(None),
+            blocking_threads: AtomicUsize::new(0),
         })
     }
 
@@ -158,12 +165,23 @@ pub(crate) fn holds_state() -> bool {
 }
 
 /// The run this thread belongs to, unless the call comes from ticklab's own code.
-fn current() -> Option<(Arc<RunClocks>, Role)> {
+pub(super) fn current() -> Option<(Arc<RunClocks>, Role)> {
     if !IN_RUN.try_with(Cell::get).unwrap_or(false) || holds_state() {
         return None;
     }
     SCOPE
         .try_with(|scope| scope.try_borrow().ok().and_then(|scope| scope.clone()))
+        .ok()
+        .flatten()
+}
+
+/// This thread's part in a run, if it has one.
+pub(crate) fn role() -> Option<Role> {
+    if !IN_RUN.try_with(Cell::get).unwrap_or(false) {
+        return None;
+    }
+    SCOPE
+        .try_with(|scope| Some(scope.try_borrow().ok()?.as_ref()?.1))
         .ok()
         .flatten()
 }
@@ -205,7 +223,17 @@ pub(crate) fn fatal(why: &str) -> ! {
 /// What `clock` reads now on this thread's simulated machine, in ns; `None` for a thread outside
 /// a run, whose call goes on to libc.
 pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
-    let (clocks, _) = current()?;
+    let (clocks, role) = current()?;
+    if let Some(shared) = clocks.shared.get() {
+        // The runtime thread reads for the code under test only while it polls.
+        let reader = match role {
+            Role::Runtime => "the runtime thread",
+            Role::Blocking => "a spawn_blocking thread",
+        };
+        shared.standstill.on_read(reader, || {
+            role == Role::Blocking || shared.stretches.current().is_some()
+        });
+    }
     if let Clock::Other(id) = clock {
         fail(
             &clocks,
@@ -223,12 +251,11 @@ pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
 /// What `clock` reads now, from the run's timeline as last brought up to tokio's clock.
 fn now_on(clocks: &RunClocks, clock: Clock) -> i128 {
     let Some(shared) = clocks.shared.get() else {
-        return reading(clocks, clock, 0, 0, clocks.wall_start_ns);
+        return reading(clock, 0, 0, clocks.wall_start_ns);
     };
     let state = shared.lock();
     let timeline = &state.timeline;
     reading(
-        clocks,
         clock,
         timeline.instant_ns(),
         timeline.boottime_ns(),
@@ -236,10 +263,10 @@ fn now_on(clocks: &RunClocks, clock: Clock) -> i128 {
     )
 }
 
-fn reading(clocks: &RunClocks, clock: Clock, instant_ns: u64, boot_ns: u64, wall_ns: i64) -> i128 {
+fn reading(clock: Clock, instant_ns: u64, boot_ns: u64, wall_ns: i64) -> i128 {
     match clock {
-        Clock::Instant => clocks.monotonic_origin_ns + i128::from(instant_ns),
-        Clock::Boottime => clocks.boottime_origin_ns + i128::from(boot_ns),
+        Clock::Instant => CLOCK_BASE_NS + i128::from(instant_ns),
+        Clock::Boottime => CLOCK_BASE_NS + i128::from(boot_ns),
         Clock::Wall => i128::from(wall_ns),
         Clock::Tai => i128::from(wall_ns) + TAI_MINUS_UTC_NS,
         Clock::Other(_) => unreachable!("answered by the real clock"),

@@ -4,8 +4,10 @@
 //!
 //! Every call from a thread outside a harness run goes straight on to libc's own function, found
 //! with `dlsym(RTLD_NEXT)`; a harness thread gets the simulated machine's answer from
-//! [`super::answer`]. This is the only module with unsafe code in `ticklab::tokio`: the pointers
-//! libc's callers pass are read and written here, and nowhere else.
+//! [`super::answer`]. `pthread_create` is here too: a thread the code under test starts learns
+//! which run it comes from ([`super::lineage`]), so that its panic fails that run. This is the
+//! only module with unsafe code in `ticklab::tokio`: the pointers libc's callers pass are read
+//! and written here, and nowhere else.
 //!
 //! A panic must not unwind out of an `extern "C"` function: the answers are computed by code
 //! that records a failure in the run instead, and should one panic all the same, the process
@@ -19,11 +21,12 @@
 
 use std::ffi::{CStr, c_int, c_uint, c_void};
 use std::panic::AssertUnwindSafe;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, Weak};
 
 use libc::{clockid_t, time_t, timespec, timeval};
 
-use super::answer::{self, Clock, Sleep};
+use super::answer::{self, Clock, RunClocks, Sleep};
+use super::lineage;
 
 const NS_PER_S: i128 = 1_000_000_000;
 
@@ -62,6 +65,7 @@ static SLEEP: OnceLock<usize> = OnceLock::new();
 static USLEEP: OnceLock<usize> = OnceLock::new();
 static TIMESPEC_GET: OnceLock<usize> = OnceLock::new();
 static CLOCK_NANOSLEEP: OnceLock<usize> = OnceLock::new();
+static PTHREAD_CREATE: OnceLock<usize> = OnceLock::new();
 
 /// Reads `clockid` from libc itself, whoever calls.
 pub(crate) fn real_clock_ns(clockid: clockid_t) -> i128 {
@@ -335,6 +339,54 @@ pub unsafe extern "C" fn usleep(microseconds: libc::useconds_t) -> c_int {
     let real: Usleep = real(&USLEEP, c"usleep");
     // SAFETY: the caller's argument, passed on as it came.
     unsafe { real(microseconds) }
+}
+
+type StartRoutine = extern "C" fn(*mut c_void) -> *mut c_void;
+type PthreadCreate = unsafe extern "C" fn(
+    *mut libc::pthread_t,
+    *const libc::pthread_attr_t,
+    StartRoutine,
+    *mut c_void,
+) -> c_int;
+
+/// A thread that the code under test starts, and the run it comes from.
+struct Start {
+    routine: StartRoutine,
+    arg: *mut c_void,
+    run: Weak<RunClocks>,
+}
+
+/// # Safety
+///
+/// As libc's `pthread_create`: `thread` is valid to write, `attr` null or valid to read.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pthread_create(
+    thread: *mut libc::pthread_t,
+    attr: *const libc::pthread_attr_t,
+    routine: StartRoutine,
+    arg: *mut c_void,
+) -> c_int {
+    let real: PthreadCreate = real(&PTHREAD_CREATE, c"pthread_create");
+    let Some(run) = guarded("libc's pthread_create", lineage::run_for_new_thread) else {
+        // SAFETY: the caller's arguments, passed on as they came.
+        return unsafe { real(thread, attr, routine, arg) };
+    };
+    let start = Box::into_raw(Box::new(Start { routine, arg, run }));
+    // SAFETY: the caller's arguments, with a start routine that takes `start` and calls theirs.
+    let created = unsafe { real(thread, attr, start_in_run, start.cast()) };
+    if created != 0 {
+        // SAFETY: no thread was created, so `start` is still this call's alone.
+        drop(unsafe { Box::from_raw(start) });
+    }
+    created
+}
+
+/// The new thread's first steps: it learns its run, then runs what the caller asked for.
+extern "C" fn start_in_run(start: *mut c_void) -> *mut c_void {
+    // SAFETY: `pthread_create` made `start` from a box, handed to this thread alone.
+    let Start { routine, arg, run } = *unsafe { Box::from_raw(start.cast::<Start>()) };
+    guarded("a new thread's start", || lineage::started_by(run));
+    routine(arg)
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! The OS clocks and sleeps of the code under test, brought inside the simulation: on 64-bit Linux
 //! with glibc, ticklab defines libc's `clock_gettime`, `gettimeofday`, `time`, `timespec_get`,
-//! `nanosleep`, `clock_nanosleep`, `sleep` and `usleep` itself, so that std's `Instant`, `SystemTime` and `thread::sleep`, and any
+//! `nanosleep`, `clock_nanosleep`, `sleep` and `usleep` itself, so that std's `Instant`,
+//! `SystemTime` and `thread::sleep`, and any
 //! library calling libc, read and sleep on the simulated machine inside a harness run, and on the
-//! real one everywhere else.
+//! real one everywhere else. It defines `pthread_create` too, so that a thread the code under
+//! test starts is known to come from the run, and its panic fails the run.
 //!
 //! Elsewhere (32-bit glibc reads its clocks through `__clock_gettime64`), or without the
 //! `os-clocks` feature, those calls cannot be seen, and a harness run
@@ -16,6 +18,7 @@ pub(crate) mod answer;
     target_pointer_width = "64"
 ))]
 mod intercept;
+pub(crate) mod lineage;
 
 use ticklab_sim::ClockId;
 
@@ -76,5 +79,12 @@ pub(crate) fn keep_linked() {
         target_env = "gnu",
         target_pointer_width = "64"
     ))]
-    std::hint::black_box(intercept::clock_gettime as *const ());
+    {
+        std::hint::black_box(intercept::clock_gettime as *const ());
+        std::hint::black_box(intercept::pthread_create as *const ());
+    }
 }
+
+/// The functions through which the code under test reads a clock: a backtrace taken in one
+/// shows the code's own frames below them.
+pub(crate) const CLOCK_READS: [&str; 4] = ["clock_gettime", "gettimeofday", "time", "timespec_get"];
