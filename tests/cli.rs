@@ -231,7 +231,12 @@ duration = "365d"
         .stderr(predicate::str::contains("--max-events"))
         .stderr(predicate::str::contains(
             "hint: lengthen the period or lower `count`",
-        ));
+        ))
+        // The refusal points at the keys its hint names, where the file sets them.
+        .stderr(predicate::str::contains(format!(
+            "--> {}:4: run_for = \"400d\"",
+            path.display()
+        )));
 }
 
 #[test]

@@ -14,6 +14,7 @@ macro_rules! note {
 mod calibrate;
 mod check;
 mod compare;
+mod key_lines;
 mod plot;
 mod program;
 mod reference;

@@ -99,7 +99,10 @@ fn trace_into<W: Write>(
             run_scenario(scenario, options, &mut NoTrace)
                 .map_err(|error| Failure::Invalid(error.to_string()))
         }
-        Err(error) => Err(Failure::Invalid(error.to_string())),
+        Err(error) => Err(Failure::Invalid(super::key_lines::with_key_lines(
+            &args.file,
+            error.to_string(),
+        ))),
     }
 }
 

@@ -15,6 +15,10 @@ pub enum HostEventKind {
     Host,
     /// The coordinator granted the lease to a host other than its last holder.
     LeaseGranted,
+    /// The coordinator renewed its holder's lease, or granted it again to its last holder.
+    Renewed,
+    /// A host asked for the lease while another held it, or others waited longer: it waits.
+    Waits,
     /// A host began to hold the lease by its own clock.
     Leader,
     /// A host's own clock says its lease ran out.
@@ -52,6 +56,8 @@ impl HostEventKind {
         match self {
             HostEventKind::Host => "host",
             HostEventKind::LeaseGranted => "lease-granted",
+            HostEventKind::Renewed => "renewed",
+            HostEventKind::Waits => "waits",
             HostEventKind::Leader => "leader",
             HostEventKind::StepsDown => "steps-down",
             HostEventKind::TwoLeaders => "two-leaders",
@@ -76,7 +82,11 @@ impl HostEventKind {
     fn is_routine(self) -> bool {
         matches!(
             self,
-            HostEventKind::Reply | HostEventKind::Timeout | HostEventKind::Lost
+            HostEventKind::Reply
+                | HostEventKind::Timeout
+                | HostEventKind::Lost
+                | HostEventKind::Renewed
+                | HostEventKind::Waits
         )
     }
 
@@ -85,6 +95,8 @@ impl HostEventKind {
             HostEventKind::Reply => "replies",
             HostEventKind::Timeout => "timeouts",
             HostEventKind::Lost => "lost messages",
+            HostEventKind::Renewed => "renewals",
+            HostEventKind::Waits => "asks that wait",
             _ => "host events",
         }
     }

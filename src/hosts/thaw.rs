@@ -4,6 +4,7 @@
 //! that paused expires the sessions whose pings wait in its buffer.
 
 use super::queue::Item;
+use super::step::WakeTag;
 use crate::scenario::values::Named;
 
 /// The order in which a thawed host handles what it finds.
@@ -36,12 +37,61 @@ impl ThawOrder {
     }
 }
 
-/// What a host found as it thawed: how many messages and timers, handled in `order`.
+/// What a host found as it thawed: how many messages and timers, handled in `order`, and the
+/// timers by what each is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Thawed {
     pub(crate) order: ThawOrder,
     pub(crate) messages: usize,
     pub(crate) timers: usize,
+    pub(crate) timer_kinds: [u32; TIMER_KINDS.len()],
+}
+
+/// What a workload's timer is for, one and many, in the order a thaw line lists them.
+pub(crate) const TIMER_KINDS: [(&str, &str); 10] = [
+    ("heartbeat send", "heartbeat sends"),
+    ("suspicion check", "suspicion checks"),
+    ("lease ask", "lease asks"),
+    ("lease write", "lease writes"),
+    ("checked write going out", "checked writes going out"),
+    ("lease expiry", "lease expiries"),
+    ("lock service expiry", "lock service expiries"),
+    ("call", "calls"),
+    ("timer round", "timer rounds"),
+    ("answer to send", "answers to send"),
+];
+
+/// Which of [`TIMER_KINDS`] a wake is.
+pub(crate) fn timer_kind(tag: WakeTag) -> usize {
+    use super::heartbeat::BeatWake;
+    use super::lease::LeaseWake;
+    use super::rpc::RpcWake;
+    match tag {
+        WakeTag::Heartbeat(BeatWake::Send) => 0,
+        WakeTag::Heartbeat(BeatWake::Check { .. }) => 1,
+        WakeTag::Lease(LeaseWake::Ask) => 2,
+        WakeTag::Lease(LeaseWake::Write) => 3,
+        WakeTag::Lease(LeaseWake::Send { .. }) => 4,
+        WakeTag::Lease(LeaseWake::Expiry) => 5,
+        WakeTag::Lease(LeaseWake::Expire) => 6,
+        WakeTag::Rpc(RpcWake::Call) => 7,
+        WakeTag::Rpc(RpcWake::Round { .. }) => 8,
+        WakeTag::Rpc(RpcWake::Serve { .. }) => 9,
+    }
+}
+
+/// `kinds` in words: `2 suspicion checks, 1 heartbeat send`.
+pub(crate) fn kinds_text(kinds: &[u32; TIMER_KINDS.len()]) -> String {
+    kinds
+        .iter()
+        .zip(TIMER_KINDS)
+        .filter(|(count, _)| **count > 0)
+        .map(|(count, (one, many))| match count {
+            1 => format!("1 {one}"),
+            _ => format!("{count} {many}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Puts what a host held, in the order it came due, into the order its runtime handles it.
@@ -58,6 +108,7 @@ pub(super) fn arrange(
         order,
         messages: messages.len(),
         timers: timers.iter().filter(|item| is_live(item)).count(),
+        timer_kinds: [0; TIMER_KINDS.len()],
     };
     let arranged = match order {
         ThawOrder::IoFirst => messages.into_iter().chain(timers).collect(),

@@ -73,6 +73,13 @@ fn the_busy_peers_thread_is_named_in_its_events_and_its_cpu_in_the_summary() {
             .iter()
             .all(|event| event["thread"] == "heartbeat")
     );
+    // The busy peer suspects its peers because it is behind itself, and says so.
+    assert!(busy_events.iter().all(|event| {
+        event["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this host is behind itself, with")
+    }));
     // Hosts without a machine have no threads: their events name none.
     assert!(
         events

@@ -133,3 +133,39 @@ fn a_moment_the_summary_calls_never_is_a_value_expect_takes() {
         "first_two_leaders == never"
     );
 }
+
+/// node-a asks first at 0 and holds the lease; both ask every 3 s. The lock service's trace
+/// says each renewal of node-a's lease, to the second its clock will read, and each ask of
+/// node-b's that waits behind it, with how long node-a still holds it.
+#[test]
+fn the_lock_service_traces_each_renewal_and_each_ask_that_waits() {
+    let text = lease(
+        "events",
+        "",
+        "",
+        "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"monotonic\"",
+    );
+    let (_, events) = run_json(&text);
+    let details = |what: &str| -> Vec<String> {
+        events
+            .iter()
+            .filter(|event| event["what"] == what && event["host"] == "lock")
+            .map(|event| event["detail"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // node-a asks at 3 s, 6 s, ... 117 s: 39 renewals, each arriving 1 ms after it is sent (the
+    // ask at 120 s arrives after the run). node-b asks at 0 s to 117 s: 40 asks that wait.
+    let renewed = details("renewed");
+    assert_eq!(renewed.len(), 39, "{renewed:?}");
+    assert_eq!(
+        renewed[0],
+        "renews node-a's lease until this clock reads 13.001s"
+    );
+    let waits = details("waits");
+    assert_eq!(waits.len(), 40, "{waits:?}");
+    assert_eq!(
+        waits[0],
+        "node-b asks for the lease and waits, first in line: node-a holds it for 10s more by \
+         this clock"
+    );
+}

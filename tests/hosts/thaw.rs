@@ -52,10 +52,12 @@ fn the_trace_says_what_a_thawed_host_found_and_in_which_order() {
     };
     assert_eq!(
         thaw_lines("timers-first"),
-        ["\"zk\" \"runs 4 timers, then reads 21 messages (timers-first)\""]
+        [
+            "\"zk\" \"runs 1 heartbeat send, 3 suspicion checks, then reads 21 messages (timers-first)\""
+        ]
     );
     assert_eq!(
         thaw_lines("io-first"),
-        ["\"zk\" \"reads 21 messages, then runs 4 timers (io-first)\""]
+        ["\"zk\" \"reads 21 messages, then runs 1 heartbeat send, 3 suspicion checks (io-first)\""]
     );
 }

@@ -247,7 +247,7 @@ impl Heartbeat {
                 self.first_false_ns.get_or_insert(now_ns);
                 // A peer that runs but is behind on its heartbeat work is why, on a busy host.
                 let behind = cluster.work_waiting(peer, Role::Heartbeat);
-                let verdict = match behind {
+                let mut verdict = match behind {
                     0 => "falsely: it is running".to_string(),
                     1 => "falsely: it is running, with 1 piece of heartbeat work waiting for its \
                           thread"
@@ -257,6 +257,15 @@ impl Heartbeat {
                          for its thread"
                     ),
                 };
+                // A busy watcher hears late what was sent on time: its own backlog is why.
+                let own = cluster.work_waiting(host, Role::Heartbeat);
+                if own > 0 {
+                    let pieces = if own == 1 { "piece" } else { "pieces" };
+                    verdict.push_str(&format!(
+                        "; this host is behind itself, with {own} {pieces} of heartbeat work \
+                         waiting for its thread"
+                    ));
+                }
                 (HostEventKind::FalseSuspect, verdict)
             }
             Some(since_ns) => {

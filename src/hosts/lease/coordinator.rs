@@ -23,6 +23,37 @@ impl Lease {
                 Some(entry) => entry.1 = ask,
                 None => self.waiting.push((from, ask)),
             }
+            let (holder, expires_ns) = (self.grant.holder, self.grant.expires_ns);
+            let ahead = self
+                .waiting
+                .iter()
+                .position(|(host, _)| *host == from)
+                .unwrap_or(0);
+            let line = match ahead {
+                0 => "first in line".to_string(),
+                ahead => format!("behind {ahead}"),
+            };
+            out.event(
+                cluster,
+                coordinator,
+                HostEventKind::Waits,
+                now,
+                |names| {
+                    let why = match holder {
+                        Some(holder) if live => format!(
+                            "{} holds it for {} more by this clock",
+                            names.of(holder),
+                            ticklab_sim::Compact(expires_ns - now)
+                        ),
+                        _ => "it lapsed, and goes to who waited longest".to_string(),
+                    };
+                    format!(
+                        "{} asks for the lease and waits, {line}: {why}",
+                        names.of(from)
+                    )
+                },
+                None,
+            );
             if queued_ahead {
                 let (first, first_ask) = self.waiting[0];
                 self.grant_to(first, first_ask, now, cluster, out);
@@ -90,6 +121,21 @@ impl Lease {
                 );
                 grant.last_holder = Some(host);
             }
+        } else {
+            let until = ticklab_sim::Compact(now.saturating_add(self.config.length_ns as i64));
+            out.event(
+                cluster,
+                coordinator,
+                HostEventKind::Renewed,
+                now,
+                |names| {
+                    format!(
+                        "renews {}'s lease until this clock reads {until}",
+                        names.of(host)
+                    )
+                },
+                None,
+            );
         }
         grant.expires_ns = now.saturating_add(self.config.length_ns as i64);
         self.values.granted += 1;
