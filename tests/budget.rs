@@ -62,14 +62,14 @@ fn runs_in_parallel_never_hold_more_than_the_bound_together() {
     let allocated = (peak_bytes() - before) as u64;
     let admitted = PROCESS.peak_bytes();
     assert!(
-        admitted <= u128::from(bound_bytes),
-        "{RUNS} runs of {estimate} B each were admitted {admitted} B at once under a bound of \
-         {bound_bytes} B"
-    );
-    assert!(
         allocated <= bound_bytes,
         "{RUNS} runs estimated at {estimate} B each allocated {allocated} B at once under a \
          bound of {bound_bytes} B"
+    );
+    assert!(
+        admitted <= u128::from(bound_bytes),
+        "{RUNS} runs of {estimate} B each were admitted {admitted} B at once under a bound of \
+         {bound_bytes} B"
     );
     assert_eq!(PROCESS.held_bytes(), 0, "every run gave its share back");
 }
