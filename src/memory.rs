@@ -16,6 +16,9 @@
 
 use std::fmt;
 
+pub mod budget;
+mod trim;
+
 /// The memory one run may hold unless `--max-memory` or the scenario's `max_memory` says more.
 pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
 

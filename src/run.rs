@@ -11,6 +11,7 @@ use std::io;
 use ticklab_sim::{ClockId, Edge, EdgeEffect, Fault, FaultEdge, World, WorldConfig};
 
 use crate::expect::Outcome;
+use crate::memory::budget::{self, Admission};
 use crate::memory::{DEFAULT_MAX_MEMORY_BYTES, Footprint};
 use crate::model::Model;
 use crate::scenario::{Scenario, Setting};
@@ -239,14 +240,18 @@ impl Watchdog {
 /// What a footprint calls the wakes waiting in the event queue.
 pub const WAKES: &str = "wakes waiting";
 
-/// Refuses a run whose largest possible footprint could pass `max_bytes`, or that could have
-/// more wakes waiting at once than the event queue holds.
+/// Refuses a run whose largest possible footprint could pass its memory bound, or that could
+/// have more wakes waiting at once than the event queue holds; else waits until the run fits
+/// the process's memory budget beside the runs going in parallel ([`budget`]). The run holds the
+/// admission it returns until it ends.
 pub(crate) fn check_memory(
     peak: &Footprint,
-    max_bytes: u64,
+    options: &RunOptions,
+    scenario: &Setting,
     design: &str,
     fewer_by: &'static str,
-) -> Result<(), RunError> {
+) -> Result<Admission<'static>, RunError> {
+    let max_bytes = options.max_memory_for(scenario);
     let wakes = peak.count_of(WAKES);
     if wakes > ticklab_sim::MAX_PENDING_WAKES as u128 {
         return Err(RunError::TooManyWakes {
@@ -264,7 +269,8 @@ pub(crate) fn check_memory(
             fewer_by,
         });
     }
-    Ok(())
+    let claim_bytes = budget::claim_bytes(bytes_bound, max_bytes, options.max_memory_bytes);
+    Ok(budget::PROCESS.admit(claim_bytes, options.max_memory_bytes))
 }
 
 /// Traces a fault edge, and the resume it may have caused.

@@ -353,3 +353,36 @@ fn a_long_run_reads_its_time_axis_in_minutes() {
     let short = plot(&["scenarios/hosts/zombie-leader.toml"]);
     assert!(has_label(&short, "physical time (s)"));
 }
+
+/// A 1 s interval for three days, frozen for 391.5 s on the second: 259,200 wall seconds with a
+/// tick, and one with 392.
+const THREE_DAYS: &str = r#"
+about = "A 1 s interval for three days, frozen once"
+platform = "linux"
+run_for = "3d"
+[model]
+kind = "interval"
+missed_tick = "burst"
+period = "1s"
+phase = "0s"
+[[fault]]
+kind = "process-suspend"
+at = "1d"
+duration = "391.5s"
+"#;
+
+#[test]
+fn a_long_run_draws_a_bounded_number_of_bars_and_keeps_its_burst() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("three-days.toml");
+    std::fs::write(&file, THREE_DAYS).unwrap();
+    let svg = plot(&[file.to_str().unwrap()]);
+    // A bar a wall second would be 259,200 rectangles, and 60 MB of SVG.
+    let bars = svg.matches("<rect").count();
+    assert!(bars < 2_000, "{bars} rectangles");
+    assert!(svg.len() < 1 << 20, "{} bytes of SVG", svg.len());
+    assert!(
+        svg.contains("ticks per wall-clock second: the busiest second of every 256s (most: 392)"),
+        "the burst after the freeze is drawn at full height"
+    );
+}

@@ -84,7 +84,7 @@ struct Limits {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EVENTS)]
     max_events: u64,
     /// Refuse, or stop, runs whose live state could pass this much memory, such as 4GiB; a
-    /// scenario's own `max_memory` raises it for that scenario.
+    /// scenario's own `max_memory` raises it for that scenario. Runs in parallel share it.
     #[arg(long, value_name = "SIZE", default_value = "1GiB", value_parser = parse_size)]
     max_memory: u64,
 }

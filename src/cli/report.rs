@@ -1,4 +1,3 @@
-use std::io::Write;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -11,7 +10,7 @@ use crate::model::Model;
 use crate::output::AtomicFile;
 use crate::plot::PlotError;
 use crate::registry::Registry;
-use crate::report::{Entry, Grid, html};
+use crate::report::{Entry, Grid, write_html};
 use crate::run::{RunOptions, run_scenario};
 use crate::trace::{FirstBroken, NoTrace};
 
@@ -61,40 +60,39 @@ pub(super) fn report_command(
     let matrix = if args.no_matrix || !has_intervals {
         None
     } else {
-        let matrix = Matrix::run(args.limits.max_events)?;
+        let matrix = Matrix::run(&options)?;
         Some(Grid {
             caption: matrix.caption,
             header: matrix.header,
             rows: matrix.rows,
         })
     };
-    let entries: Vec<Entry> = drawn
-        .iter()
+    // Each drawing moves into its entry: the page is written from these, never held whole.
+    let (rows, entries): (Vec<Row>, Vec<Entry>) = drawn
+        .into_iter()
         .map(|(row, svg)| {
             let (result, detail) = match &row.verdict {
                 Verdict::Invalid(message) => ("invalid", message.clone()),
                 Verdict::Checked(..) => row.result(),
             };
-            Entry {
+            let entry = Entry {
                 source: row.source.clone(),
                 model: row.model.to_string(),
                 result: result.to_string(),
                 detail,
-                svg: svg.clone(),
-            }
+                svg,
+            };
+            (row, entry)
         })
-        .collect();
-    let page = html(&entries, matrix.as_ref());
-    file.write_all(page.as_bytes())
-        .and_then(|()| file.commit())
+        .unzip();
+    let bytes = write_html(&mut file, &entries, matrix.as_ref())
+        .and_then(|bytes| file.commit().map(|()| bytes))
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     note!(
-        "wrote {} ({} scenarios, {} bytes)",
+        "wrote {} ({} scenarios, {bytes} bytes)",
         args.out.display(),
         entries.len(),
-        page.len()
     );
-    let rows: Vec<Row> = drawn.into_iter().map(|(row, _)| row).collect();
     verdict(&rows, program, &options, args.profile.as_deref())
 }
 

@@ -24,7 +24,7 @@ pub(super) struct TableArgs {
 type Cell = (Platform, FaultKind, MissedTick);
 
 pub(super) fn table(args: &TableArgs) -> Result<(), Failure> {
-    let matrix = Matrix::run(args.limits.max_events)?;
+    let matrix = Matrix::run(&args.limits.options(None))?;
     super::print(&matrix.caption)?;
     super::print(matrix.table())?;
     Ok(())
@@ -39,11 +39,11 @@ pub(super) struct Matrix {
 }
 
 impl Matrix {
-    /// Runs the built-in matrix scenarios.
-    pub fn run(max_events: u64) -> Result<Matrix, Failure> {
+    /// Runs the built-in matrix scenarios under `options`' bounds.
+    pub fn run(options: &RunOptions) -> Result<Matrix, Failure> {
         let scenarios = crate::builtin::scenarios_under(MATRIX_FOLDER)
             .map_err(|error| Failure::Invalid(error.to_string()))?;
-        let cells = run_cells(&scenarios, max_events)?;
+        let cells = run_cells(&scenarios, options)?;
         let (header, rows) = matrix(&cells);
         Ok(Matrix {
             caption: caption(&scenarios),
@@ -66,16 +66,12 @@ impl Matrix {
 }
 
 /// Each matrix scenario's ticks after resume, by cell.
-fn run_cells(scenarios: &[Scenario], max_events: u64) -> Result<BTreeMap<Cell, u64>, Failure> {
-    let options = RunOptions {
-        max_events,
-        ..RunOptions::default()
-    };
+fn run_cells(scenarios: &[Scenario], options: &RunOptions) -> Result<BTreeMap<Cell, u64>, Failure> {
     let cells: Vec<(Cell, u64)> = scenarios
         .par_iter()
         .map(|scenario| {
             let cell = coordinates(scenario)?;
-            let report = run_scenario(scenario, &options, &mut NoTrace)
+            let report = run_scenario(scenario, options, &mut NoTrace)
                 .map_err(|error| Failure::Invalid(format!("{}: {error}", scenario.source)))?;
             Ok((cell, report.summary.get("ticks_after_resume").unwrap_or(0)))
         })

@@ -18,6 +18,7 @@ use super::rpc::Rpc;
 use super::spec::{Carrier, HostsConfig};
 use super::turmoil_net::TurmoilNet;
 use crate::machine::drive;
+use crate::memory::budget::Admission;
 use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
 use crate::scenario::Setting;
 use crate::trace::{Event, Summary, TraceSink};
@@ -29,7 +30,7 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let steps = refuse_unbounded(scenario, config, options)?;
+    let (steps, _admission) = refuse_unbounded(scenario, config, options)?;
     let mut watchdog = Watchdog::new(steps, "hosts", options.max_memory_for(scenario));
     let mut start = start_event::<crate::hosts::HostsModel>(scenario, config, seed);
     if let Carrier::Turmoil { tick_ns } = config.carrier {
@@ -52,12 +53,12 @@ pub(crate) fn run(
 }
 
 /// Refuses a run whose work or memory would pass the bounds, before anything runs; returns the
-/// bound on its steps.
+/// bound on its steps, and the run's admission to the memory budget, held until it ends.
 fn refuse_unbounded(
     scenario: &Setting,
     config: &HostsConfig,
     options: &RunOptions,
-) -> Result<u128, RunError> {
+) -> Result<(u128, Admission<'static>), RunError> {
     let work = work_bound(config, scenario.run_for_ns);
     if work.cost > u128::from(options.max_events) {
         return Err(RunError::TooMuchWork {
@@ -73,14 +74,15 @@ fn refuse_unbounded(
         refuse_endless_datagrams(config, tick_ns)?;
         refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
-    check_memory(
+    let admission = check_memory(
         &peak_footprint(config, scenario.run_for_ns),
-        options.max_memory_for(scenario),
+        options,
+        scenario,
         "hosts",
         "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or `call_every`, \
          shorten `run_for`, give the hosts' machines fewer `busy_threads`, or declare fewer hosts",
     )?;
-    Ok(work.steps)
+    Ok((work.steps, admission))
 }
 
 /// The hosts, their network and what carries their messages, on one timeline.

@@ -148,9 +148,10 @@ pub(crate) fn run(
     let events = config
         .arrival
         .map_or(0, |arrival| arrivals_bound(arrival, scenario.run_for_ns));
-    check_memory(
+    let _admission = check_memory(
         &Footprint::new().with(EVENTS, events, BYTES_PER_EVENT),
-        max_memory_bytes,
+        options,
+        scenario,
         "idle loop",
         "lengthen `every` or lower `burst`",
     )?;

@@ -119,9 +119,10 @@ pub(crate) fn run(
     let bound = check_work(scenario, &plans, options)?;
     let max_memory_bytes = options.max_memory_for(scenario);
     let design = format!("{} interval", config.missed_tick.name());
-    check_memory(
+    let _admission = check_memory(
         &intervals_footprint(plans.len()),
-        max_memory_bytes,
+        options,
+        scenario,
         &design,
         "lower `count`",
     )?;

@@ -1,10 +1,11 @@
 //! A trace sink that keeps what the plots draw, in memory bounded whatever the run's length:
-//! counts per second, and per column (one [`COLUMNS`]th of the run) the extremes of each series
+//! counts per wall second (binned past [`super::wall_seconds::MAX_BARS`] of them), and per column (one [`COLUMNS`]th of the run) the extremes of each series
 //! and the time each worker spent in each state.
 
 use std::collections::BTreeMap;
 use std::io;
 
+use super::wall_seconds::WallSeconds;
 use crate::trace::{Event, FaultEvent, StartEvent, Summary, TraceSink, Wall};
 
 /// Horizontal resolution of the plots' data: about one column per two pixels.
@@ -142,9 +143,9 @@ pub struct Collected {
     /// One reading per column, plus one at every fault edge.
     pub clocks: Vec<ClockPoint>,
     /// Ticks or fires per second of the wall clock since its start, and the physical time of the
-    /// first of each. Keyed first by how many wall steps came before, so that seconds a step
-    /// back repeats are counted apart from the first time round.
-    pub per_wall_second: BTreeMap<(usize, i64), (u64, u64)>,
+    /// first of each, in a bounded number of bars. Keyed first by how many wall steps came
+    /// before, so that seconds a step back repeats are counted apart from the first time round.
+    pub per_wall_second: WallSeconds,
     /// How late each tick or fire was.
     pub lateness: Option<Extremes>,
     pub groups: Vec<Series>,
@@ -218,9 +219,8 @@ impl Collected {
 
     pub(crate) fn count_on_wall(&mut self, t_ns: u64, wall_ns: i64) {
         let second = (wall_ns - self.wall_start_ns()).div_euclid(NS_PER_SEC);
-        let key = (self.wall_steps.len(), second);
-        let entry = self.per_wall_second.entry(key).or_insert((0, t_ns));
-        entry.0 += 1;
+        self.per_wall_second
+            .count(self.wall_steps.len(), second, t_ns);
     }
 
     pub(crate) fn late(&mut self, t_ns: u64, lateness_ns: i64) {
@@ -487,13 +487,15 @@ mod tests {
                 (25 * S + S / 2) as i64,
             )))
             .unwrap();
-        let bars: Vec<_> = collected.per_wall_second.into_iter().collect();
+        let bars: Vec<_> = collected
+            .per_wall_second
+            .bars()
+            .iter()
+            .map(|bar| (bar.from_ns, bar.count))
+            .collect();
         assert_eq!(
             bars,
-            [
-                ((0, 25), (1, 25 * S + S / 2)),
-                ((1, 25), (1, 30 * S + S / 2))
-            ],
+            [(25 * S + S / 2, 1), (30 * S + S / 2, 1)],
             "the second wall second 25 is drawn where it happened"
         );
     }

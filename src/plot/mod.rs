@@ -18,6 +18,7 @@ pub(crate) mod style;
 mod time_axis;
 pub(crate) mod timeline;
 mod title;
+pub mod wall_seconds;
 
 use plotters::prelude::*;
 

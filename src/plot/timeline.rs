@@ -60,29 +60,27 @@ fn live(
 }
 
 fn per_wall_second(area: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
-    let highest = collected
-        .per_wall_second
-        .values()
-        .map(|&(count, _)| count)
-        .max()
-        .unwrap_or(0);
+    let seconds = &collected.per_wall_second;
+    let highest = seconds.most();
     let y_range = y_range_to(0.0, highest as f64);
-    let caption = format!("{noun}s per wall-clock second (most: {highest})");
+    let caption = match seconds.bin_secs() {
+        None => format!("{noun}s per wall-clock second (most: {highest})"),
+        // Too many seconds for a bar each: a bar per span, as high as its busiest second.
+        Some(bin_secs) => format!(
+            "{noun}s per wall-clock second: the busiest second of every {} (most: {highest})",
+            Approx(bin_secs * NS_PER_SEC)
+        ),
+    };
     let mut chart = time_panel(area, collected, &caption, y_range, noun, true)?;
     // Each wall second's bar starts where its first tick happened in physical time, so a wall
     // step shows as bars out of step with the axis rather than as a gap.
-    chart.draw_series(
-        collected
-            .per_wall_second
-            .values()
-            .map(|&(count, first_ns)| {
-                let x = first_ns as f64 / 1e9;
-                Rectangle::new(
-                    [(x, 0.0), (x + 1.0, count as f64)],
-                    series_color(0).filled(),
-                )
-            }),
-    )?;
+    chart.draw_series(seconds.bars().into_iter().map(|bar| {
+        let x = bar.from_ns as f64 / 1e9;
+        Rectangle::new(
+            [(x, 0.0), (x + bar.width_ns as f64 / 1e9, bar.count as f64)],
+            series_color(0).filled(),
+        )
+    }))?;
     Ok(())
 }
 

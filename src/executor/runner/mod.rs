@@ -215,9 +215,10 @@ pub(crate) fn run(
 ) -> Result<Summary, RunError> {
     let bound = check_work(scenario, config, options)?;
     let max_memory_bytes = options.max_memory_for(scenario);
-    check_memory(
+    let _admission = check_memory(
         &peak_footprint::<Wake>(scenario, config),
-        max_memory_bytes,
+        options,
+        scenario,
         "executor",
         "lower the task groups' `count` or `repeat`",
     )?;

@@ -63,9 +63,10 @@ pub(crate) fn run(
     let bound = check_work(scenario, config, options)?;
     let max_memory_bytes = options.max_memory_for(scenario);
     let design = format!("{} timer", config.design.name);
-    check_memory(
+    let _admission = check_memory(
         &peak_footprint(scenario, config),
-        max_memory_bytes,
+        options,
+        scenario,
         &design,
         "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
     )?;
