@@ -386,3 +386,20 @@ fn a_long_run_draws_a_bounded_number_of_bars_and_keeps_its_burst() {
         "the burst after the freeze is drawn at full height"
     );
 }
+
+/// A hosts run whose hosts have machines shows their threads' CPU per second under the hosts'
+/// rows, with the busiest second of the compaction: a run without machines has no such panel.
+#[test]
+fn a_hosts_plot_shows_the_cpu_of_the_threads_on_its_machines() {
+    let busy = plot(&["scenarios/hosts/heartbeat-compaction-starts-mid-run.toml"]);
+    assert!(
+        has_label(
+            &busy,
+            "CPU utilisation per second from 0 s, per thread (busiest such second 62.0%)"
+        ),
+        "no CPU panel"
+    );
+    assert!(has_label(&busy, "compacting/heartbeat"));
+    let plain = plot(&["scenarios/hosts/zombie-leader.toml"]);
+    assert!(!plain.contains("CPU utilisation"));
+}

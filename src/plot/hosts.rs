@@ -223,6 +223,7 @@ pub fn height_px(collected: &Collected) -> u32 {
         + legend::height_px(&legend::entries(collected))
         + MARGINS_PX
         + ROW_HEIGHT_PX * rows(collected) as u32
+        + if any_cpu(collected) { CPU_PANEL_PX } else { 0 }
 }
 
 fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
@@ -274,11 +275,36 @@ fn shown_name(name: &str) -> String {
     format!("{head}…")
 }
 
-/// The legend above the panel, then the panel: a row per host, its name left of it.
+/// Height of the panel of the hosts' threads' CPU, drawn where some host has a machine.
+const CPU_PANEL_PX: u32 = 280;
+
+/// Whether some host's thread used CPU: a host with a `[machine]` whose workloads cost time.
+fn any_cpu(collected: &Collected) -> bool {
+    collected
+        .summary
+        .iter()
+        .flat_map(|summary| &summary.threads)
+        .any(|thread| thread.busy_ns > 0)
+}
+
+/// The area above the hosts' threads' CPU, drawn at the bottom of `panel` where hosts used any.
+fn with_cpu_below<'a>(panel: &Area<'a>, collected: &Collected) -> Result<Area<'a>, PlotError> {
+    if !any_cpu(collected) {
+        return Ok(panel.clone());
+    }
+    let (_, height_px) = panel.dim_in_pixel();
+    let (body, cpu) = panel.split_vertically(height_px.saturating_sub(CPU_PANEL_PX));
+    super::thread_cpu::draw(&cpu, collected)?;
+    Ok(body)
+}
+
+/// The legend above the panel, then the panel: a row per host, its name left of it; below them,
+/// where hosts have machines, their threads' CPU per second.
 pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let panels = super::style::layout(root, collected, 1)?;
+    let body = with_cpu_below(&panels[0], collected)?;
     let entries = legend::entries(collected);
-    let (legend_area, panel) = panels[0].split_vertically(legend::height_px(&entries));
+    let (legend_area, panel) = body.split_vertically(legend::height_px(&entries));
     legend::draw(&legend_area, &entries)?;
     let hosts = &collected.hosts;
     let end_ns = collected.run_for_ns();

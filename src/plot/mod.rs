@@ -15,6 +15,7 @@ pub(crate) mod hosts;
 mod hosts_legend;
 pub(crate) mod notes;
 pub(crate) mod style;
+mod thread_cpu;
 mod time_axis;
 pub(crate) mod timeline;
 mod title;

@@ -245,27 +245,7 @@ impl Heartbeat {
             None => {
                 self.false_suspicions += 1;
                 self.first_false_ns.get_or_insert(now_ns);
-                // A peer that runs but is behind on its heartbeat work is why, on a busy host.
-                let behind = cluster.work_waiting(peer, Role::Heartbeat);
-                let mut verdict = match behind {
-                    0 => "falsely: it is running".to_string(),
-                    1 => "falsely: it is running, with 1 piece of heartbeat work waiting for its \
-                          thread"
-                        .to_string(),
-                    behind => format!(
-                        "falsely: it is running, with {behind} pieces of heartbeat work waiting \
-                         for its thread"
-                    ),
-                };
-                // A busy watcher hears late what was sent on time: its own backlog is why.
-                let own = cluster.work_waiting(host, Role::Heartbeat);
-                if own > 0 {
-                    let pieces = if own == 1 { "piece" } else { "pieces" };
-                    verdict.push_str(&format!(
-                        "; this host is behind itself, with {own} {pieces} of heartbeat work \
-                         waiting for its thread"
-                    ));
-                }
+                let verdict = false_verdict(cluster, host, peer);
                 (HostEventKind::FalseSuspect, verdict)
             }
             Some(since_ns) => {
@@ -418,4 +398,26 @@ impl Heartbeat {
             ),
         ]
     }
+}
+
+/// Why a suspicion of a running `peer` by `host` was false, as far as the machines say: a peer
+/// that runs but is behind on its heartbeat work, and a watcher that hears late what was sent on
+/// time because it is behind itself.
+fn false_verdict(cluster: &Cluster, host: HostId, peer: HostId) -> String {
+    let waiting = |pieces: usize| match pieces {
+        1 => "1 piece of heartbeat work waiting for its thread".to_string(),
+        pieces => format!("{pieces} pieces of heartbeat work waiting for its thread"),
+    };
+    let mut verdict = match cluster.work_waiting(peer, Role::Heartbeat) {
+        0 => "falsely: it is running".to_string(),
+        behind => format!("falsely: it is running, with {}", waiting(behind)),
+    };
+    let own = cluster.work_waiting(host, Role::Heartbeat);
+    if own > 0 {
+        verdict.push_str(&format!(
+            "; this host is behind itself, with {}",
+            waiting(own)
+        ));
+    }
+    verdict
 }
