@@ -1,6 +1,8 @@
 //! How much work a hosts run may do, decided before it starts: an upper bound on its events,
 //! and the runs turmoil could not carry within `--max-events`.
 
+use ticklab_sim::Fault;
+
 use super::spec::HostsConfig;
 use super::turmoil_net::step_cost;
 use crate::run::RunError;
@@ -114,12 +116,14 @@ fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
     let piece_ns = heaviest_piece_ns(config);
     let roles = Roles::of(config);
     let mut steps = 0u128;
-    for (host, machine) in config.hosts.iter().enumerate() {
-        let Some(machine) = &machine.machine else {
+    for (host, spec) in config.hosts.iter().enumerate() {
+        let Some(machine) = &spec.machine else {
             continue;
         };
         let load = machine.load;
-        let load_threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
+        let spells = FaultLoad::of(&spec.faults);
+        let lasting_threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
+        let load_threads = lasting_threads.saturating_add(spells.threads);
         if let Some(bursts) = load.bursts {
             let per_thread = u128::from(run_for_ns / bursts.mean_burst_ns.max(1) + 1);
             steps += 2 * per_thread * u128::from(bursts.threads);
@@ -131,8 +135,11 @@ fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
         };
         let cores = cores as u128;
         let slice_ns = machine.time_slice_ns.max(1);
-        if u128::from(load_threads) > cores {
+        if u128::from(lasting_threads) > cores {
             steps += u128::from(run_for_ns / slice_ns + 1) * cores;
+        } else {
+            // A spell of cpu-load contends for the cores while it lasts.
+            steps += spells.slices(slice_ns) * cores;
         }
         steps += if roles.may_outnumber_cores(config, host, load_threads, cores) {
             pieces * ((u128::from(piece_ns / slice_ns) + 2) * cores + 1)
@@ -141,6 +148,42 @@ fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
         };
     }
     steps
+}
+
+/// The `cpu-load` faults of one host: the most threads they may run at once (all of them), and
+/// how long each lasts.
+pub(crate) struct FaultLoad {
+    pub(crate) threads: u32,
+    durations_ns: Vec<u64>,
+}
+
+impl FaultLoad {
+    pub(crate) fn of(faults: &[Fault]) -> Self {
+        let mut spells = FaultLoad {
+            threads: 0,
+            durations_ns: Vec::new(),
+        };
+        for fault in faults {
+            if let Fault::CpuLoad {
+                duration_ns,
+                threads,
+                ..
+            } = *fault
+            {
+                spells.threads = spells.threads.saturating_add(threads);
+                spells.durations_ns.push(duration_ns);
+            }
+        }
+        spells
+    }
+
+    /// The slice ends one core may take while the spells last.
+    fn slices(&self, slice_ns: u64) -> u128 {
+        self.durations_ns
+            .iter()
+            .map(|&duration_ns| u128::from(duration_ns / slice_ns + 1))
+            .sum()
+    }
 }
 
 /// Which workloads each host takes part in, by host.
@@ -446,6 +489,16 @@ mod tests {
             heavy_cpu,
         );
         assert_eq!(shared, plain + pieces * (302 + 1));
+        // Six threads of cpu-load for 10 of the 60 minutes on one core sliced every microsecond:
+        // a slice end each while they last, and each piece of the run may wait and run beside
+        // them.
+        let spell = bound(
+            "[model.host.machine]\ncores = 1\ntime_slice = \"1us\"\n[[model.host.fault]]\nkind \
+             = \"cpu-load\"\nat = \"1m\"\nduration = \"10m\"\nthreads = 6",
+            "",
+        );
+        // Its two edges count as every fault's do: 2, and 64 refiled wakes each.
+        assert_eq!(spell, plain + 2 + 2 * 64 + 600_000_001 + 3 * pieces);
         // One busy thread on two cores never makes the heartbeat wait.
         let beside = bound(
             "[model.host.machine]\ncores = 2\nbusy_threads = 1",

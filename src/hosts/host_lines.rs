@@ -14,18 +14,10 @@ pub(super) fn trace_thaw(cluster: &Cluster, host: HostId, thawed: Thawed, out: &
         1 => "1 message".to_string(),
         count => format!("{count} messages"),
     };
-    let timers = match thawed.timers {
-        1 => "1 timer".to_string(),
-        count => format!("{count} timers"),
-    };
-    // Named by what each is for, as far as the workloads say: `1 heartbeat send, 3 suspicion
-    // checks`.
-    let timers = match super::thaw::kinds_text(&thawed.timer_kinds) {
-        kinds if kinds.is_empty() => timers,
-        kinds => kinds,
-    };
+    // Each timer named by what it is for: `1 heartbeat send, 3 suspicion checks`.
+    let timers = super::thaw::kinds_text(&thawed.timer_kinds);
     let (reads, runs) = (format!("reads {messages}"), format!("runs {timers}"));
-    let what = match (thawed.messages, thawed.timers, thawed.order) {
+    let what = match (thawed.messages, thawed.timers(), thawed.order) {
         (0, 0, _) => return,
         (0, _, _) => runs,
         (_, 0, _) => reads,

@@ -23,16 +23,19 @@ pub(crate) fn peak_footprint(config: &HostsConfig, run_for_ns: u64) -> Footprint
             Cluster::BYTES_PER_ITEM,
         )
         .with(HOSTS, config.hosts.len() as u128, Cluster::BYTES_PER_HOST);
-    // Each host with a machine: its load's threads and a thread for each workload role it plays.
+    // Each host with a machine: its load's threads, those its cpu-load faults start, and a thread
+    // for each workload role it plays.
     let roles = super::bound::Roles::of(config);
     let threads: u128 = config
         .hosts
         .iter()
         .enumerate()
-        .filter_map(|(host, spec)| Some((host, spec.machine.as_ref()?)))
-        .map(|(host, machine)| {
+        .filter_map(|(host, spec)| Some((host, spec, spec.machine.as_ref()?)))
+        .map(|(host, spec, machine)| {
             let load = machine.load;
+            let spells = super::bound::FaultLoad::of(&spec.faults).threads;
             u128::from(load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads))
+                + u128::from(spells)
                 + roles.threads(config, host)
         })
         .sum();

@@ -43,8 +43,15 @@ impl ThawOrder {
 pub(crate) struct Thawed {
     pub(crate) order: ThawOrder,
     pub(crate) messages: usize,
-    pub(crate) timers: usize,
+    /// Live timers by [`TIMER_KINDS`].
     pub(crate) timer_kinds: [u32; TIMER_KINDS.len()],
+}
+
+impl Thawed {
+    /// The live timers it found.
+    pub(crate) fn timers(&self) -> usize {
+        self.timer_kinds.iter().map(|&count| count as usize).sum()
+    }
 }
 
 /// What a workload's timer is for, one and many, in the order a thaw line lists them.
@@ -95,20 +102,24 @@ pub(crate) fn kinds_text(kinds: &[u32; TIMER_KINDS.len()]) -> String {
 }
 
 /// Puts what a host held, in the order it came due, into the order its runtime handles it.
-/// `is_live` says whether a held wake still stands (a later filing or a cancel makes it stale).
+/// `live_kind` says which of [`TIMER_KINDS`] a held wake is if it still stands, and `None` if a
+/// later filing or a cancel made it stale.
 pub(super) fn arrange(
     held: Vec<Item>,
     order: ThawOrder,
-    is_live: impl Fn(&Item) -> bool,
+    live_kind: impl Fn(&Item) -> Option<usize>,
 ) -> (Vec<Item>, Thawed) {
     let (messages, timers): (Vec<Item>, Vec<Item>) = held
         .into_iter()
         .partition(|item| matches!(item, Item::Deliver { .. }));
+    let mut timer_kinds = [0; TIMER_KINDS.len()];
+    for kind in timers.iter().filter_map(&live_kind) {
+        timer_kinds[kind] += 1;
+    }
     let thawed = Thawed {
         order,
         messages: messages.len(),
-        timers: timers.iter().filter(|item| is_live(item)).count(),
-        timer_kinds: [0; TIMER_KINDS.len()],
+        timer_kinds,
     };
     let arranged = match order {
         ThawOrder::IoFirst => messages.into_iter().chain(timers).collect(),
@@ -176,10 +187,10 @@ mod tests {
     #[test]
     fn each_order_puts_what_came_due_where_its_runtime_would() {
         let held = vec![message(1), timer(7), message(2), message(1), timer(8)];
-        let all_live = |_: &Item| true;
+        let all_live = |_: &Item| Some(0);
         let (io, thawed) = arrange(held.clone(), ThawOrder::IoFirst, all_live);
         assert_eq!(shape(&io), ["m1", "m2", "m1", "t7", "t8"]);
-        assert_eq!((thawed.messages, thawed.timers), (3, 2));
+        assert_eq!((thawed.messages, thawed.timers()), (3, 2));
         let (timers, _) = arrange(held.clone(), ThawOrder::TimersFirst, all_live);
         assert_eq!(shape(&timers), ["t7", "t8", "m1", "m2", "m1"]);
         let (tokio, _) = arrange(held, ThawOrder::Tokio, all_live);
@@ -190,8 +201,8 @@ mod tests {
     fn a_stale_timer_is_not_counted() {
         let held = vec![timer(1), timer(2)];
         let (_, thawed) = arrange(held, ThawOrder::IoFirst, |item| {
-            matches!(item, Item::Wake { slot: 2, .. })
+            matches!(item, Item::Wake { slot: 2, .. }).then_some(1)
         });
-        assert_eq!(thawed.timers, 1);
+        assert_eq!(thawed.timers(), 1);
     }
 }

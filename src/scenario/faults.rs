@@ -41,6 +41,7 @@ fn validate_fault(
                 "faults must start before `run_for`; lengthen `run_for` or move the fault earlier",
             ));
     }
+    refuse_keys_not_taken(file, fault)?;
     match fault.kind.0 {
         FaultKind::SystemSuspend | FaultKind::ProcessSuspend => suspend(file, spec, at_ns),
         FaultKind::WallStep => wall_step(file, spec, at_ns),
@@ -85,12 +86,6 @@ fn cpu_load(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
-    if let Some(by) = &fault.by {
-        return Err(not_for(file, fault.kind.0, "by", by.span()));
-    }
-    if let Some(rate) = &fault.rate {
-        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
-    }
     let duration_ns = positive_duration(file, spec)?;
     let threads = fault
         .threads
@@ -119,15 +114,6 @@ fn suspend(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
-    if let Some(threads) = &fault.threads {
-        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
-    }
-    if let Some(by) = &fault.by {
-        return Err(not_for(file, fault.kind.0, "by", by.span()));
-    }
-    if let Some(rate) = &fault.rate {
-        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
-    }
     let duration_ns = positive_duration(file, spec)?;
     Ok(match fault.kind.0 {
         FaultKind::SystemSuspend => Fault::SystemSuspend { at_ns, duration_ns },
@@ -142,15 +128,6 @@ fn wall_step(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
-    if let Some(threads) = &fault.threads {
-        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
-    }
-    if let Some(duration) = &fault.duration {
-        return Err(not_for(file, fault.kind.0, "duration", duration.span()));
-    }
-    if let Some(rate) = &fault.rate {
-        return Err(not_for(file, fault.kind.0, "rate", rate.span()));
-    }
     let by = fault.by.as_ref().ok_or_else(|| needs(file, spec, "by"))?;
     let by_ns = by.get_ref().0;
     if by_ns == 0 || by_ns.abs() > MAX_WALL_STEP_NS {
@@ -171,12 +148,6 @@ fn wall_slew(
     at_ns: u64,
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
-    if let Some(threads) = &fault.threads {
-        return Err(not_for(file, fault.kind.0, "threads", threads.span()));
-    }
-    if let Some(by) = &fault.by {
-        return Err(not_for(file, fault.kind.0, "by", by.span()));
-    }
     let rate = fault
         .rate
         .as_ref()
@@ -202,6 +173,24 @@ fn wall_slew(
         duration_ns,
         rate_ppb: (value * 1e9).round() as i64,
     })
+}
+
+/// The first key written that the fault's kind does not take, by the kinds' table of keys.
+fn refuse_keys_not_taken(file: &Located<'_>, fault: &FaultSpec) -> Result<(), ScenarioError> {
+    let taken = super::top_keys::FAULTS[fault.kind.0 as usize].keys;
+    let written = [
+        ("duration", fault.duration.as_ref().map(Spanned::span)),
+        ("by", fault.by.as_ref().map(Spanned::span)),
+        ("rate", fault.rate.as_ref().map(Spanned::span)),
+        ("threads", fault.threads.as_ref().map(Spanned::span)),
+    ];
+    match written
+        .into_iter()
+        .find_map(|(key, span)| Some((key, span?)).filter(|(key, _)| !taken.contains(key)))
+    {
+        Some((key, span)) => Err(not_for(file, fault.kind.0, key, span)),
+        None => Ok(()),
+    }
 }
 
 /// A key the fault's kind does not take.

@@ -29,17 +29,15 @@ impl Cluster {
             // process's are here.
             let held = std::mem::take(&mut self.hosts[host].held);
             let state = &self.hosts[host];
-            let live = |item: &Item| match *item {
+            let live_kind = |item: &Item| match *item {
                 Item::Wake {
                     slot, generation, ..
-                } => state.wakes[slot as usize].filter(|wake| wake.generation == generation),
+                } => state.wakes[slot as usize]
+                    .filter(|wake| wake.generation == generation)
+                    .map(|wake| crate::hosts::thaw::timer_kind(wake.tag)),
                 _ => None,
             };
-            let (arranged, mut found) =
-                crate::hosts::thaw::arrange(held, state.thaw_order, |item| live(item).is_some());
-            for wake in arranged.iter().filter_map(live) {
-                found.timer_kinds[crate::hosts::thaw::timer_kind(wake.tag)] += 1;
-            }
+            let (arranged, found) = crate::hosts::thaw::arrange(held, state.thaw_order, live_kind);
             for item in arranged {
                 self.push(self.now_ns, item);
             }

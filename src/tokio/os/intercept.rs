@@ -367,7 +367,10 @@ pub unsafe extern "C" fn pthread_create(
     arg: *mut c_void,
 ) -> c_int {
     let real: PthreadCreate = real(&PTHREAD_CREATE, c"pthread_create");
-    let Some(run) = guarded("libc's pthread_create", lineage::run_for_new_thread) else {
+    let Some(run) = guarded(
+        "libc's pthread_create",
+        lineage::on_create::run_for_new_thread,
+    ) else {
         // SAFETY: the caller's arguments, passed on as they came.
         return unsafe { real(thread, attr, routine, arg) };
     };
@@ -385,7 +388,9 @@ pub unsafe extern "C" fn pthread_create(
 extern "C" fn start_in_run(start: *mut c_void) -> *mut c_void {
     // SAFETY: `pthread_create` made `start` from a box, handed to this thread alone.
     let Start { routine, arg, run } = *unsafe { Box::from_raw(start.cast::<Start>()) };
-    guarded("a new thread's start", || lineage::started_by(run));
+    guarded("a new thread's start", || {
+        lineage::on_create::started_by(run)
+    });
     routine(arg)
 }
 

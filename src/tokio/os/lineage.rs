@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Weak};
 
-use super::answer::{RunClocks, current};
+use super::answer::RunClocks;
 use crate::tokio::shared::Shared;
 
 thread_local! {
@@ -15,45 +15,35 @@ thread_local! {
     static STARTED_BY: RefCell<Option<Weak<RunClocks>>> = const { RefCell::new(None) };
 }
 
-/// The run that a thread started now from this thread belongs to: this thread's own run (unless
-/// ticklab itself starts the thread), or the run that started this one.
-#[cfg_attr(
-    not(all(
-        feature = "os-clocks",
-        target_os = "linux",
-        target_env = "gnu",
-        target_pointer_width = "64"
-    )),
-    allow(
-        dead_code,
-        reason = "only libc's pthread_create, defined with os-clocks, calls it"
-    )
-)]
-pub(crate) fn run_for_new_thread() -> Option<Weak<RunClocks>> {
-    if let Some((clocks, _)) = current() {
-        return Some(Arc::downgrade(&clocks));
-    }
-    STARTED_BY
-        .try_with(|started_by| started_by.try_borrow().ok().and_then(|run| run.clone()))
-        .ok()
-        .flatten()
-}
+/// What libc's `pthread_create`, defined with os-clocks, asks as it starts a thread.
+#[cfg(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu",
+    target_pointer_width = "64"
+))]
+pub(crate) mod on_create {
+    use std::sync::{Arc, Weak};
 
-/// Marks this thread, new, as started by the code of `run`.
-#[cfg_attr(
-    not(all(
-        feature = "os-clocks",
-        target_os = "linux",
-        target_env = "gnu",
-        target_pointer_width = "64"
-    )),
-    allow(
-        dead_code,
-        reason = "only libc's pthread_create, defined with os-clocks, calls it"
-    )
-)]
-pub(crate) fn started_by(run: Weak<RunClocks>) {
-    let _ = STARTED_BY.try_with(|started_by| *started_by.borrow_mut() = Some(run));
+    use super::STARTED_BY;
+    use crate::tokio::os::answer::{RunClocks, current};
+
+    /// The run that a thread started now from this thread belongs to: this thread's own run (unless
+    /// ticklab itself starts the thread), or the run that started this one.
+    pub(crate) fn run_for_new_thread() -> Option<Weak<RunClocks>> {
+        if let Some((clocks, _)) = current() {
+            return Some(Arc::downgrade(&clocks));
+        }
+        STARTED_BY
+            .try_with(|started_by| started_by.try_borrow().ok().and_then(|run| run.clone()))
+            .ok()
+            .flatten()
+    }
+
+    /// Marks this thread, new, as started by the code of `run`.
+    pub(crate) fn started_by(run: Weak<RunClocks>) {
+        let _ = STARTED_BY.try_with(|started_by| *started_by.borrow_mut() = Some(run));
+    }
 }
 
 /// The run whose code started this thread, if that run is still there.
