@@ -1216,3 +1216,64 @@ fn compare_takes_chosen_designs_and_workloads_and_refuses_what_it_cannot_compare
         .code(2)
         .stderr(predicate::str::contains("a workload is a timer scenario"));
 }
+
+/// A machine whose two busy threads keep its one core contended ends a slice every microsecond
+/// for the whole of `run_for`, whatever model runs on it.
+fn contended_machine(run_for: &str, time_slice: &str, model: &str) -> String {
+    format!(
+        r#"
+about = "a model on a machine whose load keeps its one core contended all run"
+platform = "linux"
+run_for = "{run_for}"
+[machine]
+cores = 1
+busy_threads = 2
+time_slice = "{time_slice}"
+[model]
+{model}
+"#
+    )
+}
+
+#[test]
+fn a_machine_whose_load_keeps_its_cores_contended_is_refused_up_front_whatever_the_kind() {
+    let profile = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/reference.toml");
+    let models = [
+        "kind = \"interval\"\nmissed_tick = \"burst\"\nperiod = \"1s\"".to_string(),
+        "kind = \"timer\"\ndesign = \"bucketed\"\nclock = \"monotonic\"\nclients = 5\n\
+         call_interval = \"50ms\"\ntimeout = \"100ms\"\nlatency = [\"1ms\", \"150ms\"]"
+            .to_string(),
+        format!(
+            "kind = \"idle\"\nprofile = \"{profile}\"\nstrategies = [\"condvar\"]\n\
+             arrival = \"bursts\"\nevery = \"100ms\"\nburst = 16\nburst_spacing = \"5us\"\n\
+             handle = \"20us\"\ntimeout = \"1ms\""
+        ),
+        "kind = \"executor\"\n[[model.runtime]]\nname = \"main\"\nworkers = 1\n\
+         [[model.task]]\nname = \"poller\"\nruntime = \"main\"\ncount = 1\nrepeat = 1000\n\
+         steps = [{ sleep = \"1ms\" }]"
+            .to_string(),
+    ];
+    for model in &models {
+        // 8.64 million million slice ends over 100 days: refused before the run, not stopped
+        // as a runaway after millions of steps.
+        let (_folder, path) = temp_scenario(&contended_machine("100d", "1us", model));
+        ticklab()
+            .args(["run", "--summary-only", path.to_str().unwrap()])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(
+                "slice ends and load bursts on the machine's cores",
+            ))
+            .stderr(predicate::str::contains("hint: lengthen `time_slice`"))
+            .stderr(predicate::str::contains("ran away").not());
+        // A minute of the same machine, sliced every millisecond, runs.
+        let (_folder, path) = temp_scenario(&contended_machine("1m", "1ms", model));
+        ticklab()
+            .args(["run", "--summary-only", path.to_str().unwrap()])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .success();
+    }
+}

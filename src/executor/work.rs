@@ -3,6 +3,7 @@
 use super::spec::{Arrival, ExecutorConfig, GroupConfig, Step};
 use super::tasks::{Request, Task};
 use crate::machine::Machine;
+use crate::machine::bound::{self, ModelCpu};
 use crate::memory::{Footprint, grown};
 use crate::run::{RunError, RunOptions, retiming_edges};
 use crate::scenario::Setting;
@@ -98,15 +99,27 @@ pub(crate) fn check_work(
     }
     // A clock change re-times every pending wake: at most one per task and worker.
     bound = bound.saturating_add(retiming_edges(scenario).saturating_mul(tasks + workers));
-    if bound > u128::from(options.max_events) {
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!("{tasks} tasks, spawned ones included"),
-            fewer_by: "lower the task groups' `count` or their `cpu` times, or lengthen `time_slice`",
-        });
-    }
-    Ok(bound)
+    // The executor's own slices are counted above, step by step; what the machine adds is its
+    // outside load, and the waits of the tasks' CPU steps behind it.
+    let model = ModelCpu {
+        pieces: tasks,
+        slices: 0,
+        threads: 1,
+        piece_ends_counted: true,
+    };
+    let machine_steps = bound::cpu_steps(
+        &scenario.machine,
+        &scenario.faults,
+        scenario.run_for_ns,
+        model,
+    );
+    bound::check_bound(
+        bound,
+        machine_steps,
+        options.max_events,
+        format!("{tasks} tasks, spawned ones included"),
+        "lower the task groups' `count` or their `cpu` times, or lengthen `time_slice`",
+    )
 }
 
 /// What a footprint calls the run's tasks and io requests.

@@ -1,10 +1,9 @@
 //! How much work a hosts run may do, decided before it starts: an upper bound on its events,
 //! and the runs turmoil could not carry within `--max-events`.
 
-use ticklab_sim::Fault;
-
 use super::spec::HostsConfig;
 use super::turmoil_net::step_cost;
+use crate::machine::bound::{self, ModelCpu};
 use crate::run::RunError;
 
 /// What a hosts run may cost, worked out before it starts.
@@ -106,12 +105,10 @@ pub(crate) fn work_bound(config: &HostsConfig, run_for_ns: u64) -> HostsWork {
     HostsWork { steps, cost, why }
 }
 
-/// The steps the hosts' CPUs may take, each host priced by its own machine: two wakes per burst
-/// of each bursty load thread; on every core a slice end per time slice all run long when more
-/// load threads than cores keep it contended; and for each piece of work the host itself does,
-/// one slice end, or, where its threads may outnumber its cores, a slice end on every core for
-/// each slice the piece may wait and run. A thread nobody waits for runs its work in one stretch.
-/// Nothing for a host without a machine.
+/// The steps the hosts' CPUs may take, each host priced by its own machine
+/// ([`machine::bound::cpu_steps`]): the pieces of work a host does are those of the workloads it
+/// takes part in, each up to the heaviest piece any workload gives. Nothing for a host without a
+/// machine.
 fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
     let piece_ns = heaviest_piece_ns(config);
     let roles = Roles::of(config);
@@ -120,70 +117,15 @@ fn cpu_steps(config: &HostsConfig, run_for_ns: u64) -> u128 {
         let Some(machine) = &spec.machine else {
             continue;
         };
-        let load = machine.load;
-        let spells = FaultLoad::of(&spec.faults);
-        let lasting_threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
-        let load_threads = lasting_threads.saturating_add(spells.threads);
-        if let Some(bursts) = load.bursts {
-            let per_thread = u128::from(run_for_ns / bursts.mean_burst_ns.max(1) + 1);
-            steps += 2 * per_thread * u128::from(bursts.threads);
-        }
-        let pieces = roles.pieces(config, run_for_ns, host);
-        let Some(cores) = machine.cores else {
-            steps += pieces;
-            continue;
-        };
-        let cores = cores as u128;
-        let slice_ns = machine.time_slice_ns.max(1);
-        if u128::from(lasting_threads) > cores {
-            steps += u128::from(run_for_ns / slice_ns + 1) * cores;
-        } else {
-            // A spell of cpu-load contends for the cores while it lasts.
-            steps += spells.slices(slice_ns) * cores;
-        }
-        steps += if roles.may_outnumber_cores(config, host, load_threads, cores) {
-            pieces * ((u128::from(piece_ns / slice_ns) + 2) * cores + 1)
-        } else {
-            pieces
-        };
+        let model = ModelCpu::uniform(
+            roles.pieces(config, run_for_ns, host),
+            piece_ns,
+            roles.threads(config, host),
+            machine.time_slice_ns,
+        );
+        steps += bound::cpu_steps(machine, &spec.faults, run_for_ns, model);
     }
     steps
-}
-
-/// The `cpu-load` faults of one host: the most threads they may run at once (all of them), and
-/// how long each lasts.
-pub(crate) struct FaultLoad {
-    pub(crate) threads: u32,
-    durations_ns: Vec<u64>,
-}
-
-impl FaultLoad {
-    pub(crate) fn of(faults: &[Fault]) -> Self {
-        let mut spells = FaultLoad {
-            threads: 0,
-            durations_ns: Vec::new(),
-        };
-        for fault in faults {
-            if let Fault::CpuLoad {
-                duration_ns,
-                threads,
-                ..
-            } = *fault
-            {
-                spells.threads = spells.threads.saturating_add(threads);
-                spells.durations_ns.push(duration_ns);
-            }
-        }
-        spells
-    }
-
-    /// The slice ends one core may take while the spells last.
-    fn slices(&self, slice_ns: u64) -> u128 {
-        self.durations_ns
-            .iter()
-            .map(|&duration_ns| u128::from(duration_ns / slice_ns + 1))
-            .sum()
-    }
 }
 
 /// Which workloads each host takes part in, by host.
@@ -248,17 +190,6 @@ impl Roles {
             }
         }
         pieces
-    }
-
-    /// Whether `host`'s threads may outnumber its `cores`: its load threads and its workloads'.
-    fn may_outnumber_cores(
-        &self,
-        config: &HostsConfig,
-        host: usize,
-        load_threads: u32,
-        cores: u128,
-    ) -> bool {
-        u128::from(load_threads) + self.threads(config, host) > cores
     }
 
     /// The most threads `host`'s workloads run: one per role it plays, and for an RPC client,

@@ -13,6 +13,7 @@ use super::arrivals::{arrivals, arrivals_bound};
 use super::spec::IdleConfig;
 use super::{METRICS, STRATEGY_METRICS};
 use crate::latencies::Latencies;
+use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::memory::{Footprint, grown};
 use crate::profile::Costs;
@@ -125,15 +126,20 @@ fn check_work(
     }
     let strategies = config.strategies.len() as u128;
     bound += retiming_edges(scenario) * strategies;
-    if bound > u128::from(options.max_events) {
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!("{events} events for {strategies} loops"),
-            fewer_by: "lengthen `every`, lower `burst`, or lengthen `timeout`",
-        });
-    }
-    Ok(bound)
+    // The loops' CPU is their own business; what the machine adds is its outside load.
+    let machine_steps = bound::cpu_steps(
+        &scenario.machine,
+        &scenario.faults,
+        scenario.run_for_ns,
+        ModelCpu::default(),
+    );
+    bound::check_bound(
+        bound,
+        machine_steps,
+        options.max_events,
+        format!("{events} events for {strategies} loops"),
+        "lengthen `every`, lower `burst`, or lengthen `timeout`",
+    )
 }
 
 pub(crate) fn run(

@@ -10,6 +10,7 @@ use super::TickEvent;
 use super::invariants::IntervalInvariants;
 use super::stats::IntervalStats;
 use super::{IntervalConfig, Period, Phase};
+use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::memory::{Footprint, grown};
 use crate::run::{
@@ -78,6 +79,7 @@ fn driver_deadline_ns(deadline_ns: i64, resolution_ns: i64) -> i64 {
 fn check_work(
     scenario: &Setting,
     plans: &[IntervalPlan],
+    tick_cost_ns: u64,
     options: &RunOptions,
 ) -> Result<u128, RunError> {
     let advance_ns = clock_advance_bound_ns(scenario, scenario.instant_clock);
@@ -89,23 +91,31 @@ fn check_work(
         .sum();
     // One wake per interval, and the runtime's own, may be pending when a fault re-times them.
     let retimed = retiming_edges(scenario) * (plans.len() as u128 + 1);
-    let bound = ticks + retimed;
-    if bound > u128::from(options.max_events) {
-        let shortest = plans.iter().map(|plan| plan.period_ns).min().unwrap_or(1);
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!(
-                "up to {ticks} ticks of {} interval(s), the shortest period {}, over {} of Instant time, \
-                 and {retimed} wakes re-timed after clock changes",
-                plans.len(),
-                ticklab_sim::Compact(shortest as i64),
-                ticklab_sim::Compact(advance_ns.min(i64::MAX as u128) as i64)
-            ),
-            fewer_by: "lengthen the period or lower `count`",
-        });
-    }
-    Ok(bound)
+    // Each tick's CPU, if it costs any, is a piece of work on the runtime's one thread.
+    let tick_pieces = if tick_cost_ns == 0 { 0 } else { ticks };
+    let model =
+        ModelCpu::uniform(tick_pieces, tick_cost_ns, 1, scenario.machine.time_slice_ns).counted();
+    let machine_steps = bound::cpu_steps(
+        &scenario.machine,
+        &scenario.faults,
+        scenario.run_for_ns,
+        model,
+    );
+    let shortest = plans.iter().map(|plan| plan.period_ns).min().unwrap_or(1);
+    let why = format!(
+        "up to {ticks} ticks of {} interval(s), the shortest period {}, over {} of Instant time, \
+         and {retimed} wakes re-timed after clock changes",
+        plans.len(),
+        ticklab_sim::Compact(shortest as i64),
+        ticklab_sim::Compact(advance_ns.min(i64::MAX as u128) as i64)
+    );
+    bound::check_bound(
+        ticks + retimed,
+        machine_steps,
+        options.max_events,
+        why,
+        "lengthen the period or lower `count`",
+    )
 }
 
 pub(crate) fn run(
@@ -116,7 +126,7 @@ pub(crate) fn run(
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let plans = plan_intervals(config, seed);
-    let bound = check_work(scenario, &plans, options)?;
+    let bound = check_work(scenario, &plans, config.tick_cost_ns, options)?;
     let max_memory_bytes = options.max_memory_for(scenario);
     let design = format!("{} interval", config.missed_tick.name());
     let _admission = check_memory(

@@ -19,6 +19,7 @@ use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 use super::LockWaitEvent;
 use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
+use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
 use crate::scenario::Setting;
@@ -88,16 +89,21 @@ fn check_work(
     let busy_cores = threads.min(cores);
     let slices = busy_cores * u128::from(run_for_ns / scenario.machine.time_slice_ns + 1);
     let windows = u128::from(run_for_ns / config.window_ns + 1);
-    let bound = 4 * acquisitions + 2 * slices + windows + retiming_edges(scenario) * (threads + 1);
-    if bound > u128::from(options.max_events) {
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!("{acquisitions} lock acquisitions"),
-            fewer_by: "lengthen `spawn_every` or `read_every`, lower `spawners` or `readers`, or lengthen `time_slice`",
-        });
-    }
-    Ok(bound)
+    let events = 4 * acquisitions + 2 * slices + windows + retiming_edges(scenario) * (threads + 1);
+    // The lock's own threads are counted above; what the machine adds is its outside load.
+    let machine_steps = bound::cpu_steps(
+        &scenario.machine,
+        &scenario.faults,
+        run_for_ns,
+        ModelCpu::default(),
+    );
+    bound::check_bound(
+        events,
+        machine_steps,
+        options.max_events,
+        format!("{acquisitions} lock acquisitions"),
+        "lengthen `spawn_every` or `read_every`, lower `spawners` or `readers`, or lengthen `time_slice`",
+    )
 }
 
 pub(crate) fn run(

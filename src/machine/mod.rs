@@ -7,6 +7,7 @@
 //! one of its threads finishes the CPU work it was given, and at every fault edge. The model never
 //! drives the world itself.
 
+pub(crate) mod bound;
 pub(crate) mod config;
 mod cpu;
 mod drive;

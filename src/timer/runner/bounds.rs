@@ -3,6 +3,7 @@
 use super::Wake;
 use super::calls::Call;
 use crate::machine::Machine;
+use crate::machine::bound::{self, ModelCpu};
 use crate::memory::{Footprint, grown};
 use crate::run::{RunError, RunOptions, retiming_edges};
 use crate::scenario::Setting;
@@ -25,16 +26,32 @@ pub(super) fn check_work(
     // wake-up caused and the one its deadline did) and at most one check that its timer fired in
     // time; clock changes re-time every pending wake.
     let pending = 2 * calls + config.most_timer_threads() as u128 + u128::from(config.clients) + 1;
-    let bound = 6 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
-    if bound > u128::from(options.max_events) {
-        return Err(RunError::TooMuchWork {
-            events_bound: bound,
-            max_events: options.max_events,
-            why: format!("{calls} calls from {} clients", config.clients),
-            fewer_by: "lengthen `call_interval` or lower `clients`",
-        });
-    }
-    Ok(bound)
+    let events = 6 * calls + u128::from(MEMORY_SAMPLES) + retiming_edges(scenario) * pending;
+    // Every fire runs its callback on a timer thread: a piece of work each, at most two rounds'
+    // worth per call.
+    let callback_ns = config
+        .callback_cost_ns
+        .max(config.slow_callback.map_or(0, |(_, cost_ns)| cost_ns));
+    let model = ModelCpu::uniform(
+        2 * calls,
+        callback_ns,
+        config.most_timer_threads() as u128,
+        scenario.machine.time_slice_ns,
+    )
+    .counted();
+    let machine_steps = bound::cpu_steps(
+        &scenario.machine,
+        &scenario.faults,
+        scenario.run_for_ns,
+        model,
+    );
+    bound::check_bound(
+        events,
+        machine_steps,
+        options.max_events,
+        format!("{calls} calls from {} clients", config.clients),
+        "lengthen `call_interval` or lower `clients`",
+    )
 }
 
 /// What a footprint calls the calls in flight and the design's timers.
