@@ -231,9 +231,9 @@ impl HostsRun<'_> {
                     lease.on_message(from, to, msg, cluster, out);
                 }
             }
-            Msg::Heartbeat(_) => {
+            Msg::Heartbeat(beat) => {
                 if let Some(heartbeat) = &mut self.heartbeat {
-                    heartbeat.on_message(from, to, cluster, out);
+                    heartbeat.on_message((from, to), beat, cluster, out);
                 }
             }
             Msg::Rpc(msg) => {

@@ -161,7 +161,7 @@ mod tests {
         Item::Deliver {
             from,
             to: 0,
-            msg: Msg::Heartbeat(Beat),
+            msg: Msg::Heartbeat(Beat { watch: 0 }),
         }
     }
 

@@ -329,13 +329,14 @@ async fn relay(outbox: Rc<Outbox>, inbox: Rc<RefCell<Vec<Arrival>>>) -> turmoil:
 }
 
 fn encode(id: u64, from: HostId, to: HostId, msg: Msg) -> [u8; DATAGRAM_BYTES] {
+    use super::heartbeat::Beat;
     use super::lease::LeaseMsg;
     use super::rpc::RpcMsg;
     let (tag, first, second) = match msg {
         Msg::Lease(LeaseMsg::Ask { ask }) => (0u8, ask, 0),
         Msg::Lease(LeaseMsg::Granted { ask, token }) => (1, ask, token),
         Msg::Lease(LeaseMsg::Write { token }) => (2, token, 0),
-        Msg::Heartbeat(_) => (3, 0, 0),
+        Msg::Heartbeat(Beat { watch }) => (3, u64::from(watch), 0),
         Msg::Rpc(RpcMsg::Call { call }) => (4, u64::from(call), 0),
         Msg::Rpc(RpcMsg::Reply { call }) => (5, u64::from(call), 0),
     };
@@ -366,7 +367,9 @@ fn decode(bytes: &[u8]) -> Option<Arrival> {
             token: second,
         }),
         2 => Msg::Lease(LeaseMsg::Write { token: first }),
-        3 => Msg::Heartbeat(Beat),
+        3 => Msg::Heartbeat(Beat {
+            watch: first as u32,
+        }),
         4 => Msg::Rpc(RpcMsg::Call { call: first as u32 }),
         5 => Msg::Rpc(RpcMsg::Reply { call: first as u32 }),
         _ => return None,
@@ -389,7 +392,7 @@ mod tests {
                 token: u64::MAX,
             }),
             Msg::Lease(LeaseMsg::Write { token: 3 }),
-            Msg::Heartbeat(super::super::heartbeat::Beat),
+            Msg::Heartbeat(super::super::heartbeat::Beat { watch: u32::MAX }),
             Msg::Rpc(RpcMsg::Call { call: u32::MAX }),
             Msg::Rpc(RpcMsg::Reply { call: 1 }),
         ] {

@@ -1,7 +1,7 @@
 //! The front: the least queued keys, sorted, taken out of their buckets.
 
 /// Most keys the front holds; past that, keys joining it make everything be filed afresh.
-pub(super) const FRONT_MAX: usize = 64;
+pub(super) const FRONT_MAX: usize = 256;
 
 /// The least queued keys, sorted, with their slots: `keys[next..len]` are still queued.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@
 //! increasing keys, so the least keys sit in the lowest non-empty bucket, which two bitmaps find
 //! with two trailing-zero counts.
 //!
-//! Filing a key is a handful of bit operations and a list append. When the sorted front runs
+//! Filing a key is a handful of bit operations and an append to its bucket's keys. When the sorted front runs
 //! out, the lowest bucket becomes the front: up to [`SORTED_MAX`] keys (often one, or a handful
 //! due at the same nanosecond) are sorted in place; more, and they are spread over the buckets
 //! below it first. Keys only ever move down, and for wakes on a millisecond grid at most once. A
@@ -19,8 +19,8 @@
 //! from the root to a leaf on every pop; BENCHMARKS.md compares the two.
 //!
 //! Each key carries a slot number in its low [`SLOT_BITS`] bits, which the queue picks: it indexes
-//! the node that holds the key and its value, and is reused once the key is taken out, so the
-//! queue allocates nothing per key.
+//! the key's value, and is reused once the key is taken out, so the queue allocates nothing per
+//! key once its buckets have grown.
 
 mod digits;
 mod front;
@@ -33,14 +33,17 @@ use front::{FRONT_MAX, Front};
 
 const NIL: u32 = u32::MAX;
 /// Most keys of one bucket that are sorted into the front rather than spread over lower buckets.
-const SORTED_MAX: usize = 16;
+/// Spreading moves every key once more, while a sort works on the front alone: at thousands of
+/// hosts a millisecond's bucket holds some 70 keys, and sorting them is cheaper than spreading
+/// them over the buckets below.
+const SORTED_MAX: usize = 128;
+/// Buckets up to this many keys are sorted by insertion, which suits lists that come almost in
+/// order; larger ones by a general sort.
+const INSERTION_SORT_MAX: usize = 16;
 const _: () = assert!(SORTED_MAX <= FRONT_MAX);
-
-#[derive(Clone, Copy, Debug)]
-struct Node<V> {
-    key: u128,
-    value: V,
-}
+/// A bucket keeps its storage when it is emptied if it is no larger than this: most buckets
+/// take a handful of keys again and again, and a large one should not hold its memory for good.
+const KEPT_CAPACITY: usize = 16;
 
 /// Keys with a value each, taken out least first; see the module docs.
 #[derive(Clone, Debug)]
@@ -54,17 +57,23 @@ pub struct RadixQueue<V> {
     summary: u64,
     /// Bit `b % 64` of word `b / 64` is set while bucket `b` holds keys.
     occupied: [u64; WORDS],
-    nodes: Vec<Node<V>>,
-    /// Singly linked lists: `links[bucket]` is the first slot in a bucket, and
-    /// `links[BUCKETS + slot]` the slot after `slot`, in its bucket or in the vacant list. Kept
-    /// apart from the nodes, which they would pad out.
-    links: Vec<u32>,
-    /// Per bucket, the index in `links` to write the next slot to arrive: buckets keep their keys
-    /// in the order they came, so keys due at the same time stay in sequence order.
-    tails: Box<[u32; BUCKETS]>,
-    /// The first vacant slot.
-    vacant: u32,
+    /// Each bucket's keys, in the order they came, so that keys due at the same time stay in
+    /// sequence order. The keys sit side by side rather than in a list linked through the
+    /// nodes: spreading or sorting a bucket then reads its keys in a row, where a list sent
+    /// every step to another cache line once the queue outgrew the cache.
+    buckets: Box<[Vec<u128>]>,
+    /// Each slot's value: a key names its slot in its low bits.
+    values: Vec<V>,
+    /// Slots free for new keys, the most recently freed last, whose value is likeliest still in
+    /// the cache.
+    vacant: Vec<u32>,
+    /// Storage of large buckets once emptied, for the next bucket that grows large: growing one
+    /// afresh copies its keys at every doubling, to memory the cache has not seen.
+    spare: Vec<Vec<u128>>,
 }
+
+/// Most emptied large buckets kept for reuse: a queue has only a few large buckets at a time.
+const SPARE_MAX: usize = 4;
 
 impl<V: Copy> Default for RadixQueue<V> {
     fn default() -> Self {
@@ -85,10 +94,10 @@ impl<V: Copy> RadixQueue<V> {
             }),
             summary: 0,
             occupied: [0; WORDS],
-            nodes: Vec::new(),
-            links: vec![NIL; BUCKETS],
-            tails: Box::new(std::array::from_fn(|bucket| bucket as u32)),
-            vacant: NIL,
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            values: Vec::new(),
+            vacant: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -107,21 +116,18 @@ impl<V: Copy> RadixQueue<V> {
     #[inline(always)]
     pub fn insert(&mut self, key: u128, value: V) -> u128 {
         debug_assert_eq!(slot_of(key), 0, "the queue picks the slot");
-        let slot = match self.vacant {
-            NIL => self.grow(value),
-            slot => {
-                self.vacant = self.links[BUCKETS + slot as usize];
+        let slot = match self.vacant.pop() {
+            Some(slot) => {
+                self.values[slot as usize] = value;
                 slot as usize
             }
+            None => self.grow(value),
         };
         let key = key | slot as u128;
-        let node = &mut self.nodes[slot];
-        node.key = key;
-        node.value = value;
         self.len += 1;
         // Orders after `last`, slots aside: `key` without its slot is above `last` with its.
         if key & !u128::from(SLOT_MASK) > self.last {
-            self.file(slot, key);
+            self.file(key);
         } else {
             self.join_front(slot, key);
         }
@@ -132,28 +138,27 @@ impl<V: Copy> RadixQueue<V> {
     #[cold]
     fn grow(&mut self, value: V) -> usize {
         assert!(
-            self.nodes.len() < 1 << SLOT_BITS,
+            self.values.len() < 1 << SLOT_BITS,
             "more than {} keys queued at once",
             1 << SLOT_BITS
         );
-        self.nodes.push(Node { key: 0, value });
-        self.links.push(NIL);
-        debug_assert_eq!(self.links.len(), BUCKETS + self.nodes.len());
-        self.nodes.len() - 1
+        self.values.push(value);
+        self.values.len() - 1
     }
 
     /// Makes `slot` vacant: its key was taken out by [`Self::drain`] and not put back.
     pub fn release(&mut self, slot: u32) {
-        self.links[BUCKETS + slot as usize] = self.vacant;
-        self.vacant = slot;
+        self.vacant.push(slot);
     }
 
     #[inline]
-    fn file(&mut self, slot: usize, key: u128) {
+    fn file(&mut self, key: u128) {
         let bucket = bucket_of(key, self.last);
-        let tail = std::mem::replace(&mut self.tails[bucket], (BUCKETS + slot) as u32);
-        self.links[tail as usize] = slot as u32;
-        self.links[BUCKETS + slot] = NIL;
+        let keys = &mut self.buckets[bucket];
+        if keys.len() == keys.capacity() && keys.len() >= KEPT_CAPACITY {
+            self.grow_bucket(bucket);
+        }
+        self.buckets[bucket].push(key);
         self.occupied[bucket / 64] |= 1 << (bucket % 64);
         self.summary |= 1 << (bucket / 64);
     }
@@ -167,7 +172,7 @@ impl<V: Copy> RadixQueue<V> {
         front.len -= front.next;
         front.next = 0;
         if front.len == FRONT_MAX {
-            self.refile_all(slot);
+            self.refile_all(key);
         } else {
             front.insert(key, slot as u32);
         }
@@ -192,7 +197,7 @@ impl<V: Copy> RadixQueue<V> {
         let slot = self.front.slots[self.front.next % FRONT_MAX];
         self.front.next += 1;
         self.len -= 1;
-        let value = self.nodes[slot as usize].value;
+        let value = self.values[slot as usize];
         self.release(slot);
         Some((key, value))
     }
@@ -205,140 +210,152 @@ impl<V: Copy> RadixQueue<V> {
             let word = self.summary.trailing_zeros() as usize % WORDS;
             let bits = self.occupied[word];
             let bucket = (word * 64 + bits.trailing_zeros() as usize) % BUCKETS;
-            let head = self.take_list(bucket);
             self.occupied[word] = bits & (bits - 1);
             if self.occupied[word] == 0 {
                 self.summary &= !(1 << word);
             }
-            if let Some(rest) = self.sort_into_front(head) {
-                self.spread(bucket, rest);
-                continue;
+            let keys = std::mem::take(&mut self.buckets[bucket]);
+            let spread = keys.len() > SORTED_MAX;
+            if spread {
+                self.spread(bucket, &keys);
+            } else {
+                self.sort_into_front(&keys);
             }
-            self.last = self.front.keys[(self.front.len - 1) % FRONT_MAX];
+            self.give_back(bucket, keys);
+            if !spread {
+                self.last = self.front.keys[(self.front.len - 1) % FRONT_MAX];
+                return;
+            }
+        }
+    }
+
+    /// Returns an emptied bucket's storage to it if it is small enough to keep, or else keeps
+    /// it as a spare.
+    #[inline]
+    fn give_back(&mut self, bucket: usize, mut keys: Vec<u128>) {
+        keys.clear();
+        if keys.capacity() <= KEPT_CAPACITY {
+            if self.buckets[bucket].capacity() == 0 {
+                self.buckets[bucket] = keys;
+            }
+        } else if self.spare.len() < SPARE_MAX {
+            self.spare.push(keys);
+        } else if let Some(smallest) = self.spare.iter_mut().min_by_key(|spare| spare.capacity())
+            && smallest.capacity() < keys.capacity()
+        {
+            *smallest = keys;
+        }
+    }
+
+    /// A full bucket past [`KEPT_CAPACITY`] moves to the largest spare that holds more, if any.
+    #[cold]
+    fn grow_bucket(&mut self, bucket: usize) {
+        let keys = &mut self.buckets[bucket];
+        let Some(index) = (0..self.spare.len())
+            .filter(|&index| self.spare[index].capacity() > keys.len())
+            .max_by_key(|&index| self.spare[index].capacity())
+        else {
             return;
+        };
+        let mut larger = self.spare.swap_remove(index);
+        larger.extend_from_slice(keys);
+        let mut smaller = std::mem::replace(keys, larger);
+        smaller.clear();
+        if smaller.capacity() > KEPT_CAPACITY {
+            self.spare.push(smaller);
         }
     }
 
-    /// Empties `bucket`'s list, returning its first slot.
+    /// Sorts `keys` into the empty front. Keys due at the same time arrive in sequence order,
+    /// so the insertion sort of a short bucket seldom moves one.
     #[inline]
-    fn take_list(&mut self, bucket: usize) -> u32 {
-        self.tails[bucket] = bucket as u32;
-        std::mem::replace(&mut self.links[bucket], NIL)
-    }
-
-    /// Sorts the list from `head` into the empty front; if it holds more than [`SORTED_MAX`]
-    /// keys, stops and returns the slot where it stopped, with the keys before it in the front
-    /// unsorted. Keys due at the same time arrive in sequence order, so the sort seldom moves
-    /// one.
-    #[inline]
-    fn sort_into_front(&mut self, head: u32) -> Option<u32> {
+    fn sort_into_front(&mut self, keys: &[u128]) {
         let front = &mut *self.front;
+        let len = keys.len();
         front.next = 0;
-        let mut slot = head;
-        let mut len = 0;
-        while slot != NIL {
-            if len == SORTED_MAX {
-                front.len = len;
-                return Some(slot);
+        front.keys[..len].copy_from_slice(keys);
+        if len > INSERTION_SORT_MAX {
+            // Keys are unique (their slot is in their low bits), so an unstable sort is exact.
+            front.keys[..len].sort_unstable();
+        } else {
+            for index in 1..len {
+                let key = front.keys[index];
+                let mut hole = index;
+                while hole > 0 && front.keys[hole - 1] > key {
+                    front.keys[hole] = front.keys[hole - 1];
+                    hole -= 1;
+                }
+                front.keys[hole] = key;
             }
-            front.keys[len] = self.nodes[slot as usize].key;
-            front.slots[len] = slot;
-            len += 1;
-            slot = self.links[BUCKETS + slot as usize];
         }
-        for index in 1..len {
-            let (key, slot) = (front.keys[index], front.slots[index]);
-            let mut hole = index;
-            while hole > 0 && front.keys[hole - 1] > key {
-                front.keys[hole] = front.keys[hole - 1];
-                front.slots[hole] = front.slots[hole - 1];
-                hole -= 1;
-            }
-            front.keys[hole] = key;
-            front.slots[hole] = slot;
+        for index in 0..len {
+            front.slots[index] = slot_of(front.keys[index]) as u32;
         }
         front.len = len;
-        None
     }
 
-    /// Files the keys of `bucket` (the lowest) afresh, below it, in the order they came: those
-    /// already put in the front, then the list from `rest` on. `last` becomes the least key the
-    /// bucket could hold, so its keys file below it, while keys in higher buckets stay where they
-    /// are: they differ from the new `last` at the same digit as from the old.
+    /// Files the keys of `bucket` (the lowest) afresh, below it, in the order they came. `last`
+    /// becomes the least key the bucket could hold, so its keys file below it, while keys in
+    /// higher buckets stay where they are: they differ from the new `last` at the same digit as
+    /// from the old.
     #[inline(never)]
-    fn spread(&mut self, bucket: usize, rest: u32) {
+    fn spread(&mut self, bucket: usize, keys: &[u128]) {
         self.last = bucket_floor(bucket, self.last);
-        for index in 0..self.front.len {
-            self.file(self.front.slots[index] as usize, self.front.keys[index]);
-        }
         self.front.clear();
-        let mut slot = rest;
-        while slot != NIL {
-            let next = self.links[BUCKETS + slot as usize];
-            self.file(slot as usize, self.nodes[slot as usize].key);
-            slot = next;
+        for &key in keys {
+            self.file(key);
         }
     }
 
-    /// Files every queued key afresh around the least of them, the key in `slot` included.
+    /// Files every queued key afresh around the least of them, `key` included.
     #[cold]
-    fn refile_all(&mut self, slot: usize) {
-        let mut slots = self.take_slots();
-        slots.push(slot as u32);
-        self.len = slots.len();
-        self.file_around_least(slots);
+    fn refile_all(&mut self, key: u128) {
+        let mut keys = self.take_keys();
+        keys.push(key);
+        self.len = keys.len();
+        self.file_around_least(keys);
     }
 
-    /// Puts the least of `slots` in the front and files the others after it.
-    fn file_around_least(&mut self, slots: Vec<u32>) {
+    /// Puts the least of `keys` in the front and files the others after it.
+    fn file_around_least(&mut self, keys: Vec<u128>) {
         self.front.clear();
-        let Some(&least) = slots
-            .iter()
-            .min_by_key(|&&slot| self.nodes[slot as usize].key)
-        else {
+        let Some(&least) = keys.iter().min() else {
             self.last = 0;
             return;
         };
-        self.last = self.nodes[least as usize].key;
-        self.front.insert(self.last, least);
-        for slot in slots {
-            if slot != least {
-                self.file(slot as usize, self.nodes[slot as usize].key);
+        self.last = least;
+        self.front.insert(least, slot_of(least) as u32);
+        for key in keys {
+            if key != least {
+                self.file(key);
             }
         }
     }
 
-    /// Empties the queue, returning the slots that were in it.
-    fn take_slots(&mut self) -> Vec<u32> {
-        let mut slots = Vec::with_capacity(self.len);
-        slots.extend_from_slice(&self.front.slots[self.front.next..self.front.len]);
+    /// Empties the queue, returning the keys that were in it.
+    fn take_keys(&mut self) -> Vec<u128> {
+        let mut keys = Vec::with_capacity(self.len);
+        keys.extend_from_slice(&self.front.keys[self.front.next..self.front.len]);
         self.front.clear();
         while self.summary != 0 {
             let word = self.summary.trailing_zeros() as usize;
             while self.occupied[word] != 0 {
                 let bucket = word * 64 + self.occupied[word].trailing_zeros() as usize;
                 self.occupied[word] &= self.occupied[word] - 1;
-                let mut slot = self.take_list(bucket);
-                while slot != NIL {
-                    slots.push(slot);
-                    slot = self.links[BUCKETS + slot as usize];
-                }
+                keys.append(&mut self.buckets[bucket]);
             }
             self.summary &= !(1 << word);
         }
         self.len = 0;
-        slots
+        keys
     }
 
     /// Empties the queue, returning every key and value in it, in no particular order. Their
     /// slots stay taken, for [`Self::refill`] or [`Self::release`].
     pub fn drain(&mut self) -> Vec<(u128, V)> {
-        self.take_slots()
+        self.take_keys()
             .into_iter()
-            .map(|slot| {
-                let node = &self.nodes[slot as usize];
-                (node.key, node.value)
-            })
+            .map(|key| (key, self.values[slot_of(key)]))
             .collect()
     }
 
@@ -346,20 +363,18 @@ impl<V: Copy> RadixQueue<V> {
     /// [`Self::drain`], or never used by [`Self::insert`].
     pub fn refill(&mut self, entries: Vec<(u128, V)>) {
         debug_assert_eq!(self.len, 0, "refill into a queue that holds keys");
-        let slots = entries
+        let keys = entries
             .into_iter()
             .map(|(key, value)| {
                 let slot = slot_of(key);
-                if slot >= self.nodes.len() {
-                    self.nodes.resize(slot + 1, Node { key: 0, value });
-                    self.links.resize(BUCKETS + slot + 1, NIL);
+                if slot >= self.values.len() {
+                    self.values.resize(slot + 1, value);
                 }
-                self.nodes[slot].key = key;
-                self.nodes[slot].value = value;
-                slot as u32
+                self.values[slot] = value;
+                key
             })
             .collect::<Vec<_>>();
-        self.len = slots.len();
-        self.file_around_least(slots);
+        self.len = keys.len();
+        self.file_around_least(keys);
     }
 }

@@ -91,3 +91,31 @@ fn equal_times_pop_in_sequence_order_whatever_their_slots() {
         .collect();
     assert_eq!(order, [10, 3, 4, 5, 9]);
 }
+
+/// Thousands of keys in one bucket: more than the front sorts, so they are spread over the
+/// buckets below, and each of those sorted in turn, through pops and new keys in between.
+#[test]
+fn a_crowded_queue_spreads_its_buckets_and_still_pops_in_key_order() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let mut queue = RadixQueue::new();
+    let mut reference = BinaryHeap::new();
+    let (mut now, mut seq) = (0u64, 0u64);
+    for round in 0..400_000u32 {
+        if rng.random_range(0..2) == 0 && queue.len() < 50_000 {
+            // Most keys within a second, some at the same nanosecond as others.
+            let time = now + rng.random_range(0..1_000_000_000) / rng.random_range(1..1_000);
+            let key = queue.insert(order(time, seq), round);
+            seq += 1;
+            reference.push(Reverse((key, round)));
+        } else {
+            let popped = queue.pop();
+            assert_eq!(popped, reference.pop().map(|entry| entry.0));
+            if let Some((key, _)) = popped {
+                now = (key >> 64) as u64;
+            }
+        }
+    }
+    let rest: Vec<_> = std::iter::from_fn(|| queue.pop()).collect();
+    let expected: Vec<_> = std::iter::from_fn(|| reference.pop().map(|entry| entry.0)).collect();
+    assert_eq!(rest, expected);
+}

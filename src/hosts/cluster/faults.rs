@@ -28,6 +28,7 @@ impl Cluster {
             // messages to a host that was asleep were lost on arrival, so only a frozen
             // process's are here.
             let held = std::mem::take(&mut self.hosts[host].held);
+            self.counts.held -= held.len();
             let state = &self.hosts[host];
             let live_kind = |item: &Item| match *item {
                 Item::Wake {

@@ -10,7 +10,8 @@ use crate::machine::Cpu;
 impl Cluster {
     /// Whether `host` has a CPU of its own.
     pub(crate) fn has_cpu(&self, host: HostId) -> bool {
-        self.hosts[host].cpu.is_some()
+        let word = self.counts.has_cpu.get(host / 64).copied().unwrap_or(0);
+        word & (1 << (host % 64)) != 0
     }
 
     /// The CPU of `host`, and the moment, to run work on it; `None` for a host without one.

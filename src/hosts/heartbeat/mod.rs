@@ -23,16 +23,19 @@ use super::events::HostEventKind;
 use super::out::Out;
 use super::threads::Role;
 
-/// A heartbeat.
+/// A heartbeat, naming the watch its receiver keeps of its sender: at thousands of hosts,
+/// looking the watch up on arrival is one more cache miss per heartbeat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Beat;
+pub(crate) struct Beat {
+    pub(crate) watch: u32,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BeatWake {
     /// Time to send the next heartbeats.
     Send,
-    /// The detector checks watched peer number `watched` of its list.
-    Check { watched: u32 },
+    /// The detector checks its watch number `watch` of every host's watches.
+    Check { watch: u32 },
 }
 
 /// One host's view of one peer it watches.
@@ -96,7 +99,8 @@ pub(crate) struct Heartbeat {
     config: HeartbeatConfig,
     clocks: Vec<ClockId>,
     instants: Vec<ClockId>,
-    targets: Vec<Vec<HostId>>,
+    /// Whom each host sends to, and the watch each of them keeps of it.
+    targets: Vec<Vec<(HostId, Beat)>>,
     watches: Watches,
     health: Vec<PeerHealth>,
     sent: u64,
@@ -124,7 +128,7 @@ impl Heartbeat {
         for (position, &host) in config.hosts.iter().enumerate() {
             for step in 1..=config.peers {
                 let peer = config.hosts[(position + step) % n];
-                targets[host].push(peer);
+                targets[host].push((peer, watches[peer].len()));
                 watches[peer].push(Watch {
                     peer: host,
                     last_heard_ns: 0,
@@ -133,12 +137,25 @@ impl Heartbeat {
                 });
             }
         }
+        let watches = Watches::new(watches);
+        let targets = targets
+            .into_iter()
+            .map(|peers| {
+                let beat = |(peer, nth): (HostId, usize)| Beat {
+                    watch: (watches.range(peer).start + nth) as u32,
+                };
+                peers
+                    .into_iter()
+                    .map(|target| (target.0, beat(target)))
+                    .collect()
+            })
+            .collect();
         Heartbeat {
             config: config.clone(),
             clocks: platforms.iter().map(|p| config.clock.on(*p)).collect(),
             instants: platforms.iter().map(|p| p.instant_clock()).collect(),
             targets,
-            watches: Watches::new(watches),
+            watches,
             health: platforms.iter().map(|_| PeerHealth::default()).collect(),
             sent: 0,
             suspicions: 0,
@@ -163,16 +180,18 @@ impl Heartbeat {
                 now,
                 WakeTag::Heartbeat(BeatWake::Send),
             );
-            for watched in 0..self.watches[host].len() {
+            for watch in self.watches.range(host) {
                 // Every peer counts as just heard from when the run starts.
-                self.watches[host][watched].last_heard_ns = cluster.read(host, self.clocks[host]);
-                self.arm(host, watched, cluster);
+                self.watches.all[watch].last_heard_ns = cluster.read(host, self.clocks[host]);
+                self.arm(host, watch, cluster);
             }
         }
     }
 
-    fn arm(&mut self, host: HostId, watched: usize, cluster: &mut Cluster) {
-        let watch = &mut self.watches[host][watched];
+    /// Files the check of `host`'s watch number `index` (of every host's) for when its peer
+    /// will have been silent too long.
+    fn arm(&mut self, host: HostId, index: usize, cluster: &mut Cluster) {
+        let watch = &mut self.watches.all[index];
         if let Some(check) = watch.check.take() {
             cluster.cancel(check);
         }
@@ -180,7 +199,7 @@ impl Heartbeat {
             .last_heard_ns
             .saturating_add(self.config.suspect_after_ns as i64);
         let tag = WakeTag::Heartbeat(BeatWake::Check {
-            watched: watched as u32,
+            watch: index as u32,
         });
         watch.check = Some(cluster.wake_at(host, self.clocks[host], at, tag));
     }
@@ -194,8 +213,8 @@ impl Heartbeat {
     ) {
         match wake {
             BeatWake::Send => {
-                for &peer in &self.targets[host] {
-                    cluster.send(host, peer, Msg::Heartbeat(Beat));
+                for &(peer, beat) in &self.targets[host] {
+                    cluster.send(host, peer, Msg::Heartbeat(beat));
                     self.sent += 1;
                 }
                 let next = cluster
@@ -208,20 +227,20 @@ impl Heartbeat {
                     WakeTag::Heartbeat(BeatWake::Send),
                 );
             }
-            BeatWake::Check { watched } => {
-                let watched = watched as usize;
-                self.watches[host][watched].check = None;
+            BeatWake::Check { watch: index } => {
+                let index = index as usize;
+                self.watches.all[index].check = None;
                 let now = cluster.read(host, self.clocks[host]);
-                let watch = &self.watches[host][watched];
+                let watch = &self.watches.all[index];
                 let silent_ns = now.saturating_sub(watch.last_heard_ns);
                 let suspect_after_ns = self.config.suspect_after_ns as i64;
                 if silent_ns < suspect_after_ns {
-                    self.arm(host, watched, cluster);
+                    self.arm(host, index, cluster);
                     return;
                 }
                 // Silent long enough: the check is not armed again until the peer is heard.
                 if !watch.suspected && self.config.detector.suspects(silent_ns, suspect_after_ns) {
-                    self.suspect(host, watched, silent_ns, now, cluster, out);
+                    self.suspect(host, index, silent_ns, now, cluster, out);
                 }
             }
         }
@@ -230,14 +249,14 @@ impl Heartbeat {
     fn suspect(
         &mut self,
         host: HostId,
-        watched: usize,
+        index: usize,
         silent_ns: i64,
         now: i64,
         cluster: &Cluster,
         out: &mut Out<'_>,
     ) {
-        let peer = self.watches[host][watched].peer;
-        self.watches[host][watched].suspected = true;
+        let peer = self.watches.all[index].peer;
+        self.watches.all[index].suspected = true;
         self.suspicions += 1;
         let now_ns = cluster.now_ns();
         let health = &mut self.health[peer];
@@ -282,16 +301,15 @@ impl Heartbeat {
 
     pub(crate) fn on_message(
         &mut self,
-        from: HostId,
-        to: HostId,
+        (from, to): (HostId, HostId),
+        beat: Beat,
         cluster: &mut Cluster,
         out: &mut Out<'_>,
     ) {
-        let Some(watched) = self.watches[to].iter().position(|watch| watch.peer == from) else {
-            return;
-        };
+        let index = beat.watch as usize;
+        debug_assert_eq!(self.watches.all[index].peer, from, "a beat names its watch");
         let now = cluster.read(to, self.clocks[to]);
-        let watch = &mut self.watches[to][watched];
+        let watch = &mut self.watches.all[index];
         watch.last_heard_ns = now;
         if watch.suspected {
             watch.suspected = false;
@@ -307,8 +325,8 @@ impl Heartbeat {
         // A check still armed finds the peer heard from when it comes due, and arms itself
         // again for the new silence: filing a fresh one per heartbeat would leave the queue
         // a stale check per heartbeat, which at thousands of hosts is most of what it holds.
-        if self.watches[to][watched].check.is_none() {
-            self.arm(to, watched, cluster);
+        if self.watches.all[index].check.is_none() {
+            self.arm(to, index, cluster);
         }
     }
 
@@ -326,11 +344,9 @@ impl Heartbeat {
         }
         let now_ns = cluster.now_ns();
         // A watcher that already suspects the host as it stops has detected it.
-        let suspected = self.targets[host].iter().any(|&watcher| {
-            self.watches[watcher]
-                .iter()
-                .any(|watch| watch.peer == host && watch.suspected)
-        });
+        let suspected = self.targets[host]
+            .iter()
+            .any(|&(_, beat)| self.watches.all[beat.watch as usize].suspected);
         if effect.stopped {
             let health = &mut self.health[host];
             health.down_since_ns = Some(now_ns);
@@ -353,7 +369,7 @@ impl Heartbeat {
         let down_ns = now_ns - since_ns;
         let noticeable_ns = self.noticeable_ns;
         // Held heartbeats reach a watcher as it thaws, so its silence counts from then.
-        let some_watcher_could = self.targets[host].iter().any(|&watcher| {
+        let some_watcher_could = self.targets[host].iter().any(|&(watcher, _)| {
             cluster.running_since_ns(watcher).is_some_and(|running_ns| {
                 now_ns.saturating_sub(running_ns.max(since_ns)) > noticeable_ns
             })
