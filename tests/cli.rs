@@ -1277,3 +1277,50 @@ fn a_machine_whose_load_keeps_its_cores_contended_is_refused_up_front_whatever_t
             .success();
     }
 }
+
+#[test]
+fn a_cpu_load_with_a_share_takes_that_share_of_the_cores_and_stops_when_it_ends() {
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/hosts/heartbeat-compaction-starts-mid-run.toml"
+    ))
+    .unwrap();
+    assert!(base.contains("\nthreads = 6\n"));
+    // Half of the one core, in random bursts, leaves the gossip thread the 315 ms a second it
+    // needs: nobody suspects the compacting peer, and the trace names the load.
+    let (_folder, path) = temp_scenario(&base.replace("\nthreads = 6\n", "\nshare = 0.5\n"));
+    ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "compacting: cpu-load of a thread per core at 50% for 20s (fault 0)",
+        ))
+        .stdout(predicate::str::contains("false_suspicions            0"));
+    // Six threads busy 95% of their time starve it as six busy ones do, and only while the
+    // load lasts (20 s to 40 s): every suspicion falls within it and the second it takes to
+    // be noticed.
+    let (_folder, path) =
+        temp_scenario(&base.replace("\nthreads = 6\n", "\nthreads = 6\nshare = 0.95\n"));
+    let output = ticklab()
+        .args(["run", path.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "compacting: cpu-load of 6 threads at 95% for 20s (fault 0)",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    let suspicions: Vec<f64> = text
+        .lines()
+        .filter(|line| line.contains(" suspects compacting"))
+        .map(|line| line.trim().split('s').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(suspicions.len() >= 2, "{text}");
+    assert!(
+        suspicions.iter().all(|&at_s| (20.0..42.0).contains(&at_s)),
+        "{suspicions:?}"
+    );
+}

@@ -24,14 +24,20 @@ pub enum Fault {
         duration_ns: u64,
         rate_ppb: i64,
     },
-    /// Other programs keep `threads` threads computing on the machine's cores from `at_ns` for
-    /// `duration_ns`: a compaction, a backup, a noisy neighbour. Every clock runs on.
+    /// Other programs keep `threads` threads (one per core if `None`) computing on the
+    /// machine's cores from `at_ns` for `duration_ns`: a compaction, a backup, a noisy
+    /// neighbour. Each wants `share_ppm` parts per million of its time, in bursts arriving at
+    /// random, or all of it at [`FULL_SHARE_PPM`]. Every clock runs on.
     CpuLoad {
         at_ns: u64,
         duration_ns: u64,
-        threads: u32,
+        threads: Option<u32>,
+        share_ppm: u32,
     },
 }
+
+/// A `cpu-load` thread that wants all of its time computes without a break.
+pub const FULL_SHARE_PPM: u32 = 1_000_000;
 
 /// The closed set of fault kinds, named as in scenario files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,14 +136,20 @@ impl fmt::Display for Fault {
             Fault::CpuLoad {
                 duration_ns,
                 threads,
+                share_ppm,
                 ..
             } => {
-                let plural = if threads == 1 { "" } else { "s" };
-                write!(
-                    f,
-                    "{name} of {threads} thread{plural} for {}",
-                    Compact(duration_ns as i64)
-                )
+                match threads {
+                    Some(threads) => {
+                        let plural = if threads == 1 { "" } else { "s" };
+                        write!(f, "{name} of {threads} thread{plural}")?;
+                    }
+                    None => write!(f, "{name} of a thread per core")?,
+                }
+                if share_ppm < FULL_SHARE_PPM {
+                    write!(f, " at {}%", f64::from(share_ppm) / 1e4)?;
+                }
+                write!(f, " for {}", Compact(duration_ns as i64))
             }
         }
     }

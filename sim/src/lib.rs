@@ -57,7 +57,7 @@ pub use cores::{
 };
 pub use cpu::{SimThread, ThreadCpu, ThreadId};
 pub use drift::{Drift, MAX_DRIFT_PPB};
-pub use fault::{Edge, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
+pub use fault::{Edge, FULL_SHARE_PPM, Fault, FaultEdge, FaultKind, FaultSchedule, Rate};
 pub use machine::{EdgeEffect, LoadEdge, Machine};
 pub use meter::BusyTime;
 pub use platform::Platform;

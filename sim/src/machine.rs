@@ -18,11 +18,18 @@ pub struct EdgeEffect {
     pub cpu_load: Option<LoadEdge>,
 }
 
-/// Threads of outside load that start or stop computing at a `cpu-load` fault's edge.
+/// Threads of outside load that start or stop computing at a `cpu-load` fault's edge: `threads`
+/// of them (one per core if `None`), each wanting `share_ppm` of its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoadEdge {
-    Starts { threads: u32 },
-    Stops { threads: u32 },
+    Starts {
+        threads: Option<u32>,
+        share_ppm: u32,
+    },
+    Stops {
+        threads: Option<u32>,
+        share_ppm: u32,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -146,8 +153,18 @@ impl Machine {
             (Fault::CpuLoad { .. }, _) => {}
         }
         let cpu_load = match (edge.fault, edge.edge) {
-            (Fault::CpuLoad { threads, .. }, Edge::Begin) => Some(LoadEdge::Starts { threads }),
-            (Fault::CpuLoad { threads, .. }, _) => Some(LoadEdge::Stops { threads }),
+            (
+                Fault::CpuLoad {
+                    threads, share_ppm, ..
+                },
+                Edge::Begin,
+            ) => Some(LoadEdge::Starts { threads, share_ppm }),
+            (
+                Fault::CpuLoad {
+                    threads, share_ppm, ..
+                },
+                _,
+            ) => Some(LoadEdge::Stops { threads, share_ppm }),
             _ => None,
         };
         let mut effect = EdgeEffect {

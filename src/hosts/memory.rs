@@ -33,7 +33,7 @@ pub(crate) fn peak_footprint(config: &HostsConfig, run_for_ns: u64) -> Footprint
         .filter_map(|(host, spec)| Some((host, spec, spec.machine.as_ref()?)))
         .map(|(host, spec, machine)| {
             let load = machine.load;
-            let spells = crate::machine::bound::FaultLoad::of(&spec.faults).threads;
+            let spells = crate::machine::bound::FaultLoad::of(&spec.faults, machine).threads;
             u128::from(load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads))
                 + u128::from(spells)
                 + roles.threads(config, host)

@@ -3,7 +3,7 @@
 //! its work bound, so that a machine whose load keeps its cores contended is refused up front, by
 //! the same figure whichever model runs on it.
 
-use ticklab_sim::Fault;
+use ticklab_sim::{FULL_SHARE_PPM, Fault};
 
 use super::config::MachineConfig;
 use crate::run::RunError;
@@ -55,10 +55,10 @@ pub(crate) fn cpu_steps(
     model: ModelCpu,
 ) -> u128 {
     let load = machine.load;
-    let spells = FaultLoad::of(faults);
+    let spells = FaultLoad::of(faults, machine);
     let lasting_threads = load.busy_threads + load.bursts.map_or(0, |bursts| bursts.threads);
     let load_threads = lasting_threads.saturating_add(spells.threads);
-    let mut steps = 0u128;
+    let mut steps = spells.burst_wakes;
     if let Some(bursts) = load.bursts {
         let per_thread = u128::from(run_for_ns / bursts.mean_burst_ns.max(1) + 1);
         steps += 2 * per_thread * u128::from(bursts.threads);
@@ -128,27 +128,47 @@ const MACHINE_FEWER_BY: &str = "lengthen `time_slice`, or lower `busy_threads`, 
      cpu-load faults' `threads` so that the load leaves the cores uncontended";
 
 /// The `cpu-load` faults of one machine: the most threads they may run at once (all of them),
-/// and how long each lasts.
+/// how long each lasts, and the bursts of those that run for a share of their time.
 pub(crate) struct FaultLoad {
     pub(crate) threads: u32,
     durations_ns: Vec<u64>,
+    /// Bursts the spells with a share may start: each of their threads, a burst per
+    /// `load_burst` of the spell at most.
+    burst_wakes: u128,
 }
 
 impl FaultLoad {
-    pub(crate) fn of(faults: &[Fault]) -> Self {
+    /// The spells of `faults` on a machine of `cores` cores, each thread bursting every
+    /// `mean_burst_ns` on average.
+    pub(crate) fn of(faults: &[Fault], machine: &MachineConfig) -> Self {
+        let cores = machine.cores.unwrap_or(1) as u32;
+        let mean_burst_ns = machine
+            .load
+            .bursts
+            .map_or(super::spec::DEFAULT_LOAD_BURST_NS, |bursts| {
+                bursts.mean_burst_ns
+            });
         let mut spells = FaultLoad {
             threads: 0,
             durations_ns: Vec::new(),
+            burst_wakes: 0,
         };
         for fault in faults {
             if let Fault::CpuLoad {
                 duration_ns,
                 threads,
+                share_ppm,
                 ..
             } = *fault
             {
+                let threads = threads.unwrap_or(cores);
                 spells.threads = spells.threads.saturating_add(threads);
                 spells.durations_ns.push(duration_ns);
+                if share_ppm < FULL_SHARE_PPM {
+                    // Gaps are drawn at random: count twice the mean number of bursts.
+                    let bursts = 2 * u128::from(duration_ns / mean_burst_ns.max(1) + 1);
+                    spells.burst_wakes += 2 * bursts * u128::from(threads);
+                }
             }
         }
         spells
@@ -199,7 +219,8 @@ mod tests {
         let spell = Fault::CpuLoad {
             at_ns: SECOND_NS,
             duration_ns: SECOND_NS,
-            threads: 4,
+            threads: Some(4),
+            share_ppm: FULL_SHARE_PPM,
         };
         let model = ModelCpu::default();
         let steps = cpu_steps(&machine(2, 0), &[spell], 100 * SECOND_NS, model);

@@ -6,7 +6,7 @@
 //! ground it lives on (one machine's world, or a cluster's queue) files under its own payloads.
 
 use ticklab_sim::{
-    CoreTime, Cores, CpuKind, EdgeEffect, LoadEdge, SliceEnd, SliceTicket, ThreadId,
+    CoreTime, Cores, CpuKind, EdgeEffect, FULL_SHARE_PPM, LoadEdge, SliceEnd, SliceTicket, ThreadId,
 };
 
 use super::load::{self, Load};
@@ -148,9 +148,20 @@ impl Cpu {
     /// Nothing runs while the process cannot, and the threads go on when it can again.
     pub(crate) fn on_edge(&mut self, effect: &EdgeEffect, now_ns: u64) {
         self.cores.on_edge(effect, now_ns, &mut self.slice_ends);
+        let cores = self.cores.count() as u32;
         match effect.cpu_load {
-            Some(LoadEdge::Starts { threads }) => self.start_fault_load(threads, now_ns),
-            Some(LoadEdge::Stops { threads }) => self.stop_fault_load(threads, now_ns),
+            Some(LoadEdge::Starts { threads, share_ppm }) if share_ppm < FULL_SHARE_PPM => {
+                load::start_spell(self, threads.unwrap_or(cores), share_ppm, now_ns);
+            }
+            Some(LoadEdge::Stops { threads, share_ppm }) if share_ppm < FULL_SHARE_PPM => {
+                load::stop_spell(self, threads.unwrap_or(cores), share_ppm, now_ns);
+            }
+            Some(LoadEdge::Starts { threads, .. }) => {
+                self.start_fault_load(threads.unwrap_or(cores), now_ns);
+            }
+            Some(LoadEdge::Stops { threads, .. }) => {
+                self.stop_fault_load(threads.unwrap_or(cores), now_ns);
+            }
             None => {}
         }
     }

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use ticklab_sim::{Fault, FaultKind};
+use ticklab_sim::{FULL_SHARE_PPM, Fault, FaultKind};
 use toml::Spanned;
 
 use super::schema::FaultSpec;
@@ -79,7 +79,8 @@ pub(crate) fn check_cpu_load_has_cores(
     }
 }
 
-/// Outside load for a stretch: how many threads, for how long.
+/// Outside load for a stretch: how many threads (one per core without `threads`), how much of
+/// their time each wants (all of it without `share`), for how long.
 fn cpu_load(
     file: &Located<'_>,
     spec: &Spanned<FaultSpec>,
@@ -87,23 +88,53 @@ fn cpu_load(
 ) -> Result<Fault, ScenarioError> {
     let fault = spec.get_ref();
     let duration_ns = positive_duration(file, spec)?;
-    let threads = fault
-        .threads
-        .as_ref()
-        .ok_or_else(|| needs(file, spec, "threads"))?;
-    let count = *threads.get_ref();
-    if !(1..=MAX_LOAD_THREADS).contains(&count) {
-        return Err(file
-            .error(
-                threads.span(),
-                format!("a cpu-load fault starts 1 to {MAX_LOAD_THREADS} threads, not {count}"),
-            )
-            .with_hint("threads = 2 keeps two cores busy for the fault's duration"));
+    if fault.threads.is_none() && fault.share.is_none() {
+        return Err(needs(file, spec, "threads` or `share"));
     }
+    let threads = match &fault.threads {
+        None => None,
+        Some(threads) => {
+            let count = *threads.get_ref();
+            if !(1..=MAX_LOAD_THREADS).contains(&count) {
+                return Err(file
+                    .error(
+                        threads.span(),
+                        format!(
+                            "a cpu-load fault starts 1 to {MAX_LOAD_THREADS} threads, not {count}"
+                        ),
+                    )
+                    .with_hint("threads = 2 keeps two cores busy for the fault's duration"));
+            }
+            Some(count as u32)
+        }
+    };
+    let share_ppm = match &fault.share {
+        None => FULL_SHARE_PPM,
+        Some(share) => {
+            let value = *share.get_ref();
+            // A share that rounds to no time at all, or past all of it, says nothing a thread can do.
+            let share_ppm = (value * 1e6).round();
+            if !(value > 0.0 && value <= 1.0 && share_ppm >= 1.0) {
+                return Err(file
+                    .error(
+                        share.span(),
+                        format!(
+                            "a cpu-load fault's share is more than 0 and at most 1, not {value}"
+                        ),
+                    )
+                    .with_hint(
+                        "share = 0.5 keeps each of its threads (one per core without `threads`) \
+                         busy half the time, in bursts arriving at random",
+                    ));
+            }
+            share_ppm as u32
+        }
+    };
     Ok(Fault::CpuLoad {
         at_ns,
         duration_ns,
-        threads: count as u32,
+        threads,
+        share_ppm,
     })
 }
 
@@ -183,6 +214,7 @@ fn refuse_keys_not_taken(file: &Located<'_>, fault: &FaultSpec) -> Result<(), Sc
         ("by", fault.by.as_ref().map(Spanned::span)),
         ("rate", fault.rate.as_ref().map(Spanned::span)),
         ("threads", fault.threads.as_ref().map(Spanned::span)),
+        ("share", fault.share.as_ref().map(Spanned::span)),
     ];
     match written
         .into_iter()
@@ -232,7 +264,8 @@ fn keys_for(kind: FaultKind) -> &'static str {
         FaultKind::WallStep => "wall steps take `at` and `by`, such as by = \"-1h\"",
         FaultKind::WallSlew => "wall slews take `at`, `duration` and `rate`, such as rate = 0.0005",
         FaultKind::CpuLoad => {
-            "cpu-load faults take `at`, `duration` and `threads`, such as threads = 2"
+            "cpu-load faults take `at`, `duration`, and `threads`, `share` or both, such as \
+             threads = 2 or share = 0.5"
         }
     }
 }

@@ -106,6 +106,7 @@ pub(crate) struct FaultSpec {
     pub by: Option<Spanned<SignedDurationNs>>,
     pub rate: Option<Spanned<f64>>,
     pub threads: Option<Spanned<i64>>,
+    pub share: Option<Spanned<f64>>,
 }
 
 /// Just enough of a file to learn which model it is for.

@@ -142,7 +142,17 @@ pub static FAULT: KeyTable = KeyTable {
             ValueType::Count { min: 1, max: 1_024 },
             Need::Optional,
             "other programs' threads that compute for the fault's duration, on the machine's \
-             `cores`: cpu-load",
+             `cores`; one per core if only `share` is written: cpu-load",
+        ),
+        KeyDoc::new(
+            "share",
+            ValueType::Float {
+                low: FloatEnd::Open(0.0),
+                high: FloatEnd::Closed(1.0),
+            },
+            Need::Optional,
+            "the share of its time each of those threads computes, in bursts arriving at random \
+             that last the machine's `load_burst` on average; all of it if not written: cpu-load",
         ),
     ],
 };
@@ -179,7 +189,7 @@ pub static FAULTS: &[FaultDoc] = &[
     },
     FaultDoc {
         kind: "cpu-load",
-        keys: &["duration", "threads"],
+        keys: &["duration", "threads", "share"],
         effect: "other programs' threads compute on the machine's cores; every clock runs",
     },
 ];
