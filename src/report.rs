@@ -8,15 +8,27 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 /// One scenario's line in the results table, and its figure.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct Entry<D = String> {
     pub source: String,
     pub model: String,
     /// `ok`, `FAILED` or `invalid`.
     pub result: String,
     /// What its expectations came to, or why it could not run.
     pub detail: String,
-    /// The run drawn as SVG; absent for a scenario that could not run.
-    pub svg: Option<String>,
+    /// The run's drawing; absent for a scenario that could not run.
+    pub svg: Option<D>,
+}
+
+/// A figure's drawing, which writes its SVG straight into the page as the page is written.
+pub trait Drawing {
+    fn write_svg(&self, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// A drawing already made, written as it is.
+impl Drawing for String {
+    fn write_svg(&self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(self.as_bytes())
+    }
 }
 
 /// A table with a caption: the `ticklab table` matrix.
@@ -41,11 +53,11 @@ figure svg { max-width: 100%; height: auto; }
 ";
 
 /// Writes the page to `out`, piece by piece so that no copy of it is held whole: a count, the
-/// results, the matrix if given, then one figure per scenario that ran. Returns the bytes
-/// written.
-pub fn write_html(
+/// results, the matrix if given, then one figure per scenario that ran, each drawing written
+/// straight into the page. Returns the bytes written.
+pub fn write_html<D: Drawing>(
     out: &mut impl Write,
-    entries: &[Entry],
+    entries: &[Entry<D>],
     matrix: Option<&Grid>,
 ) -> io::Result<u64> {
     let mut written = Written { out, bytes: 0 };
@@ -61,12 +73,11 @@ pub fn write_html(
     written.put("<body>")?;
     written.put(&tables(entries, matrix).into_string())?;
     for (index, entry) in entries.iter().enumerate() {
-        if let Some(svg) = &entry.svg {
+        if let Some(drawing) = &entry.svg {
             let caption = html! { figcaption { (entry.source) " (" (entry.result) ")" } };
             written.put(&format!("<figure id=\"figure-{index}\">"))?;
             written.put(&caption.into_string())?;
-            // The drawing goes out as it is, not copied into the page first.
-            written.put(svg)?;
+            drawing.write_svg(&mut written)?;
             written.put("</figure>")?;
         }
     }
@@ -82,14 +93,24 @@ struct Written<'a, W: Write> {
 
 impl<W: Write> Written<'_, W> {
     fn put(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())?;
-        self.bytes += text.len() as u64;
-        Ok(())
+        self.write_all(text.as_bytes())
+    }
+}
+
+impl<W: Write> Write for Written<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(buf)?;
+        self.bytes += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 
 /// The heading, the count, the results table and the matrix if given.
-fn tables(entries: &[Entry], matrix: Option<&Grid>) -> Markup {
+fn tables<D>(entries: &[Entry<D>], matrix: Option<&Grid>) -> Markup {
     let failed = entries
         .iter()
         .filter(|entry| entry.result == "FAILED")
@@ -176,5 +197,47 @@ mod tests {
         assert!(page.contains("a &lt; b &amp; c"));
         assert!(page.contains("2 scenarios: 1 passed, 0 failed, 1 invalid."));
         assert!(!page.contains("<table id=\"matrix\""));
+    }
+    /// Writes its SVG in pieces, or fails after its first.
+    struct Pieces {
+        fail: bool,
+    }
+
+    impl Drawing for Pieces {
+        fn write_svg(&self, out: &mut dyn Write) -> io::Result<()> {
+            out.write_all(b"<svg>")?;
+            if self.fail {
+                return Err(io::Error::new(
+                    io::ErrorKind::StorageFull,
+                    "the disk is full",
+                ));
+            }
+            out.write_all(b"<rect/>")?;
+            out.write_all(b"</svg>")
+        }
+    }
+
+    #[test]
+    fn a_drawing_is_written_straight_into_its_figure_and_its_error_ends_the_page() {
+        let entry = |fail| Entry {
+            source: "a.toml".to_string(),
+            model: "interval".to_string(),
+            result: "ok".to_string(),
+            detail: String::new(),
+            svg: Some(Pieces { fail }),
+        };
+        let mut bytes = Vec::new();
+        let written = write_html(&mut bytes, &[entry(false)], None).unwrap();
+        assert_eq!(
+            written,
+            bytes.len() as u64,
+            "the drawing's bytes are counted"
+        );
+        let page = String::from_utf8(bytes).unwrap();
+        assert!(page.ends_with(
+            "<figcaption>a.toml (ok)</figcaption><svg><rect/></svg></figure></body></html>"
+        ));
+        let error = write_html(&mut Vec::new(), &[entry(true)], None).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::StorageFull);
     }
 }

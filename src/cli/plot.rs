@@ -1,10 +1,12 @@
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Failure, Limits};
 use crate::output::AtomicFile;
+use crate::plot::collect::Collected;
+use crate::plot::{PlotError, RunToDraw};
 use crate::registry::Registry;
 use crate::run::replay_command;
+use crate::scenario::Scenario;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct PlotArgs {
@@ -48,34 +50,17 @@ pub(super) fn plot_command(
         .transpose()
         .map_err(|error| Failure::Invalid(error.to_string()))?;
     let options = args.limits.options(args.seed);
-    let plot = crate::plot::plot(&scenarios, &options)
+    let runs = crate::plot::run_to_draw(&scenarios, &options)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let pictured = crate::plot::pictured(&scenarios, &runs);
     match (file, &args.out) {
-        (Some(mut file), Some(out)) => {
-            file.write_all(plot.svg.as_bytes())
-                .and_then(|()| file.commit())
-                .map_err(|error| Failure::Invalid(error.to_string()))?;
-            note!("wrote {} ({} bytes)", out.display(), plot.svg.len());
-        }
-        _ => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(plot.svg.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
-                // A reader that went away (`ticklab plot x.toml | head`) is not an error: the
-                // exit code still says whether the expectations held.
-                Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
-                    return Err(Failure::Invalid(format!("cannot write to stdout: {error}")));
-                }
-                _ => {}
-            }
-        }
+        (Some(file), Some(out)) => write_file(file, out, &pictured)?,
+        _ => write_stdout(&pictured)?,
     }
     // The picture is written whatever the expectations say, and the exit code says what `run`
     // and `check` would: 1 if one failed.
     let mut failed = false;
-    for (file, report) in args.files.iter().zip(&plot.reports) {
+    for (file, RunToDraw { report, .. }) in args.files.iter().zip(&runs) {
         for outcome in report.outcomes.iter().filter(|outcome| !outcome.passed) {
             note!("{}: expect {outcome}", file.display());
         }
@@ -95,4 +80,38 @@ pub(super) fn plot_command(
         return Err(Failure::Expectation);
     }
     Ok(())
+}
+
+/// Streams the drawing into `file` as it is drawn, then moves the finished file into place.
+fn write_file(
+    mut file: AtomicFile,
+    out: &Path,
+    pictured: &[(&Scenario, &Collected)],
+) -> Result<(), Failure> {
+    let cannot_write = |error| Failure::Invalid(format!("cannot write {}: {error}", out.display()));
+    let bytes = match crate::plot::write_svg(&mut file, pictured) {
+        Ok(bytes) => bytes,
+        Err(PlotError::Write(error)) => return Err(cannot_write(error)),
+        Err(error) => return Err(Failure::Invalid(error.to_string())),
+    };
+    // `commit` names the file in its errors itself.
+    file.commit()
+        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    note!("wrote {} ({bytes} bytes)", out.display());
+    Ok(())
+}
+
+/// Streams the drawing to stdout as it is drawn.
+fn write_stdout(pictured: &[(&Scenario, &Collected)]) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match crate::plot::write_svg(&mut stdout, pictured) {
+        Ok(_) => Ok(()),
+        // A reader that went away (`ticklab plot x.toml | head`) is not an error: the exit code
+        // still says whether the expectations held.
+        Err(PlotError::Write(error)) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(PlotError::Write(error)) => {
+            Err(Failure::Invalid(format!("cannot write to stdout: {error}")))
+        }
+        Err(error) => Err(Failure::Invalid(error.to_string())),
+    }
 }

@@ -1,3 +1,4 @@
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -9,9 +10,11 @@ use crate::interval::IntervalModel;
 use crate::model::Model;
 use crate::output::AtomicFile;
 use crate::plot::PlotError;
+use crate::plot::collect::Collected;
 use crate::registry::Registry;
-use crate::report::{Entry, Grid, write_html};
+use crate::report::{Drawing, Entry, Grid, write_html};
 use crate::run::{RunOptions, run_scenario};
+use crate::scenario::Scenario;
 use crate::trace::{FirstBroken, NoTrace};
 
 #[derive(Debug, clap::Args)]
@@ -53,7 +56,7 @@ pub(super) fn report_command(
             .is_ok_and(|scenario| scenario.model.kind() == IntervalModel::KIND)
     });
     let options = args.limits.options(None);
-    let drawn: Vec<(Row, Option<String>)> = scenarios
+    let drawn: Vec<(Row, Option<RunDrawing>)> = scenarios
         .into_par_iter()
         .map(|loaded| draw_one(loaded, &options))
         .collect();
@@ -67,8 +70,8 @@ pub(super) fn report_command(
             rows: matrix.rows,
         })
     };
-    // Each drawing moves into its entry: the page is written from these, never held whole.
-    let (rows, entries): (Vec<Row>, Vec<Entry>) = drawn
+    // Each run moves into its entry, and is drawn straight into the page as the page is written.
+    let (rows, entries): (Vec<Row>, Vec<Entry<RunDrawing>>) = drawn
         .into_iter()
         .map(|(row, svg)| {
             let (result, detail) = match &row.verdict {
@@ -96,7 +99,27 @@ pub(super) fn report_command(
     verdict(&rows, program, &options, args.profile.as_deref())
 }
 
-fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
+/// A scenario's run, kept to be drawn straight into the page: no drawing is held whole.
+struct RunDrawing {
+    scenario: Scenario,
+    collected: Collected,
+}
+
+impl Drawing for RunDrawing {
+    fn write_svg(&self, out: &mut dyn Write) -> io::Result<()> {
+        match crate::plot::write_svg(out, &[(&self.scenario, &self.collected)]) {
+            Ok(_) => Ok(()),
+            Err(PlotError::Write(error)) => Err(error),
+            Err(error) => Err(io::Error::other(format!(
+                "{}: {error}",
+                self.scenario.source
+            ))),
+        }
+    }
+}
+
+/// Runs a scenario for its figure, or, if its kind has none, for its verdict alone.
+fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<RunDrawing>) {
     match loaded {
         Err((source, message)) => (
             Row {
@@ -107,19 +130,19 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
             None,
         ),
         Ok(scenario) => {
-            let drawn = crate::plot::plot(std::slice::from_ref(&scenario), options);
-            let (verdict, svg) = match drawn {
-                Ok(mut plot) => (
-                    Verdict::Checked(plot.reports.remove(0), None),
-                    Some(plot.svg),
-                ),
+            let ran = crate::plot::run_to_draw(std::slice::from_ref(&scenario), options);
+            let (verdict, collected) = match ran {
+                Ok(mut runs) => {
+                    let run = runs.remove(0);
+                    (Verdict::Checked(run.report, None), Some(run.collected))
+                }
                 Err(PlotError::Run(error)) => (
                     Verdict::Invalid(format!("{}: {error}", scenario.source)),
                     None,
                 ),
-                // The run itself was fine, or its kind has no picture: its verdict stands, shown
-                // without a figure.
-                Err(error @ (PlotError::Draw(_) | PlotError::NoPicture { .. })) => {
+                // Its kind has no picture (nothing is drawn yet, so nothing else fails here):
+                // its verdict stands, shown without a figure.
+                Err(error) => {
                     note!("{}: {error}", scenario.source);
                     let mut sink = FirstBroken::new(NoTrace);
                     let verdict = match run_scenario(&scenario, options, &mut sink) {
@@ -134,7 +157,11 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<String>) {
                 model: scenario.model.kind(),
                 verdict,
             };
-            (row, svg)
+            let drawing = collected.map(|collected| RunDrawing {
+                scenario,
+                collected,
+            });
+            (row, drawing)
         }
     }
 }

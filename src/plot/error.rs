@@ -1,6 +1,7 @@
 //! Why a plot could not be drawn.
 
 use std::fmt;
+use std::io;
 
 use plotters::prelude::DrawingAreaErrorKind;
 
@@ -10,6 +11,8 @@ use crate::run::error::RunError;
 pub enum PlotError {
     Run(RunError),
     Draw(String),
+    /// The SVG could not be written where it was going.
+    Write(io::Error),
     /// The scenario's kind has no picture: its config does not implement [`super::Draw`].
     NoPicture {
         kind: &'static str,
@@ -23,6 +26,7 @@ impl fmt::Display for PlotError {
         match self {
             PlotError::Run(error) => error.fmt(f),
             PlotError::Draw(error) => write!(f, "cannot draw the plot: {error}"),
+            PlotError::Write(error) => write!(f, "cannot write the plot: {error}"),
             PlotError::NoPicture { kind, drawn } => write!(
                 f,
                 "the `{kind}` model has no picture to draw\n  hint: `ticklab run` writes its \

@@ -9,13 +9,14 @@ use std::path::Path;
 use plotters::prelude::*;
 use ticklab_sim::Approx;
 
-use super::PlotError;
 use super::collect::Collected;
+use super::error::PlotError;
 use super::notes::NoteRow;
 use super::style::{
     self, Area, FONT, PANEL_HEIGHT_PX, WIDTH_PX, Y_LABEL_AREA_PX, YAxis, run_seconds, series_color,
     time_panel_on,
 };
+use super::svg_stream;
 use crate::trace::TraceSink;
 
 /// Height of one label's row.
@@ -28,25 +29,21 @@ const LONE_COLUMNS: usize = 3;
 const BUSY_COLOR: RGBColor = RGBColor(40, 40, 40);
 const GAP_COLOR: RGBColor = RGBColor(200, 0, 0);
 
-/// Marks an SVG document as drawn here, so that [`write_svg`] may replace it and nothing else.
-const DRAWN_HERE: &str = "<!-- drawn by ticklab from a harness run -->";
+/// Marks an SVG document as drawn here, in a comment after its opening tag, so that
+/// [`write_svg`] may replace it and nothing else.
+const DRAWN_HERE: &str = "drawn by ticklab from a harness run";
 
 /// A harness run drawn as one SVG document: `trace` streams the run's trace into a sink.
 pub fn svg_of(trace: impl FnOnce(&mut dyn TraceSink) -> io::Result<()>) -> String {
     let mut collected = Collected::default();
     trace(&mut collected).expect("collecting into memory cannot fail");
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, height_px(&collected)))
-            .into_drawing_area();
-        draw(&root, &collected)
-            .and_then(|()| Ok(root.present()?))
-            .expect("drawing into memory cannot fail");
-    }
-    // After the opening tag, where a comment belongs to the document.
-    let opened = svg.find('>').map_or(0, |at| at + 1);
-    svg.insert_str(opened, &format!("\n{DRAWN_HERE}"));
-    svg
+    let mut svg = Vec::new();
+    let size_px = (WIDTH_PX, height_px(&collected));
+    svg_stream::draw_svg(&mut svg, size_px, Some(DRAWN_HERE), |root| {
+        draw(root, &collected)
+    })
+    .expect("drawing into memory cannot fail");
+    String::from_utf8(svg).expect("the SVG is written from UTF-8 text")
 }
 
 /// Writes `svg` to `path` atomically. A file already there is replaced only if it was drawn here

@@ -1,9 +1,10 @@
 //! `ticklab plot`: one run drawn as an SVG timeline.
 //!
 //! The scenario runs with a sink that keeps only what the plots draw ([`collect`]), then its
-//! kind's [`Draw`] renders it with plotters' SVG backend. A kind without a picture does not
-//! implement [`Draw`], and `plot` refuses it before running anything. Text is laid out without
-//! reading system fonts, so the same run gives the same bytes on every machine.
+//! kind's [`Draw`] renders it through ticklab's own plotters backend (`svg_stream.rs`), which
+//! writes the SVG to its destination as it is drawn. A kind without a picture does not implement
+//! [`Draw`], and `plot` refuses it before running anything. Text is laid out without reading
+//! system fonts, so the same run gives the same bytes on every machine.
 
 pub mod collect;
 pub(crate) mod cpu_models;
@@ -15,13 +16,14 @@ pub(crate) mod hosts;
 mod hosts_legend;
 pub(crate) mod notes;
 pub(crate) mod style;
+pub(crate) mod svg_stream;
 mod thread_cpu;
 mod time_axis;
 pub(crate) mod timeline;
 mod title;
 pub mod wall_seconds;
 
-use plotters::prelude::*;
+use std::io::Write;
 
 pub use draw::Draw;
 pub use error::PlotError;
@@ -41,36 +43,76 @@ pub struct Plot {
 }
 
 /// Runs each scenario and draws them one below the other in one SVG, so runs can be compared.
-/// A scenario whose kind has no picture is refused before anything runs.
+/// A scenario whose kind has no picture is refused before anything runs. The SVG is held whole:
+/// [`run_to_draw`] and [`write_svg`] stream it instead.
 pub fn plot(scenarios: &[Scenario], options: &RunOptions) -> Result<Plot, PlotError> {
-    let drawings = scenarios
-        .iter()
-        .map(|scenario| drawing(KINDS, &scenario.model))
-        .collect::<Result<Vec<_>, _>>()?;
+    let runs = run_to_draw(scenarios, options)?;
+    let mut svg = Vec::new();
+    write_svg(&mut svg, &pictured(scenarios, &runs))?;
+    let svg = String::from_utf8(svg).expect("the SVG is written from UTF-8 text");
+    let reports = runs.into_iter().map(|run| run.report).collect();
+    Ok(Plot { svg, reports })
+}
+
+/// A run made for its picture: what it left to draw, and its report.
+#[derive(Debug)]
+pub struct RunToDraw {
+    pub collected: Collected,
+    pub report: RunReport,
+}
+
+/// Runs each scenario, keeping what its picture needs. A scenario whose kind has no picture is
+/// refused before anything runs.
+pub fn run_to_draw(
+    scenarios: &[Scenario],
+    options: &RunOptions,
+) -> Result<Vec<RunToDraw>, PlotError> {
+    for scenario in scenarios {
+        drawing(KINDS, &scenario.model)?;
+    }
     let mut runs = Vec::with_capacity(scenarios.len());
-    for (scenario, drawing) in scenarios.iter().zip(drawings) {
+    for scenario in scenarios {
         let mut collected = Collected::default();
         let report = run_scenario(scenario, options, &mut collected).map_err(PlotError::Run)?;
-        runs.push((drawing, collected, report));
+        runs.push(RunToDraw { collected, report });
     }
-    let heights_px: Vec<u32> = runs
+    Ok(runs)
+}
+
+/// Each scenario beside what its run left to draw, as [`write_svg`] takes them.
+pub fn pictured<'a>(
+    scenarios: &'a [Scenario],
+    runs: &'a [RunToDraw],
+) -> Vec<(&'a Scenario, &'a Collected)> {
+    scenarios
         .iter()
-        .map(|(drawing, collected, _)| height_px(*drawing, collected))
+        .zip(runs)
+        .map(|(scenario, run)| (scenario, &run.collected))
+        .collect()
+}
+
+/// Draws each scenario's run, from what [`run_to_draw`] kept of it, one below the other in one
+/// SVG, writing it to `out` as it is drawn. Returns the bytes written.
+pub fn write_svg(out: &mut dyn Write, runs: &[(&Scenario, &Collected)]) -> Result<u64, PlotError> {
+    let drawings = runs
+        .iter()
+        .map(|(scenario, _)| drawing(KINDS, &scenario.model))
+        .collect::<Result<Vec<_>, _>>()?;
+    let heights_px: Vec<u32> = drawings
+        .iter()
+        .zip(runs)
+        .map(|(drawing, (_, collected))| height_px(*drawing, collected))
         .collect();
-    let mut svg = String::new();
-    {
-        let total_px = heights_px.iter().sum::<u32>().max(1);
-        let root = SVGBackend::with_string(&mut svg, (WIDTH_PX, total_px)).into_drawing_area();
+    let total_px = heights_px.iter().sum::<u32>().max(1);
+    svg_stream::draw_svg(out, (WIDTH_PX, total_px), None, |root| {
         let mut rest = root.clone();
-        for ((drawing, collected, _), height_px) in runs.iter().zip(&heights_px) {
+        for ((drawing, (_, collected)), height_px) in drawings.iter().zip(runs).zip(&heights_px) {
             let (area, below) = rest.split_vertically(*height_px);
             drawing.draw(&area, collected)?;
             rest = below;
         }
-        root.present()?;
-    }
-    let reports = runs.into_iter().map(|(_, _, report)| report).collect();
-    Ok(Plot { svg, reports })
+        Ok(())
+    })
 }
 
 /// How `setup` is drawn, by its kind among `kinds`.

@@ -9,12 +9,12 @@ use plotters::prelude::*;
 
 use super::collect::{Collected, Extremes};
 use super::error::PlotError;
+use super::svg_stream::SvgStream;
 pub use super::time_axis::{TimeAxis, TimeUnit};
 pub use super::title::{layout, title_height_px};
 
-pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-pub type TimeChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TimeAxis, RangedCoordf64>>;
+pub type Area<'a> = DrawingArea<SvgStream<'a>, Shift>;
+pub type TimeChart<'a, 'b> = ChartContext<'a, SvgStream<'b>, Cartesian2d<TimeAxis, RangedCoordf64>>;
 
 pub const WIDTH_PX: u32 = 1000;
 pub const PANEL_HEIGHT_PX: u32 = 230;
