@@ -113,7 +113,7 @@ fn callers_of_the_clock(backtrace: &str) -> String {
     }
     let clock_call = frames
         .iter()
-        .rposition(|frame| super::os::CLOCK_READS.contains(&frame[0]));
+        .rposition(|frame| super::os::is_clock_read(frame[0]));
     let Some(clock_call) = clock_call else {
         return String::new();
     };
@@ -153,6 +153,24 @@ mod tests {
             callers_of_the_clock(&backtrace),
             "  std::time::Instant::now\n    at /rustc/x/time.rs:2:3\n  user::wait\n    at \
              ./tests/u.rs:4:5\n"
+        );
+    }
+
+    /// libc's `clock_gettime` as ticklab defines it jumps to the harness thread's answer, whose
+    /// frame is then the only one between the answer and the caller.
+    #[test]
+    fn the_answer_s_frame_stands_for_the_clock_read_it_was_jumped_to_from() {
+        let backtrace = [
+            "   0: ticklab::tokio::os::answer::read",
+            "   1: ticklab::tokio::os::intercept::inside::time",
+            "   2: user::deadline",
+            "             at ./tests/u.rs:4:5",
+            "   3: <tokio::runtime::task::Task as core::future::Future>::poll",
+        ]
+        .join("\n");
+        assert_eq!(
+            callers_of_the_clock(&backtrace),
+            "  user::deadline\n    at ./tests/u.rs:4:5\n"
         );
     }
 }

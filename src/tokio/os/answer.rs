@@ -11,7 +11,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ticklab_sim::Compact;
@@ -95,9 +95,14 @@ pub(crate) enum Role {
     Blocking,
 }
 
+/// Threads whose `IN_RUN` is set now, in the whole process. A thread that ends without leaving
+/// its run stays counted, which only sends the other threads' calls the longer way.
+static THREADS_IN_RUNS: AtomicUsize = AtomicUsize::new(0);
+
 thread_local! {
-    /// Whether this thread belongs to a run: read first, and needing no destructor, so that a
-    /// clock read on any other thread touches nothing that must be set up or torn down.
+    /// Whether this thread belongs to a run: read first once some thread is in a run, and
+    /// needing no destructor, so that a clock read on any other thread touches nothing that must
+    /// be set up or torn down.
     static IN_RUN: Cell<bool> = const { Cell::new(false) };
     static SCOPE: RefCell<Option<(Arc<RunClocks>, Role)>> = const { RefCell::new(None) };
     /// How many of ticklab's own locks on the run's state this thread holds: a clock read then
@@ -129,11 +134,19 @@ impl Drop for Scope {
 pub(crate) fn enter_thread(clocks: &Arc<RunClocks>, role: Role) {
     SCOPE.with_borrow_mut(|scope| *scope = Some((Arc::clone(clocks), role)));
     SLEPT_PAST_THE_END.with(|count| count.set(0));
-    IN_RUN.with(|in_run| in_run.set(true));
+    // Counted before the flag is set, and uncounted after it is cleared: while the flag is set,
+    // this thread's own reads of the count see it.
+    if !IN_RUN.get() {
+        THREADS_IN_RUNS.fetch_add(1, Ordering::Relaxed);
+        IN_RUN.set(true);
+    }
 }
 
 pub(crate) fn leave_thread() {
-    let _ = IN_RUN.try_with(|in_run| in_run.set(false));
+    // `IN_RUN` has no destructor, so it is there to clear even as the thread's locals go.
+    if IN_RUN.try_with(|in_run| in_run.replace(false)) == Ok(true) {
+        THREADS_IN_RUNS.fetch_sub(1, Ordering::Relaxed);
+    }
     // `try_with`: a blocking-pool thread may leave its run while its thread-locals go.
     let _ = SCOPE.try_with(|scope| {
         if let Ok(mut scope) = scope.try_borrow_mut() {
@@ -164,9 +177,36 @@ pub(crate) fn holds_state() -> bool {
     IN_HARNESS.try_with(Cell::get).unwrap_or(1) > 0
 }
 
+/// Whether any thread in the process is in a run now: all that a clock read or sleep asks
+/// before going on to libc while none is, one relaxed load. A thread-local would not do as well:
+/// rustc compiles a library's thread-local read as a call to `__tls_get_addr`, which the linker
+/// turns into a plain read only in an executable, too late to spare the caller the stack frame
+/// it keeps its arguments in across the call.
+///
+/// Relaxed is enough: a thread whose `IN_RUN` is set counted itself first, and a thread always
+/// sees its own writes, so it never reads 0 here; another thread reading a stale count only goes
+/// on to read its own flag, which is not set.
+#[cfg(all(
+    feature = "os-clocks",
+    target_os = "linux",
+    target_env = "gnu",
+    target_pointer_width = "64"
+))]
+#[inline(always)]
+pub(crate) fn any_thread_in_run() -> bool {
+    THREADS_IN_RUNS.load(Ordering::Relaxed) != 0
+}
+
+/// Whether this thread is in a run: its own flag, which is set up as a constant and has no
+/// destructor, so nothing is initialised or registered to read it.
+#[inline(always)]
+pub(crate) fn in_run() -> bool {
+    IN_RUN.try_with(Cell::get).unwrap_or(false)
+}
+
 /// The run this thread belongs to, unless the call comes from ticklab's own code.
 pub(super) fn current() -> Option<(Arc<RunClocks>, Role)> {
-    if !IN_RUN.try_with(Cell::get).unwrap_or(false) || holds_state() {
+    if !in_run() || holds_state() {
         return None;
     }
     SCOPE
@@ -177,7 +217,7 @@ pub(super) fn current() -> Option<(Arc<RunClocks>, Role)> {
 
 /// This thread's part in a run, if it has one.
 pub(crate) fn role() -> Option<Role> {
-    if !IN_RUN.try_with(Cell::get).unwrap_or(false) {
+    if !in_run() {
         return None;
     }
     SCOPE
@@ -188,7 +228,7 @@ pub(crate) fn role() -> Option<Role> {
 
 /// The run that this thread belongs to, if any: a panic here fails it.
 pub(crate) fn current_run() -> Option<Arc<Shared>> {
-    if !IN_RUN.try_with(Cell::get).unwrap_or(false) {
+    if !in_run() {
         return None;
     }
     SCOPE
