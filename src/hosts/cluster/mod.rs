@@ -145,20 +145,7 @@ impl Cluster {
                 threads: HostThreads::default(),
             });
         }
-        // The load of each host draws from a stream of its own, so one host's load does not
-        // change with what the others have.
-        for (id, config) in hosts.iter().enumerate() {
-            if let Some(machine) = &config.machine {
-                let host_seed = seed ^ (id as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                cluster.hosts[id].cpu = Some(Box::new(Cpu::new(machine, host_seed, run_for_ns)));
-                cluster.counts.with_cpu.push(id);
-                if cluster.counts.has_cpu.len() <= id / 64 {
-                    cluster.counts.has_cpu.resize(id / 64 + 1, 0);
-                }
-                cluster.counts.has_cpu[id / 64] |= 1 << (id % 64);
-                cluster.file_cpu_wakes(id);
-            }
-        }
+        cluster.add_cpus(hosts, seed, run_for_ns);
         for (at_ns, begins, is_partition, index) in cluster.network.edges(run_for_ns) {
             cluster.push(
                 at_ns,
@@ -187,6 +174,23 @@ impl Cluster {
     pub(crate) const BYTES_PER_HOST: u64 =
         crate::memory::grown::<Host>() + 8 * crate::memory::grown::<Option<PendingWake>>() + 512;
 
+    /// Gives each host with a `[machine]` its CPU. The load of each host draws from a stream of
+    /// its own, so one host's load does not change with what the others have.
+    fn add_cpus(&mut self, hosts: &[HostConfig], seed: u64, run_for_ns: u64) {
+        for (id, config) in hosts.iter().enumerate() {
+            if let Some(machine) = &config.machine {
+                let host_seed = seed ^ (id as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                self.hosts[id].cpu = Some(Box::new(Cpu::new(machine, host_seed, run_for_ns)));
+                self.counts.with_cpu.push(id);
+                if self.counts.has_cpu.len() <= id / 64 {
+                    self.counts.has_cpu.resize(id / 64 + 1, 0);
+                }
+                self.counts.has_cpu[id / 64] |= 1 << (id % 64);
+                self.file_cpu_wakes(id);
+            }
+        }
+    }
+
     /// What the cluster holds now: its queue, its hosts, the wakes they wait for and the items
     /// held for them while they cannot run.
     pub(crate) fn footprint(&self) -> crate::memory::Footprint {
@@ -196,6 +200,18 @@ impl Cluster {
             ref with_cpu,
             ..
         } = self.counts;
+        // Debug builds (every test) check the kept totals against a walk over every host.
+        debug_assert_eq!(
+            (slots, held),
+            self.hosts.iter().fold((0, 0), |(slots, held), host| {
+                (slots + host.wakes.len(), held + host.held.len())
+            }),
+            "the cluster's kept totals of wake slots and held items"
+        );
+        debug_assert_eq!(
+            with_cpu.len(),
+            self.hosts.iter().filter(|host| host.cpu.is_some()).count()
+        );
         let with_cpu = || with_cpu.iter().map(|&host| &self.hosts[host]);
         let working: usize = with_cpu().map(|host| host.threads.all_waiting()).sum();
         let threads: usize = with_cpu()
