@@ -26,6 +26,7 @@
 //! let report = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap();
 //! assert_eq!(report.summary.get("ticks_after_resume"), Some(392));
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use registry::Registry;
 /// The designs under test, re-exported so a crate that tests its own design needs only ticklab.
@@ -48,6 +49,7 @@ mod book {
 }
 
 #[cfg(feature = "battery")]
+#[cfg_attr(docsrs, doc(cfg(feature = "battery")))]
 pub mod battery;
 mod builtin;
 #[cfg(target_os = "linux")]
@@ -77,5 +79,6 @@ pub mod scenario;
 pub mod sweep;
 pub mod timer;
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub mod tokio;
 pub mod trace;
