@@ -207,3 +207,64 @@ fn an_indented_toml_block_is_read_without_its_indent_and_marked_as_failing() {
     assert_eq!(samples[0].first_line, 4);
     assert!(samples[0].marked);
 }
+
+/// The test files a text names as entries of its `tests/` block: lines indented two spaces whose
+/// first word ends in `.rs`.
+fn named_test_files(layout: &str) -> std::collections::BTreeSet<String> {
+    layout
+        .lines()
+        .skip_while(|line| *line != "tests/")
+        .skip(1)
+        .take_while(|line| line.starts_with(' '))
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| word.ends_with(".rs"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_code_file_by_file_names_every_test_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let layout = std::fs::read_to_string(book_src().join("layout.md")).unwrap();
+    let named = named_test_files(&layout);
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".rs") && !named.contains(&name) {
+            missing.push(name);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "docs/book/src/layout.md's tests/ block leaves out {missing:?}"
+    );
+    // The reading itself: a block without one of them is caught.
+    let without = layout.replace("  imports.rs ", "  ");
+    assert!(!named_test_files(&without).contains("imports.rs"));
+}
+
+#[test]
+fn every_source_file_the_book_cites_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut gone = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for word in text.split(|c: char| c == '`' || c == '(' || c == ')' || c.is_whitespace()) {
+            let cited = word.trim_end_matches([',', '.', ':', ';']);
+            let is_source = (cited.starts_with("src/")
+                || cited.starts_with("sim/src/")
+                || cited.starts_with("models/src/")
+                || cited.starts_with("tests/"))
+                && cited.ends_with(".rs");
+            if is_source && !root.join(cited).exists() {
+                gone.push(format!("{}: {cited}", page.display()));
+            }
+        }
+    }
+    assert!(
+        gone.is_empty(),
+        "the book cites files that do not exist: {gone:#?}"
+    );
+}
