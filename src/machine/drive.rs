@@ -6,6 +6,27 @@
 //! `kind = "hosts"`, each host a machine with clocks and, when it has a `[machine]`, a CPU of its
 //! own. A single-machine model implements [`Binding`], which is [`Workloads`] on one machine, host
 //! 0; the hosts' workloads implement [`Workloads`] on the cluster.
+//!
+//! # The order of calls
+//!
+//! Each step of [`drive`], until the ground says the run is over:
+//!
+//! 1. [`Ground::next`] takes what is due next and applies it to the ground's own state (clocks
+//!    for a fault edge, stale wakes dropped, held items for a host that cannot run).
+//! 2. By what it was:
+//!    - [`Next::Event`]: [`Workloads::on_event`], the model's own wake or message;
+//!    - [`Next::Slice`]: the host's CPU ends the slice ([`Ground::cpu`]), the ground files the
+//!      CPU's new wakes ([`Ground::file_cpu_wakes`]), and if a model thread finished its work,
+//!      [`Workloads::on_cpu_done`];
+//!    - [`Next::Load`]: the host's CPU starts a load burst, and the ground files its wakes;
+//!    - [`Next::Fault`]: [`Ground::trace_fault`], then the host's CPU freezes, thaws or takes on
+//!      `cpu-load`, the ground files its wakes, then [`Workloads::on_fault`];
+//!    - [`Next::Failed`]: the run ends with [`Ground::failure`].
+//! 3. The watchdog counts the step, and every few thousand steps the memory check adds
+//!    [`Ground::footprint`] and [`Workloads::footprint`].
+//!
+//! At [`Next::End`]: a last memory check, [`Ground::finish`] (every thread's CPU), then
+//! [`Workloads::finish`] with that report, and the summary goes to [`Workloads::sink`].
 
 use ticklab_sim::{EdgeEffect, FaultEdge, SliceTicket, ThreadId};
 
