@@ -268,3 +268,72 @@ fn every_source_file_the_book_cites_exists() {
         "the book cites files that do not exist: {gone:#?}"
     );
 }
+
+/// Each `cargo run --release -- ARGS` command of a page whose ```sh block is followed by a ```text
+/// block: the command's arguments, and the text the page says it prints.
+fn commands_and_outputs(page: &str) -> Vec<(Vec<String>, String)> {
+    let lines: Vec<&str> = page.lines().collect();
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index + 2 < lines.len() {
+        let command = lines[index + 1].strip_prefix("cargo run --release -- ");
+        if lines[index] != "```sh" || lines[index + 2] != "```" || command.is_none() {
+            index += 1;
+            continue;
+        }
+        let mut at = index + 3;
+        while at < lines.len() && lines[at].is_empty() {
+            at += 1;
+        }
+        if lines.get(at) == Some(&"```text") {
+            let end = (at + 1..lines.len())
+                .find(|&line| lines[line] == "```")
+                .expect("a closed block");
+            let args = command
+                .unwrap()
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            found.push((args, lines[at + 1..end].join("\n")));
+            index = end;
+        } else {
+            index += 1;
+        }
+    }
+    found
+}
+
+/// The tutorial's first sections as a reader follows them: write the scenario, `run` it, `check`
+/// it, append the fault and `check` again. Each prints exactly what the page shows.
+#[test]
+fn the_tutorials_run_and_check_print_what_the_page_shows() {
+    let path = book_src().join("tutorial.md");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let tomls = blocks(&path, &page, "toml");
+    let commands = commands_and_outputs(&page);
+    assert!(commands.len() >= 3, "{} commands found", commands.len());
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("scenarios/timer/my-first-timeouts.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, &tomls[0].text).unwrap();
+    for (step, (args, expected)) in commands.iter().take(3).enumerate() {
+        if step == 2 {
+            // Section 5 appends the fault before its `check`.
+            let with_fault = format!("{}\n{}", tomls[0].text, tomls[1].text);
+            std::fs::write(&file, with_fault).unwrap();
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_ticklab"))
+            .args(args)
+            .current_dir(folder.path())
+            .output()
+            .unwrap();
+        let printed = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            printed.trim_end(),
+            expected.trim_end(),
+            "tutorial.md: `ticklab {}` prints something else",
+            args.join(" ")
+        );
+        assert_eq!(output.status.code(), Some(if step == 2 { 1 } else { 0 }));
+    }
+}
