@@ -204,6 +204,36 @@ pub fn write_atomically(target: &Path, contents: &[u8], overwrite: bool) -> io::
     file.commit()
 }
 
+/// A writer that counts the bytes that went through it to `out`: a report and a streamed
+/// picture say how much they wrote without holding it.
+pub(crate) struct CountingWriter<'a, W: Write + ?Sized> {
+    out: &'a mut W,
+    bytes: u64,
+}
+
+impl<'a, W: Write + ?Sized> CountingWriter<'a, W> {
+    pub(crate) fn new(out: &'a mut W) -> Self {
+        CountingWriter { out, bytes: 0 }
+    }
+
+    /// The bytes written so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl<W: Write + ?Sized> Write for CountingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(buf)?;
+        self.bytes += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

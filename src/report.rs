@@ -4,6 +4,8 @@
 
 use std::io::{self, Write};
 
+use crate::output::CountingWriter;
+
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 /// One scenario's line in the results table, and its figure.
@@ -60,7 +62,7 @@ pub fn write_html<D: Drawing>(
     entries: &[Entry<D>],
     matrix: Option<&Grid>,
 ) -> io::Result<u64> {
-    let mut written = Written { out, bytes: 0 };
+    let mut written = CountingWriter::new(out);
     let head = html! {
         head {
             meta charset="utf-8";
@@ -68,45 +70,21 @@ pub fn write_html<D: Drawing>(
             style { (PreEscaped(STYLE)) }
         }
     };
-    written.put(&format!("{}<html lang=\"en\">", DOCTYPE.into_string()))?;
-    written.put(&head.into_string())?;
-    written.put("<body>")?;
-    written.put(&tables(entries, matrix).into_string())?;
+    write!(written, "{}<html lang=\"en\">", DOCTYPE.into_string())?;
+    written.write_all(head.into_string().as_bytes())?;
+    written.write_all(b"<body>")?;
+    written.write_all(tables(entries, matrix).into_string().as_bytes())?;
     for (index, entry) in entries.iter().enumerate() {
         if let Some(drawing) = &entry.svg {
             let caption = html! { figcaption { (entry.source) " (" (entry.result) ")" } };
-            written.put(&format!("<figure id=\"figure-{index}\">"))?;
-            written.put(&caption.into_string())?;
+            write!(written, "<figure id=\"figure-{index}\">")?;
+            written.write_all(caption.into_string().as_bytes())?;
             drawing.write_svg(&mut written)?;
-            written.put("</figure>")?;
+            written.write_all(b"</figure>")?;
         }
     }
-    written.put("</body></html>")?;
-    Ok(written.bytes)
-}
-
-/// A writer that counts what went through it.
-struct Written<'a, W: Write> {
-    out: &'a mut W,
-    bytes: u64,
-}
-
-impl<W: Write> Written<'_, W> {
-    fn put(&mut self, text: &str) -> io::Result<()> {
-        self.write_all(text.as_bytes())
-    }
-}
-
-impl<W: Write> Write for Written<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let written = self.out.write(buf)?;
-        self.bytes += written as u64;
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
+    written.write_all(b"</body></html>")?;
+    Ok(written.bytes())
 }
 
 /// The heading, the count, the results table and the matrix if given.

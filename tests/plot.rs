@@ -356,20 +356,7 @@ fn a_long_run_reads_its_time_axis_in_minutes() {
 
 /// A 1 s interval for three days, frozen for 391.5 s on the second: 259,200 wall seconds with a
 /// tick, and one with 392.
-const THREE_DAYS: &str = r#"
-about = "A 1 s interval for three days, frozen once"
-platform = "linux"
-run_for = "3d"
-[model]
-kind = "interval"
-missed_tick = "burst"
-period = "1s"
-phase = "0s"
-[[fault]]
-kind = "process-suspend"
-at = "1d"
-duration = "391.5s"
-"#;
+const THREE_DAYS: &str = include_str!("data/three-days-frozen-once.toml");
 
 #[test]
 fn a_long_run_draws_a_bounded_number_of_bars_and_keeps_its_burst() {

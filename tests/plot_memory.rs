@@ -15,20 +15,7 @@ static COUNTING: CountingAllocator = CountingAllocator;
 
 /// Three days of a 1 s interval, frozen once: its picture is as big as a run's gets (a long run
 /// is binned), its burst included.
-const THREE_DAYS: &str = r#"
-about = "A 1 s interval for three days, frozen once"
-platform = "linux"
-run_for = "3d"
-[model]
-kind = "interval"
-missed_tick = "burst"
-period = "1s"
-phase = "0s"
-[[fault]]
-kind = "process-suspend"
-at = "1d"
-duration = "391.5s"
-"#;
+const THREE_DAYS: &str = include_str!("data/three-days-frozen-once.toml");
 
 /// Counts the bytes written to it, and keeps none.
 #[derive(Default)]

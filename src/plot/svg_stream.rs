@@ -19,6 +19,7 @@ use plotters_backend::{
 };
 
 use super::error::PlotError;
+use crate::output::CountingWriter;
 
 /// Draws a picture of `size_px` (width, height) with `draw`, writing its SVG into `out` as it
 /// goes, with `comment` after the opening tag if given. Returns the bytes written.
@@ -28,7 +29,7 @@ pub fn draw_svg(
     comment: Option<&str>,
     draw: impl FnOnce(&DrawingArea<SvgStream<'_>, Shift>) -> Result<(), PlotError>,
 ) -> Result<u64, PlotError> {
-    let mut counted = Counted { out, bytes: 0 };
+    let mut counted = CountingWriter::new(out);
     {
         let mut stream = SvgStream::new(&mut counted, size_px);
         if let Some(comment) = comment {
@@ -43,25 +44,7 @@ pub fn draw_svg(
             other => PlotError::from(other),
         })?;
     }
-    Ok(counted.bytes)
-}
-
-/// A writer that counts the bytes that reached it.
-struct Counted<'a> {
-    out: &'a mut dyn Write,
-    bytes: u64,
-}
-
-impl Write for Counted<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let written = self.out.write(buf)?;
-        self.bytes += written as u64;
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
+    Ok(counted.bytes())
 }
 
 /// An SVG document being written: the opening tag when made, each element as it is drawn, the
