@@ -126,7 +126,7 @@ impl Measured {
 /// One ticklab run of `virtual_s` seconds on `network`.
 fn ticklab_run(hosts: usize, network: &str, virtual_s: u64) -> Measured {
     let text = scenario(hosts, network, virtual_s);
-    let parsed = ticklab::scenario::parse("hosts_scale.toml", &text).expect("a valid scenario");
+    let parsed = ticklab::loader::parse("hosts_scale.toml", &text).expect("a valid scenario");
     // The bench times whatever span it is given: 10,000 hosts for an hour is over the default bound.
     let options = RunOptions {
         max_events: u64::MAX,

@@ -98,8 +98,7 @@ fn contenders<'a>(scenario: &'a Scenario, plans: &'a [IntervalPlan]) -> Vec<Cont
 
 fn main() {
     let started = SystemTime::now();
-    let scenario =
-        ticklab::scenario::parse("bench", SCENARIO).expect("the bench scenario is valid");
+    let scenario = ticklab::loader::parse("bench", SCENARIO).expect("the bench scenario is valid");
     let config = scenario
         .model
         .config::<ticklab::interval::IntervalConfig>()

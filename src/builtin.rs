@@ -3,7 +3,10 @@
 
 use include_dir::{Dir, include_dir};
 
-use crate::scenario::{self, Scenario, ScenarioError};
+use crate::loader;
+use crate::scenario::Scenario;
+
+use crate::scenario::error::ScenarioError;
 
 static SCENARIOS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scenarios");
 
@@ -21,7 +24,7 @@ pub fn scenarios_under(folder: &str) -> Result<Vec<Scenario>, ScenarioError> {
                 ScenarioError::whole_file(&source, "not UTF-8")
                     .with_hint("scenario files are UTF-8 text")
             })?;
-            scenario::parse(&source, text)
+            loader::parse(&source, text)
         })
         .collect()
 }

@@ -9,7 +9,7 @@
 //! use ticklab::run::{run_scenario, RunOptions};
 //! use ticklab::trace::NoTrace;
 //!
-//! let scenario = ticklab::scenario::parse("example", r#"
+//! let scenario = ticklab::loader::parse("example", r#"
 //!     about = "A Windows laptop sleeps under a naive 1 s interval"
 //!     platform = "windows"
 //!     run_for = "8m"
@@ -63,6 +63,7 @@ pub mod idle;
 pub mod interval;
 mod invariant;
 mod latencies;
+pub mod loader;
 pub mod lock;
 pub mod machine;
 pub mod measure;
@@ -75,6 +76,7 @@ pub mod reference;
 pub mod registry;
 pub mod report;
 pub mod run;
+mod runner;
 pub mod scenario;
 pub mod sweep;
 pub mod timer;

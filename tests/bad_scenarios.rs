@@ -20,7 +20,7 @@ fn every_bad_scenario_fails_with_its_exact_error_and_hint() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let error = match ticklab::scenario::parse(&name, &text) {
+        let error = match ticklab::loader::parse(&name, &text) {
             Ok(_) => panic!("{name} parsed without error"),
             Err(error) => error,
         };
@@ -39,7 +39,7 @@ fn every_bad_scenario_fails_with_its_exact_error_and_hint() {
 fn errors_show_the_offending_line_underlined() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_scenarios");
     let text = std::fs::read_to_string(folder.join("unknown-model-key.toml")).unwrap();
-    let error = ticklab::scenario::parse("unknown-model-key.toml", &text).unwrap_err();
+    let error = ticklab::loader::parse("unknown-model-key.toml", &text).unwrap_err();
     let rendered = error.to_string();
     assert!(
         rendered.contains("\n 10 | perod = \"1s\"\n    | ^^^^^\n"),

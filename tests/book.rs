@@ -137,7 +137,7 @@ fn every_whole_scenario_in_the_book_parses_and_checks_as_the_book_says() {
     let mut wrong = Vec::new();
     for (index, sample) in samples.iter().enumerate() {
         // Line numbers of a parse error count from the block's first line.
-        if let Err(error) = ticklab::scenario::parse("the sample", &sample.text) {
+        if let Err(error) = ticklab::loader::parse("the sample", &sample.text) {
             wrong.push(format!(
                 "the sample at {} (lines counted from there) does not parse: {error}",
                 place(sample)

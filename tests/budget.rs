@@ -45,7 +45,7 @@ fn estimate_bytes(scenario: &Scenario) -> u128 {
 
 #[test]
 fn runs_in_parallel_never_hold_more_than_the_bound_together() {
-    let scenario = ticklab::scenario::parse("intervals", INTERVALS).unwrap();
+    let scenario = ticklab::loader::parse("intervals", INTERVALS).unwrap();
     let estimate = estimate_bytes(&scenario);
     // Room for two runs at once, not three.
     let bound_bytes = (estimate * 5 / 2) as u64;

@@ -1,8 +1,8 @@
 //! The lock and idle models against figures worked out by hand: with a profile whose every cost
 //! is fixed (p50 = p99), each spawn, wait and idle call has an exact cost.
 
+use ticklab::loader;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario;
 use ticklab::trace::{NoTrace, Summary};
 use ticklab_sim::{NS_PER_MS, NS_PER_US};
 
@@ -32,7 +32,7 @@ fn run(model: &str, profile: &str, run_for: &str) -> Summary {
     let text = format!(
         "about = \"a test\"\nplatform = \"linux\"\nrun_for = \"{run_for}\"\n[model]\nprofile = \"{profile}\"\n{model}"
     );
-    let scenario = scenario::parse("test.toml", &text).unwrap_or_else(|error| panic!("{error}"));
+    let scenario = loader::parse("test.toml", &text).unwrap_or_else(|error| panic!("{error}"));
     run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
         .unwrap()
         .summary
@@ -204,7 +204,7 @@ kind = "process-suspend"
 at = "1s"
 duration = "15s""#
     );
-    let scenario = scenario::parse("test.toml", &text).unwrap_or_else(|error| panic!("{error}"));
+    let scenario = loader::parse("test.toml", &text).unwrap_or_else(|error| panic!("{error}"));
     let summary = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
         .unwrap()
         .summary;

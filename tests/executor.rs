@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::Value;
+use ticklab::loader;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario;
 use ticklab::trace::{JsonlSink, NoTrace, Summary};
 use ticklab_sim::NS_PER_MS;
 
@@ -19,7 +19,7 @@ run_for = "30s"
 "#;
 
 fn run(text: &str) -> Summary {
-    let scenario = scenario::parse("test.toml", &format!("{HEADER}{text}"))
+    let scenario = loader::parse("test.toml", &format!("{HEADER}{text}"))
         .unwrap_or_else(|error| panic!("{error}"));
     run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
         .unwrap()
@@ -321,7 +321,7 @@ fn a_shared_pool_lends_one_runtime_s_connection_to_another_and_per_runtime_pools
 
 /// A run's summary and every event of its JSON trace.
 fn traced(text: &str, seed: u64) -> (Summary, Vec<Value>) {
-    let scenario = scenario::parse("test.toml", &format!("{HEADER}{text}"))
+    let scenario = loader::parse("test.toml", &format!("{HEADER}{text}"))
         .unwrap_or_else(|error| panic!("{error}"));
     let options = RunOptions {
         seed: Some(seed),
@@ -900,7 +900,7 @@ fn a_task_whose_sleep_is_never_fired_is_reported_and_breaks_the_run() {
     )
     .unwrap()
     .replace("driver = \"drops-sleeps\"", "driver = \"tokio\"");
-    let scenario = ticklab::scenario::parse("sound.toml", &sound).unwrap();
+    let scenario = ticklab::loader::parse("sound.toml", &sound).unwrap();
     let report = ticklab::run::run_scenario(
         &scenario,
         &ticklab::run::RunOptions::default(),

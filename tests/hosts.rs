@@ -22,7 +22,7 @@ const MS: u64 = 1_000_000;
 
 fn run(text: &str) -> Summary {
     let scenario =
-        ticklab::scenario::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
+        ticklab::loader::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
     run_scenario(&scenario, &RunOptions::default(), &mut NoTrace)
         .unwrap()
         .summary
@@ -31,7 +31,7 @@ fn run(text: &str) -> Summary {
 /// Runs `text` and returns its summary and its trace as JSON objects, one per event.
 fn run_json(text: &str) -> (Summary, Vec<serde_json::Value>) {
     let scenario =
-        ticklab::scenario::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
+        ticklab::loader::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
     let mut sink = ticklab::trace::JsonlSink::new(Vec::new());
     let summary = run_scenario(&scenario, &RunOptions::default(), &mut sink)
         .unwrap()
@@ -314,7 +314,7 @@ fn a_sweep_from_the_clean_lease_finds_two_leaders_and_shrinks_them_to_one_fault_
         failure.reason
     );
     assert_eq!(failure.minimal.faults.len(), 1, "{:?}", failure.minimal);
-    let regression = ticklab::scenario::parse("regression.toml", &failure.text).unwrap();
+    let regression = ticklab::loader::parse("regression.toml", &failure.text).unwrap();
     let config = regression
         .model
         .config::<ticklab::hosts::HostsConfig>()
@@ -389,7 +389,7 @@ serve_time = "0ms"
     assert_eq!(value(&summary, "timeouts"), 10);
     assert_eq!(value(&summary, "calls_resolved_twice"), 0);
     assert_eq!(value(&summary, "calls"), 100);
-    let unknown = ticklab::scenario::parse("users.toml", text).unwrap_err();
+    let unknown = ticklab::loader::parse("users.toml", text).unwrap_err();
     assert!(
         unknown
             .to_string()
@@ -465,7 +465,7 @@ fn every_fault_of_a_hosts_run_has_a_number_of_its_own_and_names_its_host() {
 
 #[test]
 fn a_plot_draws_each_hosts_faults_on_its_own_row_whatever_their_numbers() {
-    let scenario = ticklab::scenario::parse("faults.toml", OVERLAPPING_FAULTS).unwrap();
+    let scenario = ticklab::loader::parse("faults.toml", OVERLAPPING_FAULTS).unwrap();
     let svg = ticklab::plot::plot(&[scenario], &RunOptions::default())
         .unwrap()
         .svg;
@@ -679,7 +679,7 @@ suspect_after = "5s"
     };
     // One step is too much; an hour of steps, one a second at the least, is too much.
     for (hosts, run_for) in [(4000, "1s"), (500, "1h")] {
-        let scenario = ticklab::scenario::parse("big.toml", &cluster(hosts, run_for)).unwrap();
+        let scenario = ticklab::loader::parse("big.toml", &cluster(hosts, run_for)).unwrap();
         let error = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap_err();
         let message = error.to_string();
         assert!(

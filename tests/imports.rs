@@ -1,7 +1,8 @@
-//! `src/model.rs` is in no file-level import cycle: the model trait depends on the few files
-//! that define what it names, never on the kinds, the registry, the runners or the plots that
-//! depend on it. A cycle through it would make every one of those files part of one knot, which
-//! is what the list of kinds living in `model.rs` once did.
+//! The library's layers point one way. No file-level import cycle crosses top-level modules
+//! (cycles inside one folder are fine), except the pairs in [`ALLOWED`], each with its reason;
+//! and `src/model.rs` is in no cycle at all: the model trait depends on the few files that
+//! define what it names, never on the kinds, the registry, the runners or the plots that depend
+//! on it.
 //!
 //! The graph is read from the library's own source with `syn`: every `crate::`, `super::`,
 //! `self::` or child-module path in each file (in `use` trees, in code and in macro bodies) is an
@@ -195,7 +196,37 @@ fn path_step(tokens: &[TokenTree], index: usize) -> Option<String> {
     }
 }
 
+/// Whether an item is compiled only for the crate's own unit tests: a test may drive a kind
+/// through the loader or the plots above it without that being part of the library's layers.
+fn test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("cfg")
+            && attr
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "test")
+    })
+}
+
+fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+    match item {
+        syn::Item::Mod(item) => &item.attrs,
+        syn::Item::Fn(item) => &item.attrs,
+        syn::Item::Use(item) => &item.attrs,
+        syn::Item::Impl(item) => &item.attrs,
+        syn::Item::Const(item) => &item.attrs,
+        syn::Item::Static(item) => &item.attrs,
+        syn::Item::Struct(item) => &item.attrs,
+        _ => &[],
+    }
+}
+
 impl<'ast> Visit<'ast> for Imports<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !test_only(item_attrs(item)) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         if item.content.is_some() {
             self.here.push(item.ident.to_string());
@@ -237,6 +268,12 @@ impl<'ast> Visit<'ast> for Imports<'_> {
 struct Uses<'i, 'a>(&'i mut Imports<'a>);
 
 impl<'ast> Visit<'ast> for Uses<'_, '_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !test_only(item_attrs(item)) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         if item.content.is_some() {
             self.0.here.push(item.ident.to_string());
@@ -457,5 +494,188 @@ fn the_graph_follows_use_trees_aliases_super_and_macro_bodies() {
             "src/a/inner.rs".to_string(),
             "src/c.rs".to_string()
         ])
+    );
+}
+
+/// Every strongly connected component of more than one file (Tarjan's algorithm, iterative).
+fn knots(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    let names: Vec<&String> = graph.keys().collect();
+    let index_of: BTreeMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let edges: Vec<Vec<usize>> = names
+        .iter()
+        .map(|n| {
+            graph[*n]
+                .iter()
+                .filter_map(|t| index_of.get(t.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    let mut index = vec![usize::MAX; names.len()];
+    let mut low = vec![0; names.len()];
+    let mut on_stack = vec![false; names.len()];
+    let mut stack = Vec::new();
+    let mut next = 0;
+    let mut found = Vec::new();
+    for root in 0..names.len() {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut work = vec![(root, 0usize)];
+        while let Some((v, edge)) = work.pop() {
+            if edge == 0 {
+                index[v] = next;
+                low[v] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = edges[v].get(edge) {
+                work.push((v, edge + 1));
+                if index[w] == usize::MAX {
+                    work.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = BTreeSet::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.insert(names[w].clone());
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    found.push(component);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The top-level module a file belongs to: `src/hosts/step.rs` and `src/hosts.rs` are `hosts`.
+fn top_module(file: &str) -> String {
+    let rest = file.trim_start_matches("src/");
+    rest.split('/')
+        .next()
+        .unwrap_or(rest)
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// Top-level modules that may share a cycle, and why. An entry no knot needs any more fails the
+/// test, so that the list only shrinks.
+const ALLOWED: &[(&[&str], &str)] = &[(
+    &["plot", "trace"],
+    "a kind's trace events write what its picture draws into the plot's `Collected` \
+     (`ModelEvent::collect`), and `Collected` is itself a trace sink; it goes when each kind \
+     keeps its picture's data in its own folder",
+)];
+
+/// Every knot that crosses top-level modules and is not allowed, with the edges that cross,
+/// and every allowed entry no knot needs.
+fn layer_problems(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut used = vec![false; ALLOWED.len()];
+    for knot in knots(graph) {
+        let modules: BTreeSet<String> = knot.iter().map(|file| top_module(file)).collect();
+        if modules.len() < 2 {
+            continue;
+        }
+        let allowed = ALLOWED
+            .iter()
+            .position(|(pair, _)| modules.iter().all(|module| pair.contains(&module.as_str())));
+        if let Some(index) = allowed {
+            used[index] = true;
+            continue;
+        }
+        let crossing: Vec<String> = knot
+            .iter()
+            .flat_map(|from| {
+                graph[from]
+                    .iter()
+                    .filter(|to| knot.contains(*to) && top_module(from) != top_module(to))
+                    .map(move |to| format!("{from} -> {to}"))
+            })
+            .collect();
+        problems.push(format!(
+            "{} files across the modules {} import each other in a cycle; the imports that \
+             cross modules:\n  {}",
+            knot.len(),
+            modules.into_iter().collect::<Vec<_>>().join(", "),
+            crossing.join("\n  ")
+        ));
+    }
+    for ((pair, _), used) in ALLOWED.iter().zip(used) {
+        if !used {
+            problems.push(format!(
+                "{pair:?} is allowed a cycle that no longer exists: remove it from ALLOWED"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_import_cycle_crosses_top_level_modules_but_the_allowed() {
+    let problems = layer_problems(&import_graph(&library_sources()));
+    assert!(
+        problems.is_empty(),
+        "{}\nimport from the layer below (the vocabulary in scenario, the toolbox in runner, \
+         the designs in registry::designs), naming the file that defines a name rather than a \
+         folder's re-export",
+        problems.join("\n\n")
+    );
+}
+
+#[test]
+fn a_planted_import_of_the_loader_in_the_vocabulary_is_reported_with_its_edge() {
+    let mut sources = library_sources();
+    let (_, text) = sources
+        .get_mut(&vec!["scenario".to_string(), "located".to_string()])
+        .expect("src/scenario/located.rs is read");
+    text.push_str("\nfn planted() { let _ = crate::loader::parse; }\n");
+    let problems = layer_problems(&import_graph(&sources));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("src/scenario/located.rs -> src/loader/mod.rs"),
+        "{}",
+        problems[0]
+    );
+    assert!(problems[0].contains("loader"), "{}", problems[0]);
+}
+
+#[test]
+fn test_only_code_is_outside_the_layers_and_the_allow_list_only_shrinks() {
+    let mut sources = library_sources();
+    let (_, text) = sources
+        .get_mut(&vec!["scenario".to_string(), "located".to_string()])
+        .expect("src/scenario/located.rs is read");
+    text.push_str("\n#[cfg(test)]\nmod planted { fn f() { let _ = crate::loader::parse; } }\n");
+    assert_eq!(
+        layer_problems(&import_graph(&sources)),
+        Vec::<String>::new()
+    );
+    // With the plot's data moved out of the trace's reach, the allowed pair has no cycle left.
+    let (_, event) = sources
+        .get_mut(&vec!["trace".to_string(), "event".to_string()])
+        .expect("src/trace/event.rs is read");
+    *event = event.replace("crate::plot::collect::Collected", "std::string::String");
+    let problems = layer_problems(&import_graph(&sources));
+    assert!(
+        problems
+            .iter()
+            .any(|problem| problem.contains("no longer exists")),
+        "{problems:?}"
     );
 }

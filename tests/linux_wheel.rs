@@ -117,7 +117,7 @@ fn run_first_the_timer_thread_catches_up_before_any_timer_is_filed() {
 /// memory sample.
 fn at_the_thaw(file: &str) -> Vec<String> {
     let path = format!("{}/scenarios/timer/{file}", env!("CARGO_MANIFEST_DIR"));
-    let scenario = ticklab::scenario::load(std::path::Path::new(&path)).unwrap();
+    let scenario = ticklab::loader::load(std::path::Path::new(&path)).unwrap();
     let mut trace = Vec::new();
     let mut sink = ticklab::trace::TextSink::new(&mut trace);
     run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();

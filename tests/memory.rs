@@ -141,7 +141,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
     let mut report = String::new();
     for (name, text, just_under) in &files {
         let scenario =
-            ticklab::scenario::parse(name, text).unwrap_or_else(|error| panic!("{name}: {error}"));
+            ticklab::loader::parse(name, text).unwrap_or_else(|error| panic!("{name}: {error}"));
         let measured = measure(&scenario);
         assert!(
             measured > 2 * BASELINE_BYTES,
@@ -169,7 +169,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
     }
     // Machines' threads are counted as each host runs them, not as a handful each: twice what
     // the run allocates is enough.
-    let machines = ticklab::scenario::parse("machines", &machines()).unwrap();
+    let machines = ticklab::loader::parse("machines", &machines()).unwrap();
     let measured = measure(&machines);
     assert_eq!(
         under(&machines, 2 * measured),
@@ -180,7 +180,7 @@ fn each_footprint_covers_what_its_run_allocates_and_not_far_more() {
     each_design_declares_what_a_timer_holds();
     // CPU is kept per span of the run in bounded bins, not per second: a century of callbacks
     // holds what a minute does.
-    let century = ticklab::scenario::parse("century", CENTURY).unwrap();
+    let century = ticklab::loader::parse("century", CENTURY).unwrap();
     let measured = measure(&century);
     assert!(
         measured < 100 << 20,

@@ -115,7 +115,7 @@ proptest! {
         let (source, text) = mutate(&files, file_index, &picks);
         // Profiles are found beside the scenario: parse it where it was.
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let Ok(scenario) = ticklab::scenario::parse_with(
+            let Ok(scenario) = ticklab::loader::parse_with(
                 &ticklab::Registry::builtin(),
                 &source,
                 &text,

@@ -40,7 +40,7 @@ const STACKED: usize = 8;
 
 #[test]
 fn a_long_runs_picture_is_written_as_it_is_drawn_not_held_whole() {
-    let scenarios = [ticklab::scenario::parse("three-days.toml", THREE_DAYS).unwrap()];
+    let scenarios = [ticklab::loader::parse("three-days.toml", THREE_DAYS).unwrap()];
     let runs = run_to_draw(&scenarios, &RunOptions::default()).unwrap();
     let stacked = pictured(&scenarios, &runs).repeat(STACKED);
     let mut sink = CountedSink::default();

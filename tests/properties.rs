@@ -510,7 +510,7 @@ proptest! {
     fn wild_scenarios_run_or_are_refused_with_an_error_located_in_the_file(
         text in wild_scenario(),
     ) {
-        let scenario = match ticklab::scenario::parse("wild.toml", &text) {
+        let scenario = match ticklab::loader::parse("wild.toml", &text) {
             Ok(scenario) => scenario,
             Err(error) => {
                 assert_located(&error, &text);
@@ -531,7 +531,7 @@ proptest! {
     /// end, however their faults overlap.
     #[test]
     fn scenarios_within_every_limit_always_parse_and_run_to_the_end(text in sane_scenario()) {
-        let scenario = ticklab::scenario::parse("sane.toml", &text)
+        let scenario = ticklab::loader::parse("sane.toml", &text)
             .unwrap_or_else(|error| panic!("{error}\n{text}"));
         let report = run_scenario(&scenario, &RunOptions::default(), &mut ticklab::trace::NoTrace);
         let report = report.unwrap_or_else(|error| panic!("{error}\n{text}"));

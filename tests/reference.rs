@@ -18,7 +18,10 @@ fn folder() -> PathBuf {
 
 #[test]
 fn the_committed_pages_and_schema_are_what_the_code_writes() {
-    let differences = reference::compare_pages(&folder(), &reference::pages(&Registry::builtin()));
+    let differences = reference::compare_pages(
+        &folder(),
+        &ticklab::cli::reference_pages(&Registry::builtin()),
+    );
     assert!(
         differences.is_empty(),
         "the reference pages differ from the code; run `cargo run -- reference` and commit \
@@ -290,7 +293,7 @@ fn the_reference_command_writes_every_page_into_the_folder_it_is_named() {
     let out = tempfile::tempdir().unwrap();
     let folder = out.path().join("reference");
     ticklab().arg("reference").arg(&folder).assert().code(0);
-    for page in reference::pages(&Registry::builtin()) {
+    for page in ticklab::cli::reference_pages(&Registry::builtin()) {
         let written = std::fs::read_to_string(folder.join(&page.name)).unwrap();
         assert_eq!(written, page.text, "{}", page.name);
     }

@@ -12,8 +12,9 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use ticklab::loader;
 use ticklab::run::{RunOptions, run_scenario};
-use ticklab::scenario::{self, Scenario};
+use ticklab::scenario::Scenario;
 use ticklab::trace::{JsonlSink, TextSink};
 
 /// Snapshots keep the first and last few ticks of each run between faults; the summary carries
@@ -25,8 +26,7 @@ fn load(path: &Path) -> Scenario {
         .strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap_or(path);
     let text = std::fs::read_to_string(path).unwrap();
-    scenario::parse(&relative.display().to_string(), &text)
-        .unwrap_or_else(|error| panic!("{error}"))
+    loader::parse(&relative.display().to_string(), &text).unwrap_or_else(|error| panic!("{error}"))
 }
 
 fn is_full_scale(path: &Path) -> bool {

@@ -75,7 +75,7 @@ fn every_printed_figure_is_an_expect_name() {
     for file in SCENARIOS {
         let path = format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap();
-        let scenario = ticklab::scenario::parse(&path, &text).unwrap();
+        let scenario = ticklab::loader::parse(&path, &text).unwrap();
         let mut trace = Vec::new();
         run_scenario(
             &scenario,
@@ -88,7 +88,7 @@ fn every_printed_figure_is_an_expect_name() {
         let (model, _) = text.split_once("\n[expect]").unwrap_or((&text, ""));
         for (part, key, shown) in figures {
             let bounded = format!("{model}\n{}", bound(&part, &key, &shown));
-            if let Err(error) = ticklab::scenario::parse(&path, &bounded) {
+            if let Err(error) = ticklab::loader::parse(&path, &bounded) {
                 panic!(
                     "{file}: the summary prints `{key} {shown}` ({}), which [expect] refuses: \
                      {error}",

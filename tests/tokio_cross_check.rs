@@ -41,7 +41,7 @@ fn simulated(path: &Path) -> Vec<Tick> {
         path.display()
     );
     let ideal = format!("{text}\n[machine]\ntimer_resolution = \"0s\"\ntimer_slack = \"0s\"\n");
-    let scenario = ticklab::scenario::parse(&path.display().to_string(), &ideal).unwrap();
+    let scenario = ticklab::loader::parse(&path.display().to_string(), &ideal).unwrap();
     let mut ticks = Ticks(Vec::new());
     run_scenario(&scenario, &RunOptions::default(), &mut ticks).unwrap();
     ticks.0
@@ -98,7 +98,7 @@ fn interval_scenarios() -> Vec<PathBuf> {
 fn every_tokio_shaped_interval_scenario_ticks_the_same_in_the_simulator_and_in_tokio() {
     let mut compared = Vec::new();
     for path in interval_scenarios() {
-        let scenario = ticklab::scenario::load(&path).unwrap();
+        let scenario = ticklab::loader::load(&path).unwrap();
         let Some((behavior, period)) = tokio_shaped(&scenario) else {
             continue;
         };

@@ -161,7 +161,7 @@ fn simulated_deadlines(
             suspend.at_ms, suspend.duration_ms
         ));
     }
-    let scenario = ticklab::scenario::parse("oracle.toml", &text).unwrap();
+    let scenario = ticklab::loader::parse("oracle.toml", &text).unwrap();
     let mut ticks = Deadlines(Vec::new());
     ticklab::run::run_scenario(&scenario, &ticklab::run::RunOptions::default(), &mut ticks)
         .unwrap();

@@ -5,7 +5,8 @@ use rayon::prelude::*;
 
 use super::{Failure, Limits, scenario_files};
 use crate::registry::Registry;
-use crate::run::{RunOptions, RunReport, replay_command, run_scenario};
+use crate::run::{RunReport, replay_command, run_scenario};
+use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
 use crate::trace::{FirstBroken, NoTrace};
 

@@ -11,7 +11,8 @@ use ticklab_sim::Approx;
 
 use super::{Failure, Limits};
 use crate::registry::Registry;
-use crate::run::{RunOptions, run_scenario};
+use crate::run::run_scenario;
+use crate::runner::options::RunOptions;
 use crate::timer::TimerConfig;
 use crate::trace::{NoTrace, Summary};
 

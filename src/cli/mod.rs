@@ -29,10 +29,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::registry::Registry;
-use crate::run::{DEFAULT_MAX_EVENTS, RunOptions};
+use crate::runner::options::{DEFAULT_MAX_EVENTS, RunOptions};
 
 pub use program::invoked_as;
-pub use reference::help_texts;
+pub use reference::{help_texts, reference_pages};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -16,9 +16,19 @@ pub(super) struct ReferenceArgs {
     check: bool,
 }
 
+/// Every page `ticklab reference` writes for `registry`'s designs: the scenario format's, the
+/// command line's, and the JSON Schema last.
+pub fn reference_pages(registry: &Registry) -> Vec<crate::reference::Page> {
+    let mut pages = crate::reference::pages(registry);
+    let schema = pages.pop();
+    pages.push(crate::reference::command_page(&help_texts()));
+    pages.extend(schema);
+    pages
+}
+
 /// Writes the reference pages and the scenario schema, or with `--check` compares them.
 pub(super) fn reference_command(registry: &Registry, args: &ReferenceArgs) -> Result<(), Failure> {
-    let pages = crate::reference::pages(registry);
+    let pages = reference_pages(registry);
     if args.check {
         let differences = crate::reference::compare_pages(&args.folder, &pages);
         if differences.is_empty() {

@@ -13,7 +13,8 @@ use crate::plot::PlotError;
 use crate::plot::collect::Collected;
 use crate::registry::Registry;
 use crate::report::{Drawing, Entry, Grid, write_html};
-use crate::run::{RunOptions, run_scenario};
+use crate::run::run_scenario;
+use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
 use crate::trace::{FirstBroken, NoTrace};
 

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use super::{Failure, Format, Limits};
 use crate::output::AtomicFile;
 use crate::registry::Registry;
-use crate::run::{RunError, RunOptions, RunReport, replay_command, run_scenario};
+use crate::run::{RunReport, replay_command, run_scenario};
+use crate::runner::error::RunError;
+use crate::runner::options::RunOptions;
 use crate::scenario;
 use crate::trace::{JsonlSink, NoTrace, SummaryOnly, TextSink, TraceSink};
 

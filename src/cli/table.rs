@@ -7,7 +7,8 @@ use ticklab_sim::{Compact, FaultKind, Platform};
 
 use super::{Failure, Limits};
 use crate::interval::IntervalConfig;
-use crate::run::{RunOptions, run_scenario};
+use crate::run::run_scenario;
+use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
 use crate::trace::NoTrace;
 

@@ -8,7 +8,7 @@ use super::spec::{
     DEFAULT_BLOCKING_THREADS, DEFAULT_STARVATION_THRESHOLD_NS, ExecutorSpec, PoolSpec, RuntimeSpec,
     StepSpec, TaskSpec,
 };
-use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
 
 /// `[model]` with `kind = "executor"`.
 pub static MODEL: KeyTable = KeyTable {

@@ -8,9 +8,10 @@ use ticklab_models::executor::SchedulerConfig;
 use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-use crate::scenario::{Located, ScenarioError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a [model] table")]

@@ -5,8 +5,10 @@ use super::tasks::{Request, Task};
 use crate::machine::Machine;
 use crate::machine::bound::{self, ModelCpu};
 use crate::memory::{Footprint, grown};
-use crate::run::{RunError, RunOptions, retiming_edges};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::faults::retiming_edges;
+use crate::runner::options::RunOptions;
+use crate::scenario::setting::Setting;
 
 /// Arrivals of `group` before the run ends: periodic ones stop at the end, Poisson ones are
 /// bounded by their count alone.
@@ -165,5 +167,9 @@ pub(crate) fn peak_footprint<W: Copy>(scenario: &Setting, config: &ExecutorConfi
     Footprint::new()
         .with(TASKS, tasks, BYTES_PER_TASK)
         .with(REQUESTS, requests, BYTES_PER_REQUEST)
-        .with(crate::run::WAKES, waiting, Machine::<W>::BYTES_PER_WAKE)
+        .with(
+            crate::runner::memory_check::WAKES,
+            waiting,
+            Machine::<W>::BYTES_PER_WAKE,
+        )
 }

@@ -6,7 +6,7 @@ use ticklab_sim::{ClockId, EdgeEffect, FaultEdge, ThreadCpu, ThreadId};
 
 use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
 use super::edges::message_name;
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::heartbeat::{BeatWake, Heartbeat};
 use super::host_lines::trace_thaw;
 use super::lease::Lease;
@@ -16,7 +16,7 @@ use super::threads::{Role, WorkCost};
 use crate::expect::Metric;
 use crate::machine::Workloads;
 use crate::memory::Footprint;
-use crate::run::RunError;
+use crate::runner::error::RunError;
 use crate::trace::{Summary, TraceSink};
 
 /// The workloads of one run, and the trace they report to.

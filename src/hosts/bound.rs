@@ -4,7 +4,7 @@
 use super::spec::HostsConfig;
 use super::turmoil_net::step_cost;
 use crate::machine::bound::{self, ModelCpu};
-use crate::run::RunError;
+use crate::runner::error::RunError;
 
 /// What a hosts run may cost, worked out before it starts.
 #[derive(Debug)]
@@ -348,14 +348,14 @@ mod tests {
              \"hosts\"\nnetwork = \"events\"\n[[model.host]]\nname = \"node\"\ncount = \
              {hosts}\n[model.heartbeat]\nevery = \"1s\"\nsuspect_after = \"5s\"\npeers = {peers}\n"
         );
-        let scenario = crate::scenario::parse("a.toml", &text).unwrap();
+        let scenario = crate::loader::parse("a.toml", &text).unwrap();
         let config = scenario.model.config::<HostsConfig>().unwrap().clone();
         (config, scenario.run_for_ns)
     }
 
     #[test]
     fn a_big_heartbeat_cluster_costs_what_its_queue_makes_each_step_cost() {
-        let default_limit = crate::run::RunOptions::default().max_events;
+        let default_limit = crate::runner::options::RunOptions::default().max_events;
         // A minute of CPU: under the limit counted a step an event, far over it weighed.
         let (config, run_for_ns) = heartbeats(10_000, 64, "2m");
         let work = work_bound(&config, run_for_ns);
@@ -389,7 +389,7 @@ mod tests {
             )
         };
         let bound = |machine: &str, cpu: &str| {
-            let scenario = crate::scenario::parse("a.toml", &text(machine, cpu)).unwrap();
+            let scenario = crate::loader::parse("a.toml", &text(machine, cpu)).unwrap();
             let config = scenario.model.config::<HostsConfig>().unwrap().clone();
             work_bound(&config, scenario.run_for_ns).steps
         };
@@ -449,7 +449,7 @@ mod tests {
             )
         };
         let bound = |machine: &str| {
-            let scenario = crate::scenario::parse("a.toml", &text(machine)).unwrap();
+            let scenario = crate::loader::parse("a.toml", &text(machine)).unwrap();
             let config = scenario.model.config::<HostsConfig>().unwrap().clone();
             work_bound(&config, scenario.run_for_ns).steps
         };

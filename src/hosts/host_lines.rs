@@ -3,7 +3,7 @@
 use ticklab_sim::ClockId;
 
 use super::cluster::{Cluster, HostId};
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::out::Out;
 use super::spec::HostConfig;
 use super::thaw::{ThawOrder, Thawed};

@@ -18,6 +18,7 @@ mod binding;
 mod bound;
 mod cluster;
 mod edges;
+pub(crate) mod event_kind;
 pub(crate) mod events;
 mod heartbeat;
 mod host_lines;
@@ -36,7 +37,8 @@ pub mod thaw;
 mod threads;
 mod turmoil_net;
 
-pub use events::{HostEvent, HostEventKind};
+pub use event_kind::HostEventKind;
+pub use events::HostEvent;
 pub use model::HostsModel;
 pub use spec::HostsConfig;
 

@@ -3,11 +3,12 @@
 use crate::expect::{ExpectSchema, Metric};
 use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
+use crate::plot::draw::Draw;
+use crate::plot::error::PlotError;
 use crate::plot::style::Area;
-use crate::plot::{Draw, PlotError};
-use crate::reference::table::KeyTable;
-use crate::run::RunError;
-use crate::scenario::ScenarioError;
+use crate::runner::error::RunError;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
 use super::spec::{HostsConfig, HostsSpec, validate};

@@ -6,7 +6,7 @@ use ticklab_sim::{Compact, SimRng};
 use toml::Spanned;
 
 use super::spec::{Carrier, HostNames, HostsSpec};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, DurationOrRange};
 
 /// One way, when the file sets none: a datacentre's few milliseconds.

@@ -5,7 +5,8 @@ use std::io;
 use std::rc::Rc;
 
 use super::cluster::{Cluster, HostId};
-use super::events::{HostEvent, HostEventKind};
+use super::event_kind::HostEventKind;
+use super::events::HostEvent;
 use super::threads::Role;
 use crate::trace::{Event, TraceSink};
 

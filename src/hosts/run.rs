@@ -7,7 +7,7 @@ use super::binding::{Costs, HostsRun};
 use super::bound::{refuse_endless_datagrams, refuse_turmoil_too_big, work_bound};
 use super::cluster::Cluster;
 use super::edges::{EdgeLines, FaultNumbers};
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::heartbeat::Heartbeat;
 use super::host_lines::{describe, turmoil_note};
 use super::lease::Lease;
@@ -19,8 +19,12 @@ use super::spec::{Carrier, HostsConfig};
 use super::turmoil_net::TurmoilNet;
 use crate::machine::drive;
 use crate::memory::budget::Admission;
-use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::memory_check::check_memory;
+use crate::runner::options::RunOptions;
+use crate::runner::start::start_event;
+use crate::runner::watchdog::Watchdog;
+use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 
 pub(crate) fn run(

@@ -17,8 +17,10 @@ use super::thaw::ThawOrder;
 use crate::expect::Metric;
 use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
 use crate::model::Head;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::explain::nearest;
+use crate::scenario::located::Located;
 use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-use crate::scenario::{Located, ScenarioError, nearest};
 
 /// Most hosts one scenario may declare.
 pub const MAX_HOSTS: usize = 10_000;

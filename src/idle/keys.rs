@@ -1,7 +1,7 @@
 //! The keys of an idle scenario's `[model]` table, for the reference and the schema.
 
 use super::spec::{ArrivalKind, DEFAULT_HANDLE_NS, DEFAULT_TIMEOUT_NS, IdleSpec, StrategyKind};
-use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
 /// `[model]` with `kind = "idle"`.

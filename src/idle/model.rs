@@ -3,12 +3,13 @@
 use crate::expect::{ExpectSchema, Metric};
 use crate::model::{Head, Model, RunContext};
 use crate::plot::collect::Collected;
+use crate::plot::draw::Draw;
+use crate::plot::error::PlotError;
 use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
-use crate::plot::{Draw, PlotError};
 use crate::profile::CostProfile;
-use crate::reference::table::KeyTable;
-use crate::run::RunError;
-use crate::scenario::ScenarioError;
+use crate::runner::error::RunError;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
 use super::spec::{IdleConfig, IdleSpec, validate};

@@ -17,10 +17,13 @@ use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::memory::{Footprint, grown};
 use crate::profile::Costs;
-use crate::run::{
-    RunError, RunOptions, Watchdog, check_memory, retiming_edges, start_event, world_config,
-};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::faults::retiming_edges;
+use crate::runner::memory_check::check_memory;
+use crate::runner::options::RunOptions;
+use crate::runner::start::{start_event, world_config};
+use crate::runner::watchdog::Watchdog;
+use crate::scenario::setting::Setting;
 use crate::trace::{Event, Section, Summary, TraceSink};
 
 #[derive(Clone, Copy, Debug)]

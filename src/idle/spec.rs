@@ -6,9 +6,10 @@ use ticklab_models::idle::Strategy;
 use toml::Spanned;
 
 use crate::profile::CostProfile;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::numbers::optional_whole;
 use crate::scenario::values::{DurationNs, Name, Named};
-use crate::scenario::{Located, ScenarioError};
 
 /// A strategy as a scenario names it; its timeout comes from the model's `timeout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use ticklab_models::interval::MissedTick;
 
 use super::spec::{IntervalSpec, MAX_COUNT};
-use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
 
 /// `[model]` with `kind = "interval"`.
 pub static MODEL: KeyTable = KeyTable {

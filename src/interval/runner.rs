@@ -13,11 +13,13 @@ use super::{IntervalConfig, Period, Phase};
 use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::memory::{Footprint, grown};
-use crate::run::{
-    RunError, RunOptions, Watchdog, check_memory, clock_advance_bound_ns, retiming_edges,
-    start_event, world_config,
-};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::faults::{clock_advance_bound_ns, retiming_edges};
+use crate::runner::memory_check::check_memory;
+use crate::runner::options::RunOptions;
+use crate::runner::start::{start_event, world_config};
+use crate::runner::watchdog::Watchdog;
+use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink, Wall};
 
 /// One interval's drawn parameters.
@@ -156,7 +158,7 @@ fn intervals_footprint(count: usize) -> Footprint {
     Footprint::new()
         .with("intervals", count as u128, bytes_each)
         .with(
-            crate::run::WAKES,
+            crate::runner::memory_check::WAKES,
             count as u128 + 1,
             Machine::<u32>::BYTES_PER_WAKE,
         )

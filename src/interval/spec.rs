@@ -5,8 +5,9 @@ use ticklab_models::interval::MissedTick;
 use ticklab_sim::NS_PER_MS;
 use toml::Spanned;
 
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::values::{DurationNs, DurationOrRange, Name, PhaseSpec};
-use crate::scenario::{Located, ScenarioError};
 
 /// At most this many intervals in one scenario: enough for load tests, small enough that
 /// per-interval state stays in cache.

@@ -3,7 +3,7 @@
 use ticklab_models::lock::LockKind;
 
 use super::spec::{DEFAULT_READ_HOLD_NS, LockSpec, Spacing, SpawnKind};
-use crate::reference::{KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
 /// `[model]` with `kind = "lock"`.

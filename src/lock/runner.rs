@@ -21,8 +21,12 @@ use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
 use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
-use crate::run::{RunError, RunOptions, Watchdog, retiming_edges, start_event, world_config};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::faults::retiming_edges;
+use crate::runner::options::RunOptions;
+use crate::runner::start::{start_event, world_config};
+use crate::runner::watchdog::Watchdog;
+use crate::scenario::setting::Setting;
 use crate::scenario::values::MIB;
 use crate::trace::{Event, Summary, TraceSink};
 

@@ -6,9 +6,10 @@ use ticklab_models::lock::LockKind;
 use toml::Spanned;
 
 use crate::profile::CostProfile;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::{Bytes, DurationNs, Name, Named};
-use crate::scenario::{Located, ScenarioError};
 
 /// How a command is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

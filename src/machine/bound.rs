@@ -6,7 +6,7 @@
 use ticklab_sim::{FULL_SHARE_PPM, Fault};
 
 use super::config::MachineConfig;
-use crate::run::RunError;
+use crate::runner::error::RunError;
 
 /// What the model asks of the machine's CPU at most.
 #[derive(Clone, Copy, Debug, Default)]

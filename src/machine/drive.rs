@@ -32,7 +32,8 @@ use ticklab_sim::{EdgeEffect, FaultEdge, SliceTicket, ThreadId};
 
 use super::{Cpu, Machine, MachineReport, SliceOutcome};
 use crate::memory::Footprint;
-use crate::run::{RunError, Watchdog};
+use crate::runner::error::RunError;
+use crate::runner::watchdog::Watchdog;
 use crate::trace::{Event, Summary, TraceSink};
 
 /// What the ground hands the drive loop next.

@@ -1,7 +1,7 @@
 //! The keys of `[machine]`, for the reference and the schema.
 
 use super::spec::{DEFAULT_LOAD_BURST_NS, MAX_CORES, MAX_LOAD_THREADS, MachineSpec};
-use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 
 /// `[machine]`, for every kind; a hosts scenario's `[model.host.machine]` takes the same keys.
 pub static MACHINE: KeyTable = KeyTable {

@@ -27,7 +27,8 @@ pub(crate) use cpu::{CpuWake, SliceOutcome};
 pub use drive::{Binding, Ground, Next, Workloads, drive};
 
 use crate::memory::Footprint;
-use crate::run::{RunError, record_fault};
+use crate::runner::error::RunError;
+use crate::runner::faults::record_fault;
 use crate::trace::TraceSink;
 pub use load::Load;
 pub use spec::MachineSpec;
@@ -233,7 +234,7 @@ impl<W: Copy> Machine<W> {
     pub fn footprint(&self) -> Footprint {
         Footprint::new()
             .with(
-                crate::run::WAKES,
+                crate::runner::memory_check::WAKES,
                 self.world.pending() as u128,
                 Self::BYTES_PER_WAKE,
             )

@@ -17,9 +17,10 @@ use toml::Spanned;
 
 use super::config::{Bursts, MachineConfig, ModelMachineKeys, OutsideLoad};
 use super::timing::Timing;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::DurationNs;
-use crate::scenario::{Located, ScenarioError};
 
 /// The `[machine]` table as TOML gives it.
 #[derive(Clone, Debug, Default, Deserialize)]

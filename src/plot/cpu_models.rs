@@ -4,8 +4,8 @@
 
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::Collected;
+use super::error::PlotError;
 use super::style::{
     self, Area, Bar, Unit, bar_panel, draw_extremes, legend, power_of_ten, series_color,
     time_panel, time_panel_with, y_range_to,

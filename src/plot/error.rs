@@ -5,7 +5,7 @@ use std::io;
 
 use plotters::prelude::DrawingAreaErrorKind;
 
-use crate::run::error::RunError;
+use crate::runner::error::RunError;
 
 #[derive(Debug)]
 pub enum PlotError {

@@ -5,8 +5,8 @@ use plotters::prelude::*;
 
 use ticklab_sim::Approx;
 
-use super::PlotError;
 use super::collect::{BLOCKING, COLUMNS, Collected, FIRST_GROUP, PARKED, WorkerTrack};
+use super::error::PlotError;
 use super::style::{
     self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, TimeChart, Unit, draw_extremes, legend,
     run_seconds, series_color, time_panel, time_panel_with, y_range_to,

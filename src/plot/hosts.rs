@@ -12,7 +12,7 @@ use super::hosts_legend as legend;
 use super::style::{
     Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, Y_LABEL_AREA_PX, YAxis, fault_color, time_panel_on,
 };
-use crate::hosts::events::HostEventKind;
+use crate::hosts::event_kind::HostEventKind;
 use crate::trace::FaultEvent;
 
 /// Height of one host's row.

@@ -8,7 +8,7 @@
 
 pub mod collect;
 pub(crate) mod cpu_models;
-mod draw;
+pub(crate) mod draw;
 pub(crate) mod error;
 pub(crate) mod executor;
 pub(crate) mod harness;
@@ -30,7 +30,8 @@ pub use error::PlotError;
 
 use crate::model::ModelSetup;
 use crate::registry::{KINDS, ModelKind};
-use crate::run::{RunOptions, RunReport, run_scenario};
+use crate::run::{RunReport, run_scenario};
+use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
 use collect::Collected;
 use style::WIDTH_PX;
@@ -144,10 +145,10 @@ mod tests {
     use super::*;
     use crate::expect::Metric;
     use crate::model::{Head, Model, RunContext};
-    use crate::reference::table::KeyTable;
     use crate::registry::Kind;
-    use crate::run::RunError;
-    use crate::scenario::ScenarioError;
+    use crate::runner::error::RunError;
+    use crate::scenario::error::ScenarioError;
+    use crate::scenario::key_table::KeyTable;
     use crate::trace::Summary;
 
     /// A kind whose config does not implement [`Draw`].
@@ -203,7 +204,7 @@ mod tests {
 
     #[test]
     fn a_kind_with_a_picture_draws_through_its_config() {
-        let scenario = crate::scenario::parse(
+        let scenario = crate::loader::parse(
             "drawn",
             "about = \"x\"\nplatform = \"linux\"\nrun_for = \"1s\"\n[model]\nkind = \"interval\"\n\
              missed_tick = \"burst\"\nperiod = \"100ms\"\n",

@@ -4,8 +4,8 @@
 
 use plotters::prelude::*;
 
-use super::PlotError;
 use super::collect::{ClockPoint, Collected};
+use super::error::PlotError;
 use super::style::{self, Area, Unit, draw_extremes, legend, series_color, time_panel, y_range_to};
 use ticklab_sim::Approx;
 

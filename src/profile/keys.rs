@@ -1,6 +1,6 @@
 //! The `[model]` key of every kind that charges system calls from a cost profile.
 
-use crate::reference::{KeyDoc, Need, ValueType};
+use crate::scenario::key_table::{KeyDoc, Need, ValueType};
 
 /// `profile`, as the lock and idle kinds take it.
 pub const PROFILE: KeyDoc = KeyDoc::new(

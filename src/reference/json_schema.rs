@@ -6,10 +6,10 @@ use serde_json::{Map, Value, json};
 use ticklab_models::timer::KeyKind;
 
 use super::markdown::duration;
-use super::table::{FloatEnd, KeyTable, Need, ValueType};
 use super::{TOP, model_table};
 use crate::expect::{Metric, Unit};
 use crate::registry::Registry;
+use crate::scenario::key_table::{FloatEnd, KeyTable, Need, ValueType};
 
 /// What the schema's `$comment` says, and how the command that writes it knows its own file.
 pub(crate) const GENERATED_MARK: &str =

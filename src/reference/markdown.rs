@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use ticklab_models::timer::{DesignKey, KeyKind, Promise};
 
-use super::table::{FloatEnd, KeyTable, Need, ValueType};
 use crate::expect::{Metric, Unit};
+use crate::scenario::key_table::{FloatEnd, KeyTable, Need, ValueType};
 
 /// A table of `table`'s keys: what each takes, its default, what it sets.
 pub(super) fn key_table(table: &KeyTable) -> String {

@@ -38,12 +38,11 @@ mod folder;
 mod json_schema;
 mod markdown;
 mod pages;
-pub(crate) mod table;
 
+pub use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 pub use folder::{MANIFEST, WriteError, Written, compare_pages, write_pages};
 pub use json_schema::schema;
-pub use pages::{GENERATED_HEADER, Page, pages};
-pub use table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+pub use pages::{GENERATED_HEADER, Page, command_page, pages};
 
 pub use crate::scenario::top_keys::{FAULT, FAULTS, FaultDoc, TOP};
 

@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 
 use super::markdown::{design_key_table, key_table, metric_table, one_of, promise};
-use super::table::KeyTable;
 use super::{FAULT, FAULTS, TOP, machine_table, model_table};
-use crate::registry::Registry;
+use crate::registry::designs::Registry;
+use crate::scenario::key_table::KeyTable;
 
 /// The first line of every generated markdown page; the command that writes the pages
 /// overwrites only files that start with it.
@@ -28,7 +28,9 @@ impl Page {
     }
 }
 
-/// Every reference page for `registry`'s designs, and the JSON Schema, in a fixed order.
+/// Every reference page of the scenario format for `registry`'s designs, and the JSON Schema,
+/// in a fixed order. `ticklab reference` writes these and the page of its own commands
+/// ([`command_page`]), which the command line gives: `ticklab::cli::reference_pages`.
 pub fn pages(registry: &Registry) -> Vec<Page> {
     let mut pages = vec![
         Page::markdown("scenario-file.md", &scenario_file()),
@@ -42,7 +44,6 @@ pub fn pages(registry: &Registry) -> Vec<Page> {
         ));
     }
     pages.push(Page::markdown("designs.md", &designs(registry)));
-    pages.push(Page::markdown("cli.md", &cli()));
     pages.push(Page {
         name: "scenario.schema.json".to_string(),
         text: super::schema(registry),
@@ -241,15 +242,13 @@ fn designs(registry: &Registry) -> String {
     out
 }
 
-fn cli() -> String {
+/// `cli.md`: every command's `--help`, as `(command, help)` pairs.
+pub fn command_page(help_texts: &[(String, String)]) -> Page {
     let mut out = String::from("# Command line\n\nEvery `ticklab` command's `--help`.\n");
-    for (name, help) in crate::cli::help_texts()
-        .into_iter()
-        .filter(|(name, _)| name != "ticklab help")
-    {
+    for (name, help) in help_texts.iter().filter(|(name, _)| name != "ticklab help") {
         let _ = write!(out, "\n## `{name}`\n\n```text\n{}\n```\n", help.trim_end());
     }
-    out
+    Page::markdown("cli.md", &out)
 }
 
 /// `text` with its first letter in capitals, as a sentence starts.

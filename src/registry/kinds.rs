@@ -4,12 +4,13 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::Registry;
-use crate::expect::Metric;
-use crate::model::{Model, ModelSetup};
-use crate::plot::Draw;
-use crate::reference::table::KeyTable;
-use crate::scenario::{Located, Scenario, ScenarioError};
+use crate::expect::metric::Metric;
+use crate::model::{Head, Model, ModelSetup};
+use crate::plot::draw::Draw;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::key_table::KeyTable;
+use crate::scenario::located::Located;
+use crate::scenario::schema::ModelTable;
 
 /// The model kinds scenario files can name, one line each: [`Kind::DRAWN`] for a kind whose
 /// config implements [`Draw`], [`Kind::NEW`] for one without a picture.
@@ -37,8 +38,9 @@ pub trait ModelKind: Sync {
     fn name(&self) -> &'static str;
     fn about(&self) -> &'static str;
 
-    /// Parses and validates a whole scenario file of this kind.
-    fn parse(&self, file: &Located<'_>, registry: &Registry) -> Result<Scenario, ScenarioError>;
+    /// Turns the `[model]` table of `file`, a file of this kind, into the model's setup; the
+    /// rest of the file is the loader's.
+    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError>;
 
     /// The keys its `[model]` table takes, for checking the docs.
     fn keys(&self) -> &'static [&'static str];
@@ -109,8 +111,9 @@ impl<M: Model> ModelKind for Kind<M> {
         M::ABOUT
     }
 
-    fn parse(&self, file: &Located<'_>, registry: &Registry) -> Result<Scenario, ScenarioError> {
-        crate::scenario::parse_kind::<M>(file, registry)
+    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError> {
+        let raw: ModelTable<M::Spec> = file.parse()?;
+        Ok(ModelSetup::new::<M>(M::validate(&raw.model, head)?))
     }
 
     fn keys(&self) -> &'static [&'static str] {

@@ -5,8 +5,9 @@ use std::ops::Range;
 use ticklab_sim::{FULL_SHARE_PPM, Fault, FaultKind};
 use toml::Spanned;
 
+use super::error::ScenarioError;
+use super::located::Located;
 use super::schema::FaultSpec;
-use super::{Located, ScenarioError};
 
 /// The most a wall step may move the clock.
 const MAX_WALL_STEP_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;

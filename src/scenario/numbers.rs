@@ -2,7 +2,8 @@
 
 use toml::Spanned;
 
-use super::{Located, ScenarioError};
+use super::error::ScenarioError;
+use super::located::Located;
 
 /// `value`, if it lies in `range`; otherwise an error at it naming `key`, with `hint`.
 pub(crate) fn whole(

@@ -109,12 +109,13 @@ pub(crate) struct FaultSpec {
     pub share: Option<Spanned<f64>>,
 }
 
-/// Just enough of a file to learn which model it is for.
+/// A file's `[model]` table alone, as its kind reads it; the loader reads the rest.
 #[derive(Debug, Deserialize)]
-pub(crate) struct ModelProbe {
-    pub model: ModelKindProbe,
+pub(crate) struct ModelTable<M> {
+    pub model: M,
 }
 
+/// Just enough of a `[model]` table to learn which kind it is.
 #[derive(Debug, Deserialize)]
 #[serde(expecting = "a [model] table with a `kind`")]
 pub(crate) struct ModelKindProbe {

@@ -6,6 +6,9 @@ use ticklab_sim::{ClockId, Fault, Platform};
 use crate::expect::metric::Expectation;
 use crate::machine::config::MachineConfig;
 
+/// When no `wall_start` is given. Fixed, because nothing in a run may depend on the host.
+pub const DEFAULT_WALL_START: &str = "2026-01-01T00:00:00Z";
+
 /// What a run happens under, whatever runs in it: the platform and its clocks, the seed, the
 /// length and the faults. A scenario's head; also all that a file for [`crate::tokio`] holds.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use ticklab_sim::{ClockId, FaultKind, Platform};
 
 use super::schema::{FaultSpec, ScenarioFile};
-use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 
 /// The top level of a scenario file.
 pub static TOP: KeyTable = KeyTable {
@@ -50,7 +50,7 @@ pub static TOP: KeyTable = KeyTable {
         KeyDoc::new(
             "wall_start",
             ValueType::Timestamp,
-            Need::Default(super::DEFAULT_WALL_START),
+            Need::Default(super::setting::DEFAULT_WALL_START),
             "RFC 3339 time of the wall clock at t = 0, between 1900 and 2100",
         ),
         KeyDoc::new(
@@ -63,7 +63,7 @@ pub static TOP: KeyTable = KeyTable {
         KeyDoc::new(
             "max_events",
             ValueType::Count {
-                min: crate::run::DEFAULT_MAX_EVENTS as i64 + 1,
+                min: crate::runner::options::DEFAULT_MAX_EVENTS as i64 + 1,
                 max: i64::MAX,
             },
             Need::Default("250,000,000"),

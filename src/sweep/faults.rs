@@ -470,7 +470,7 @@ mod tests {
                 };
                 assert_eq!(loads, expected, "{}", apply(CORED, &case).unwrap());
             }
-            crate::scenario::parse("case.toml", &apply(CORED, &case).unwrap())
+            crate::loader::parse("case.toml", &apply(CORED, &case).unwrap())
                 .unwrap_or_else(|error| panic!("{case:?}: {error}"));
         }
         assert!(drawn > 25, "{drawn} loads in 50 cases");

@@ -27,7 +27,9 @@ pub use rejections::{RejectedGroup, Rejection, RejectionKind, Rejections};
 pub use tweak::Tweak;
 
 use crate::registry::Registry;
-use crate::run::{RunError, RunOptions, run_scenario};
+use crate::run::run_scenario;
+use crate::runner::error::RunError;
+use crate::runner::options::RunOptions;
 use crate::trace::{FirstBroken, JsonlSink};
 
 /// Each phase of shrinking stops after this many tries, however far it got.

@@ -10,9 +10,10 @@ use serde::Deserialize;
 use ticklab_models::timer::{DesignKey, KeyKind, KeyValue};
 use toml::Spanned;
 
-use crate::registry::{Registry, TimerDesignEntry};
+use crate::registry::designs::{Registry, TimerDesignEntry};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::values::parse_duration_ns;
-use crate::scenario::{Located, ScenarioError};
 
 /// The `[model]` table as TOML gives it, each key and value with its position.
 #[derive(Deserialize)]
@@ -79,7 +80,7 @@ fn not_read(
         .chain(design.keys.iter().map(|own| own.name))
         .collect();
     let listed: Vec<String> = valid.iter().map(|key| format!("`{key}`")).collect();
-    let hint = match crate::scenario::nearest(name, &valid) {
+    let hint = match crate::scenario::explain::nearest(name, &valid) {
         Some(best) => format!(
             "did you mean `{best}`? Valid keys here: {}",
             listed.join(", ")
@@ -124,7 +125,7 @@ fn value_of(
             match names.iter().find(|known| *known == text) {
                 Some(known) => Ok(KeyValue::Choice(known)),
                 None => {
-                    let hint = match crate::scenario::nearest(text, names) {
+                    let hint = match crate::scenario::explain::nearest(text, names) {
                         Some(best) => {
                             format!("did you mean \"{best}\"? `{name}` takes {}", key.takes())
                         }

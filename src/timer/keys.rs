@@ -5,7 +5,7 @@ use ticklab_models::timer::TimerClock;
 
 use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES, TimerSpec};
 use super::thaw::ThawOrder;
-use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
 /// `[model]` with `kind = "timer"`, without the keys of its designs.

@@ -6,9 +6,10 @@ use toml::Spanned;
 
 use super::thaw::ThawOrder;
 use crate::expect::Metric;
-use crate::registry::{Registry, TimerDesignEntry};
+use crate::registry::designs::{Registry, TimerDesignEntry};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::located::Located;
 use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
-use crate::scenario::{Located, ScenarioError};
 
 impl Named for TimerClock {
     const ALL: &'static [Self] = &TimerClock::ALL;
@@ -156,7 +157,7 @@ pub(crate) fn design(
     }
     let names: Vec<&str> = registry.timer_designs().map(|entry| entry.name).collect();
     let listed = names.join(", ");
-    let hint = match crate::scenario::nearest(name.get_ref(), &names) {
+    let hint = match crate::scenario::explain::nearest(name.get_ref(), &names) {
         Some(best) => format!("did you mean `{best}`? Timer designs: {listed}"),
         None => format!("timer designs: {listed}"),
     };

@@ -8,8 +8,10 @@ use std::time::Duration;
 use ticklab_sim::{ClockId, Compact, Platform};
 
 use super::run::{Run, run};
-use crate::registry::Registry;
-use crate::scenario::{Conditions, ScenarioError, parse_conditions};
+use crate::loader::parse_conditions;
+use crate::registry::designs::Registry;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::setting::Conditions;
 
 /// The platform, clocks and faults a user's async code runs under. See [the module](super).
 #[derive(Clone, Debug)]

@@ -18,7 +18,7 @@ use super::stall_watch::StallWatch;
 use super::standstill::WHY_IT_NEVER_ENDS;
 use super::summary::summarise;
 use super::timeline::{Recorded, Timeline};
-use crate::scenario::Conditions;
+use crate::scenario::setting::Conditions;
 use crate::trace::{Event, JsonlSink, StartEvent, Summary, TextSink, TraceSink, Wall};
 
 /// How the code under test ended.

@@ -9,7 +9,7 @@
 use ticklab_sim::{ClockId, Edge, FaultEdge, FaultSchedule, Machine};
 
 use super::events::{Busy, Note};
-use crate::scenario::Conditions;
+use crate::scenario::setting::Conditions;
 use crate::trace::{Event, FaultEvent, ResumeEvent, TraceSink, Wall};
 
 /// One recorded event, owned, in the order it happened.

@@ -27,7 +27,7 @@ peers = 1
 }
 
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    ticklab::scenario::parse("machines.toml", text)
+    ticklab::loader::parse("machines.toml", text)
 }
 
 fn hosts_of(text: &str) -> Vec<HostConfig> {

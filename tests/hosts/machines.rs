@@ -140,7 +140,7 @@ fn a_machine_that_costs_nothing_changes_no_figure() {
 #[test]
 fn cpu_without_any_machine_is_refused_at_the_key() {
     let text = cluster("", BUSY_PEER);
-    let error = ticklab::scenario::parse("test.toml", &text).unwrap_err();
+    let error = ticklab::loader::parse("test.toml", &text).unwrap_err();
     let message = error.to_string();
     assert!(
         message.contains("`cpu` in [model.heartbeat] needs a host with a machine"),
@@ -431,7 +431,7 @@ fn a_cpu_load_fault_is_refused_on_a_host_without_cores() {
          \"cpu-load\"\nat = \"20s\"\nduration = \"20s\"\nthreads = 6",
         BUSY_PEER,
     );
-    let error = ticklab::scenario::parse("a.toml", &text)
+    let error = ticklab::loader::parse("a.toml", &text)
         .unwrap_err()
         .to_string();
     assert!(

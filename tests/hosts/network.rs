@@ -78,7 +78,7 @@ fn a_latency_between_ticks_is_rounded_up_to_the_tick_on_turmoil() {
 #[test]
 fn a_turmoil_trace_says_in_its_header_how_the_tick_rounds_latencies() {
     let scenario =
-        ticklab::scenario::parse("calls.toml", &calls("turmoil", "10ms", Some("10ms"))).unwrap();
+        ticklab::loader::parse("calls.toml", &calls("turmoil", "10ms", Some("10ms"))).unwrap();
     let mut sink = ticklab::trace::TextSink::new(Vec::new());
     ticklab::run::run_scenario(&scenario, &ticklab::run::RunOptions::default(), &mut sink).unwrap();
     let text = String::from_utf8(sink.into_inner()).unwrap();

@@ -9,7 +9,7 @@ use super::{heartbeats, lease, run_json};
 /// The text trace of `text`, with `--elide keep` if given.
 fn text_trace(text: &str, keep: Option<usize>) -> String {
     let scenario =
-        ticklab::scenario::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
+        ticklab::loader::parse("test.toml", text).unwrap_or_else(|error| panic!("{error}"));
     let sink = TextSink::new(Vec::new());
     let mut sink = match keep {
         Some(keep) => sink.eliding_after(keep),
@@ -114,7 +114,7 @@ fn a_moment_the_summary_calls_never_is_a_value_expect_takes() {
         "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"\ndrift_bound_ppm = 200\n\n\
          [expect]\nfirst_two_leaders = \"never\"",
     );
-    let scenario = ticklab::scenario::parse("clean.toml", &clean).unwrap();
+    let scenario = ticklab::loader::parse("clean.toml", &clean).unwrap();
     let report = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap();
     assert!(report.passed(), "{:?}", report.outcomes);
     // A wall step of the lock service makes two leaders: "never" then fails.
@@ -125,7 +125,7 @@ fn a_moment_the_summary_calls_never_is_a_value_expect_takes() {
         "length = \"10s\"\nrenew_every = \"3s\"\nclock = \"wall\"\ndrift_bound_ppm = 200\n\n\
          [expect]\nfirst_two_leaders = \"never\"",
     );
-    let scenario = ticklab::scenario::parse("stepped.toml", &stepped).unwrap();
+    let scenario = ticklab::loader::parse("stepped.toml", &stepped).unwrap();
     let report = run_scenario(&scenario, &RunOptions::default(), &mut NoTrace).unwrap();
     assert!(!report.passed());
     assert_eq!(

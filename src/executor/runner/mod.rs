@@ -41,8 +41,12 @@ use super::{
 };
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
-use crate::run::{RunError, RunOptions, Watchdog, check_memory, start_event, world_config};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::memory_check::check_memory;
+use crate::runner::options::RunOptions;
+use crate::runner::start::{start_event, world_config};
+use crate::runner::watchdog::Watchdog;
+use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 
 /// tokio's cooperative budget: a worker's polls from one scheduler tick, LIFO chain included,

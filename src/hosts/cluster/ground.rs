@@ -5,7 +5,7 @@ use ticklab_sim::{EdgeEffect, FaultEdge, ThreadCpu};
 
 use super::{Cluster, Item, Step};
 use crate::machine::{Cpu, CpuWake, Ground, Next};
-use crate::run::RunError;
+use crate::runner::error::RunError;
 use crate::trace::TraceSink;
 
 impl Ground for Cluster {

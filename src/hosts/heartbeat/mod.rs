@@ -19,7 +19,7 @@ pub use spec::{HeartbeatConfig, HeartbeatSpec};
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::out::Out;
 use super::threads::Role;
 

@@ -6,7 +6,7 @@ use toml::Spanned;
 
 use super::super::cluster::HostId;
 use super::super::spec::{HostClock, HostNames, positive_ns};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, Name};
 
 #[derive(Debug, Deserialize)]

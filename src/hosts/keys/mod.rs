@@ -9,7 +9,7 @@ use super::network::{LinkSpec, PartitionSpec, SpikeSpec};
 use super::spec::host::HostSpec;
 use super::spec::{Carrier, HostsSpec, MAX_HOSTS};
 use super::thaw::ThawOrder;
-use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
 pub use workloads::{HEARTBEAT, LEASE, RPC};

@@ -7,7 +7,7 @@ use crate::hosts::heartbeat::{DEFAULT_PEERS, HeartbeatSpec};
 use crate::hosts::lease::LeaseSpec;
 use crate::hosts::rpc::RpcSpec;
 use crate::hosts::spec::HostClock;
-use crate::reference::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
 use crate::scenario::values::Named;
 
 const CLOCK_ABOUT: &str = "the clock every host measures it on: `instant` (the host's `Instant`, \

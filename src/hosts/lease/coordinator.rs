@@ -2,7 +2,7 @@
 //! waiter, and storage taking writes with or without fencing.
 
 use super::super::cluster::{Cluster, HostId, Msg, WakeTag};
-use super::super::events::HostEventKind;
+use super::super::event_kind::HostEventKind;
 use super::super::out::Out;
 use super::{Lease, LeaseMsg, LeaseWake};
 

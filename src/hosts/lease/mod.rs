@@ -22,7 +22,7 @@ pub use spec::{LeaseConfig, LeaseSpec};
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::out::Out;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
 use ticklab_sim::{ClockId, Platform};
 
 use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
-use super::events::HostEventKind;
+use super::event_kind::HostEventKind;
 use super::out::Out;
 use super::spec::HostClock;
 use crate::timer::designs::SimTimers;

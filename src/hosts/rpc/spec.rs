@@ -6,8 +6,8 @@ use toml::Spanned;
 use super::super::cluster::HostId;
 use super::super::spec::{HostClock, HostNames, positive_ns};
 use crate::model::Head;
-use crate::registry::TimerDesignEntry;
-use crate::scenario::ScenarioError;
+use crate::registry::designs::TimerDesignEntry;
+use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 
 #[derive(Debug, Deserialize)]

@@ -10,10 +10,11 @@ use toml::Spanned;
 use super::{HostConfig, MAX_HOSTS};
 use crate::hosts::thaw::ThawOrder;
 use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
+use crate::scenario::error::ScenarioError;
+use crate::scenario::faults::{WallClock, check_wall_clock, validate_faults};
+use crate::scenario::located::Located;
+use crate::scenario::schema::FaultSpec as FaultTable;
 use crate::scenario::values::{Name, SignedDurationNs};
-use crate::scenario::{
-    FaultTable, Located, ScenarioError, WallClock, check_wall_clock, validate_faults,
-};
 
 /// Ten years: a host's wall clock may start that far from the scenario's `wall_start`.
 const MAX_WALL_OFFSET_NS: i64 = 10 * 365 * 86_400 * 1_000_000_000;
@@ -146,7 +147,7 @@ fn validate_host(
             platform,
         )?,
     };
-    crate::scenario::check_cpu_load_has_cores(
+    crate::scenario::faults::check_cpu_load_has_cores(
         file,
         &host.fault,
         made.machine.as_ref().and_then(|machine| machine.cores),

@@ -5,8 +5,10 @@ use super::calls::Call;
 use crate::machine::Machine;
 use crate::machine::bound::{self, ModelCpu};
 use crate::memory::{Footprint, grown};
-use crate::run::{RunError, RunOptions, retiming_edges};
-use crate::scenario::Setting;
+use crate::runner::error::RunError;
+use crate::runner::faults::retiming_edges;
+use crate::runner::options::RunOptions;
+use crate::scenario::setting::Setting;
 use crate::timer::spec::TimerConfig;
 
 /// Memory is sampled this many times a run, at even steps of physical time.
@@ -90,5 +92,9 @@ pub(super) fn peak_footprint(scenario: &Setting, config: &TimerConfig) -> Footpr
     Footprint::new()
         .with(CALLS, in_flight, BYTES_PER_CALL)
         .with(TIMERS, in_flight, config.design.bytes_per_timer)
-        .with(crate::run::WAKES, wakes, Machine::<Wake>::BYTES_PER_WAKE)
+        .with(
+            crate::runner::memory_check::WAKES,
+            wakes,
+            Machine::<Wake>::BYTES_PER_WAKE,
+        )
 }

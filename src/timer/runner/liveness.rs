@@ -37,7 +37,7 @@ use ticklab_sim::{Approx, ClockId, Deadline};
 use super::calls::CallRef;
 use super::{TimerRun, Wake};
 use crate::machine::Machine;
-use crate::run::RunError;
+use crate::runner::error::RunError;
 
 /// How a timer thread sleeps, as the check reads it.
 #[derive(Clone, Copy, Debug, Default)]
