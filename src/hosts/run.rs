@@ -18,14 +18,11 @@ use super::rpc::Rpc;
 use super::spec::{Carrier, HostsConfig};
 use super::turmoil_net::TurmoilNet;
 use crate::machine::drive;
-use crate::memory::budget::Admission;
 use crate::runner::error::RunError;
-use crate::runner::memory_check::check_memory;
 use crate::runner::options::RunOptions;
-use crate::runner::start::start_event;
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin};
 use crate::scenario::setting::Setting;
-use crate::trace::{Event, Summary, TraceSink};
+use crate::trace::{Summary, TraceSink};
 
 pub(crate) fn run(
     scenario: &Setting,
@@ -34,13 +31,13 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let (steps, _admission) = refuse_unbounded(scenario, config, options)?;
-    let mut watchdog = Watchdog::new(steps, "hosts", options.max_memory_for(scenario));
-    let mut start = start_event::<crate::hosts::HostsModel>(scenario, config, seed);
-    if let Carrier::Turmoil { tick_ns } = config.carrier {
-        start.notes.push(turmoil_note(tick_ns));
-    }
-    sink.record(&Event::Start(&start))?;
+    let plan = refuse_unbounded(scenario, config, options)?;
+    let notes = match config.carrier {
+        Carrier::Turmoil { tick_ns } => vec![turmoil_note(tick_ns)],
+        _ => Vec::new(),
+    };
+    let mut started =
+        begin::<crate::hosts::HostsModel>(scenario, config, seed, options, plan, notes, sink)?;
     let names: Rc<[String]> = config.hosts.iter().map(|host| host.name.clone()).collect();
     let mut cluster = build_cluster(scenario, config, seed, options, Rc::clone(&names));
     let mut run = HostsRun {
@@ -53,16 +50,16 @@ pub(crate) fn run(
         end_ns: scenario.run_for_ns,
     };
     start_workloads(config, seed, &mut cluster, &mut run);
-    drive(cluster, run, &mut watchdog)
+    drive(cluster, run, &mut started.watchdog)
 }
 
-/// Refuses a run whose work or memory would pass the bounds, before anything runs; returns the
-/// bound on its steps, and the run's admission to the memory budget, held until it ends.
+/// Refuses a run whose work would pass the bounds, before anything runs; returns its plan, whose
+/// footprint the shared startup checks.
 fn refuse_unbounded(
     scenario: &Setting,
     config: &HostsConfig,
     options: &RunOptions,
-) -> Result<(u128, Admission<'static>), RunError> {
+) -> Result<Plan, RunError> {
     let work = work_bound(config, scenario.run_for_ns);
     if work.cost > u128::from(options.max_events) {
         return Err(RunError::TooMuchWork {
@@ -78,15 +75,14 @@ fn refuse_unbounded(
         refuse_endless_datagrams(config, tick_ns)?;
         refuse_turmoil_too_big(config, tick_ns, scenario.run_for_ns, options.max_events)?;
     }
-    let admission = check_memory(
-        &peak_footprint(config, scenario.run_for_ns),
-        options,
-        scenario,
-        "hosts",
-        "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or `call_every`, \
-         shorten `run_for`, give the hosts' machines fewer `busy_threads`, or declare fewer hosts",
-    )?;
-    Ok((work.steps, admission))
+    Ok(Plan {
+        steps: work.steps,
+        peak: peak_footprint(config, scenario.run_for_ns),
+        design: "hosts".to_string(),
+        fewer_by: "lower the latencies, `suspect_after` or `timeout`, lengthen `every` or \
+                   `call_every`, shorten `run_for`, give the hosts' machines fewer \
+                   `busy_threads`, or declare fewer hosts",
+    })
 }
 
 /// The hosts, their network and what carries their messages, on one timeline.

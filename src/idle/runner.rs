@@ -19,10 +19,8 @@ use crate::memory::{Footprint, grown};
 use crate::profile::Costs;
 use crate::runner::error::RunError;
 use crate::runner::faults::retiming_edges;
-use crate::runner::memory_check::check_memory;
 use crate::runner::options::RunOptions;
-use crate::runner::start::{start_event, world_config};
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin, world_config};
 use crate::scenario::setting::Setting;
 use crate::trace::{Event, Section, Summary, TraceSink};
 
@@ -152,28 +150,20 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let bound = check_work(scenario, config, options)?;
-    let max_memory_bytes = options.max_memory_for(scenario);
     let events = config
         .arrival
         .map_or(0, |arrival| arrivals_bound(arrival, scenario.run_for_ns));
-    let _admission = check_memory(
-        &Footprint::new().with(EVENTS, events, BYTES_PER_EVENT),
-        options,
-        scenario,
-        "idle loop",
-        "lengthen `every` or lower `burst`",
-    )?;
-    sink.record(&Event::Start(&start_event::<crate::idle::IdleModel>(
-        scenario, config, seed,
-    )))?;
+    let plan = Plan {
+        steps: check_work(scenario, config, options)?,
+        peak: Footprint::new().with(EVENTS, events, BYTES_PER_EVENT),
+        design: "idle loop".to_string(),
+        fewer_by: "lengthen `every` or lower `burst`",
+    };
+    let mut started =
+        begin::<crate::idle::IdleModel>(scenario, config, seed, options, plan, Vec::new(), sink)?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
     let run = IdleRun::new(scenario, config, seed, &mut machine, sink);
-    drive(
-        machine,
-        run,
-        &mut Watchdog::new(bound, "idle loop", max_memory_bytes),
-    )
+    drive(machine, run, &mut started.watchdog)
 }
 
 /// Every event's arrival time is drawn before the run, so that all loops see the same ones.

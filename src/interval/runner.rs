@@ -15,10 +15,8 @@ use crate::machine::{Binding, Machine, MachineReport, drive};
 use crate::memory::{Footprint, grown};
 use crate::runner::error::RunError;
 use crate::runner::faults::{clock_advance_bound_ns, retiming_edges};
-use crate::runner::memory_check::check_memory;
 use crate::runner::options::RunOptions;
-use crate::runner::start::{start_event, world_config};
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin, world_config};
 use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink, Wall};
 
@@ -128,26 +126,24 @@ pub(crate) fn run(
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
     let plans = plan_intervals(config, seed);
-    let bound = check_work(scenario, &plans, config.tick_cost_ns, options)?;
-    let max_memory_bytes = options.max_memory_for(scenario);
-    let design = format!("{} interval", config.missed_tick.name());
-    let _admission = check_memory(
-        &intervals_footprint(plans.len()),
-        options,
+    let plan = Plan {
+        steps: check_work(scenario, &plans, config.tick_cost_ns, options)?,
+        peak: intervals_footprint(plans.len()),
+        design: format!("{} interval", config.missed_tick.name()),
+        fewer_by: "lower `count`",
+    };
+    let mut started = begin::<crate::interval::IntervalModel>(
         scenario,
-        &design,
-        "lower `count`",
+        config,
+        seed,
+        options,
+        plan,
+        Vec::new(),
+        sink,
     )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(
-        &start_event::<crate::interval::IntervalModel>(scenario, config, seed),
-    ))?;
     let run = IntervalRun::new(scenario, config, &plans, &mut machine, sink);
-    drive(
-        machine,
-        run,
-        &mut Watchdog::new(bound, design, max_memory_bytes),
-    )
+    drive(machine, run, &mut started.watchdog)
 }
 
 /// What `count` intervals hold: each its core, its plan, its place in the ready queue and its

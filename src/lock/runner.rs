@@ -21,11 +21,12 @@ use super::spec::{LockConfig, Spacing, SpawnKind};
 use super::stats::LockStats;
 use crate::machine::bound::{self, ModelCpu};
 use crate::machine::{Binding, Machine, MachineReport, drive};
+use crate::memory::Footprint;
 use crate::runner::error::RunError;
 use crate::runner::faults::retiming_edges;
+use crate::runner::memory_check::WAKES;
 use crate::runner::options::RunOptions;
-use crate::runner::start::{start_event, world_config};
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin, world_config};
 use crate::scenario::setting::Setting;
 use crate::scenario::values::MIB;
 use crate::trace::{Event, Summary, TraceSink};
@@ -117,18 +118,37 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let bound = check_work(scenario, config, options)?;
+    let plan = Plan {
+        steps: check_work(scenario, config, options)?,
+        peak: peak_footprint(scenario, config),
+        design: format!("{} lock", config.spawn.name()),
+        fewer_by: "lower `spawners`, `readers` or `busy_threads`",
+    };
+    let mut started =
+        begin::<crate::lock::LockModel>(scenario, config, seed, options, plan, Vec::new(), sink)?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event::<crate::lock::LockModel>(
-        scenario, config, seed,
-    )))?;
     let run = LockRun::new(scenario, config, seed, &mut machine, sink);
-    let design = format!("{} lock", config.spawn.name());
-    drive(
-        machine,
-        run,
-        &mut Watchdog::new(bound, design, options.max_memory_for(scenario)),
-    )
+    drive(machine, run, &mut started.watchdog)
+}
+
+/// What the lock's own threads are called in a footprint.
+const LOCK_THREADS: &str = "lock threads";
+
+/// The most a lock run holds at once: each thread as the run keeps it and as the machine
+/// accounts for it, and a wake waiting for each thread and for the window's end, the most that
+/// can wait at once since each thread waits for one thing at a time.
+fn peak_footprint(scenario: &Setting, config: &LockConfig) -> Footprint {
+    let threads = u128::from(config.spawners + config.readers + config.busy_threads);
+    // A thread's entry, its name and its place in the lock's queue of waiters.
+    let bytes_per_lock_thread = (std::mem::size_of::<LockThread>() + 64 + 16) as u64;
+    Footprint::new()
+        .with(LOCK_THREADS, threads, bytes_per_lock_thread)
+        .with(
+            crate::machine::THREADS,
+            threads,
+            crate::machine::bytes_per_thread(scenario.run_for_ns),
+        )
+        .with(WAKES, threads + 1, Machine::<Wake>::BYTES_PER_WAKE)
 }
 
 struct LockRun<'a> {
@@ -384,5 +404,44 @@ impl<'a> LockRun<'a> {
         let parts = crate::cpu_report::sections(&threads, &report.core_busy_ns, end_ns);
         let stats = std::mem::replace(&mut self.stats, LockStats::new());
         Ok(stats.into_summary(end_ns, waiting_at_end, self.memory_mib(m), parts))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::run::{RunError, RunOptions, run_scenario};
+    use crate::trace::NoTrace;
+
+    fn lock_run(busy_threads: u32) -> crate::scenario::Scenario {
+        let text = format!(
+            "about = \"a lock and busy threads\"\nplatform = \"linux\"\nrun_for = \"100s\"\n\
+             [model]\nkind = \"lock\"\nprofile = \"profiles/reference.toml\"\ncores = 2\n\
+             lock = \"rw\"\nspawn = \"fork\"\nspawners = 2\nspawn_every = \"1s\"\n\
+             busy_threads = {busy_threads}\nmemory = \"64MiB\"\nwindow = \"10s\"\n"
+        );
+        crate::loader::parse(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/lock/threads.toml"),
+            &text,
+        )
+        .unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn a_lock_run_whose_threads_could_pass_the_memory_bound_is_refused_before_it_starts() {
+        let options = RunOptions {
+            max_memory_bytes: 4 << 20,
+            ..RunOptions::default()
+        };
+        match run_scenario(&lock_run(10_000), &options, &mut NoTrace) {
+            Err(RunError::TooMuchMemory { footprint, .. }) => {
+                assert!(footprint.contains("lock threads"), "{footprint}");
+                assert!(footprint.contains("simulated threads"), "{footprint}");
+            }
+            other => panic!("10,000 threads under 4 MiB ran: {other:?}"),
+        }
+        // A handful of threads fits the same bound.
+        let report = run_scenario(&lock_run(1), &options, &mut NoTrace)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(report.summary.get("invariant_violations").is_some());
     }
 }

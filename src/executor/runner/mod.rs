@@ -42,10 +42,8 @@ use super::{
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
 use crate::runner::error::RunError;
-use crate::runner::memory_check::check_memory;
 use crate::runner::options::RunOptions;
-use crate::runner::start::{start_event, world_config};
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin, world_config};
 use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 
@@ -217,25 +215,24 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let bound = check_work(scenario, config, options)?;
-    let max_memory_bytes = options.max_memory_for(scenario);
-    let _admission = check_memory(
-        &peak_footprint::<Wake>(scenario, config),
-        options,
+    let plan = Plan {
+        steps: check_work(scenario, config, options)?,
+        peak: peak_footprint::<Wake>(scenario, config),
+        design: "executor".to_string(),
+        fewer_by: "lower the task groups' `count` or `repeat`",
+    };
+    let mut started = begin::<crate::executor::ExecutorModel>(
         scenario,
-        "executor",
-        "lower the task groups' `count` or `repeat`",
+        config,
+        seed,
+        options,
+        plan,
+        Vec::new(),
+        sink,
     )?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(
-        &start_event::<crate::executor::ExecutorModel>(scenario, config, seed),
-    ))?;
     let run = ExecutorRun::new(config, seed, &mut machine, sink);
-    drive(
-        machine,
-        run,
-        &mut Watchdog::new(bound, "executor", max_memory_bytes),
-    )
+    drive(machine, run, &mut started.watchdog)
 }
 
 impl Binding for ExecutorRun<'_> {

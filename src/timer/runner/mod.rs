@@ -21,10 +21,8 @@ use super::{CallEvent, FireEvent, MemoryEvent, ResponseEvent, RoundEvent};
 use crate::machine::{Binding, Machine, MachineReport, drive, physical};
 use crate::memory::Footprint;
 use crate::runner::error::RunError;
-use crate::runner::memory_check::check_memory;
 use crate::runner::options::RunOptions;
-use crate::runner::start::{start_event, world_config};
-use crate::runner::watchdog::Watchdog;
+use crate::runner::start::{Plan, begin, world_config};
 use crate::scenario::setting::Setting;
 use crate::trace::{Event, Summary, TraceSink};
 use bounds::{BYTES_PER_CALL, CALLS, MEMORY_SAMPLES, TIMERS, check_work, peak_footprint};
@@ -64,16 +62,7 @@ pub(crate) fn run(
     options: &RunOptions,
     sink: &mut dyn TraceSink,
 ) -> Result<Summary, RunError> {
-    let bound = check_work(scenario, config, options)?;
-    let max_memory_bytes = options.max_memory_for(scenario);
-    let design = format!("{} timer", config.design.name);
-    let _admission = check_memory(
-        &peak_footprint(scenario, config),
-        options,
-        scenario,
-        &design,
-        "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
-    )?;
+    let steps = check_work(scenario, config, options)?;
     // A call keeps its timer's thread in 16 bits.
     if config.most_timer_threads() > usize::from(u16::MAX) {
         return Err(RunError::Simulator(format!(
@@ -82,16 +71,17 @@ pub(crate) fn run(
             u16::MAX
         )));
     }
+    let plan = Plan {
+        steps,
+        peak: peak_footprint(scenario, config),
+        design: format!("{} timer", config.design.name),
+        fewer_by: "shorten `latency` or `timeout`, lengthen `call_interval` or lower `clients`",
+    };
+    let mut started =
+        begin::<crate::timer::TimerModel>(scenario, config, seed, options, plan, Vec::new(), sink)?;
     let mut machine = Machine::new(world_config(scenario), &scenario.machine, seed);
-    sink.record(&Event::Start(&start_event::<crate::timer::TimerModel>(
-        scenario, config, seed,
-    )))?;
     let run = TimerRun::new(config, seed, scenario.run_for_ns, &mut machine, sink);
-    drive(
-        machine,
-        run,
-        &mut Watchdog::new(bound, design, max_memory_bytes),
-    )
+    drive(machine, run, &mut started.watchdog)
 }
 
 impl Binding for TimerRun<'_> {
