@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde::Serialize;
 use ticklab_sim::{Approx, Secs};
 
-use crate::plot::collect::{BLOCKING, Collected, FIRST_GROUP, PARKED, task_group};
 use crate::trace::ModelEvent;
 
 /// The task group a task label belongs to, for comparing delays: `flush#12` is in `flush`.
@@ -208,11 +207,6 @@ impl ModelEvent for PollEvent {
     fn delay_class(&self) -> &str {
         group_of(&self.task)
     }
-
-    fn collect(&self, plot: &mut Collected) {
-        let group = FIRST_GROUP + plot.group_index(task_group(&self.task));
-        plot.worker_enters(&self.worker, Some(group), self.t_ns);
-    }
 }
 
 impl ModelEvent for SpawnEvent {
@@ -257,11 +251,6 @@ impl ModelEvent for TaskDoneEvent {
 
     fn delay_class(&self) -> &str {
         group_of(&self.task)
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        let group = plot.group_index(task_group(&self.task));
-        plot.add_to_group(group, self.t_ns, self.latency_ns as i64);
     }
 }
 
@@ -343,10 +332,6 @@ impl ModelEvent for ParkEvent {
     fn plural(&self) -> &'static str {
         "parks"
     }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.worker_enters(&self.worker, Some(PARKED), self.t_ns);
-    }
 }
 
 impl ModelEvent for DriverPollEvent {
@@ -365,10 +350,6 @@ impl ModelEvent for DriverPollEvent {
 
     fn plural(&self) -> &'static str {
         "driver polls"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.driver_poll(&self.worker, self.t_ns);
     }
 }
 
@@ -415,15 +396,6 @@ impl ModelEvent for BlockingEvent {
 
     fn plural(&self) -> &'static str {
         "blocking sections"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        // `spawn_blocking` runs on the runtime's pool, drawn as one row of its own.
-        let row = match &self.worker {
-            Some(worker) => worker.to_string(),
-            None => format!("{} blocking pool", self.runtime),
-        };
-        plot.worker_span(&row, BLOCKING, self.started_ns, self.t_ns);
     }
 }
 
@@ -484,9 +456,5 @@ impl ModelEvent for StarvationEvent {
 
     fn plural(&self) -> &'static str {
         "starvation reports"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.starved(self.t_ns, &self.task);
     }
 }

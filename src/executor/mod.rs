@@ -5,6 +5,7 @@ pub mod arrivals;
 mod events;
 pub mod keys;
 mod model;
+mod picture;
 pub mod pool;
 pub mod runner;
 pub mod spec;

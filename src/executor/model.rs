@@ -3,10 +3,6 @@
 use crate::expect::{ExpectSchema, Metric};
 use crate::machine::ModelMachineKeys;
 use crate::model::{Head, Model, RunContext};
-use crate::plot::collect::Collected;
-use crate::plot::draw::Draw;
-use crate::plot::error::PlotError;
-use crate::plot::style::Area;
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
@@ -62,15 +58,5 @@ impl Model for ExecutorModel {
             cores: config.cores,
             time_slice_ns: config.time_slice_ns,
         }
-    }
-}
-
-impl Draw for ExecutorConfig {
-    fn plot_height_px(&self, collected: &Collected) -> u32 {
-        crate::plot::executor::height_px(collected)
-    }
-
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-        crate::plot::executor::draw(area, collected)
     }
 }

@@ -3,7 +3,6 @@
 use serde::Serialize;
 use ticklab_sim::{Approx, Secs};
 
-use crate::plot::collect::Collected;
 use crate::trace::ModelEvent;
 
 use super::event_kind::HostEventKind;
@@ -82,9 +81,5 @@ impl ModelEvent for HostEvent {
 
     fn delay_class(&self) -> &str {
         self.what.name()
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.host_event(&self.host, self.what, self.t_ns, self.delay_ns);
     }
 }

@@ -28,6 +28,8 @@ mod memory;
 mod model;
 mod network;
 mod out;
+mod picture;
+mod picture_legend;
 mod queue;
 mod rpc;
 mod run;

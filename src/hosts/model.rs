@@ -2,10 +2,6 @@
 
 use crate::expect::{ExpectSchema, Metric};
 use crate::model::{Head, Model, RunContext};
-use crate::plot::collect::Collected;
-use crate::plot::draw::Draw;
-use crate::plot::error::PlotError;
-use crate::plot::style::Area;
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
@@ -40,15 +36,5 @@ impl Model for HostsModel {
     /// The metrics of the workloads the file runs (leases, heartbeats, RPC deadlines).
     fn expect_schema(config: &HostsConfig) -> ExpectSchema<'_> {
         ExpectSchema::flat(&config.metrics)
-    }
-}
-
-impl Draw for HostsConfig {
-    fn plot_height_px(&self, collected: &Collected) -> u32 {
-        crate::plot::hosts::height_px(collected)
-    }
-
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-        crate::plot::hosts::draw(area, collected)
     }
 }

@@ -3,7 +3,6 @@
 use serde::Serialize;
 use ticklab_sim::{Approx, Secs};
 
-use crate::plot::collect::Collected;
 use crate::trace::ModelEvent;
 
 /// An idle loop noticed events and handles them.
@@ -43,9 +42,5 @@ impl ModelEvent for IdleWakeEvent {
 
     fn delay_class(&self) -> &str {
         self.strategy
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.idle_wake(self.strategy, self.t_ns, self.latency_ns);
     }
 }

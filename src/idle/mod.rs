@@ -5,6 +5,7 @@ mod arrivals;
 mod events;
 pub mod keys;
 mod model;
+mod picture;
 pub mod runner;
 pub mod spec;
 

@@ -2,10 +2,6 @@
 
 use crate::expect::{ExpectSchema, Metric};
 use crate::model::{Head, Model, RunContext};
-use crate::plot::collect::Collected;
-use crate::plot::draw::Draw;
-use crate::plot::error::PlotError;
-use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::profile::CostProfile;
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
@@ -66,15 +62,5 @@ impl Model for IdleModel {
             profile,
             ..config.clone()
         })
-    }
-}
-
-impl Draw for IdleConfig {
-    fn plot_height_px(&self, _: &Collected) -> u32 {
-        TITLE_HEIGHT_PX + 3 * PANEL_HEIGHT_PX
-    }
-
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-        crate::plot::cpu_models::draw_idle(area, collected)
     }
 }

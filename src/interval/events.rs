@@ -3,7 +3,6 @@
 use serde::Serialize;
 use ticklab_sim::Secs;
 
-use crate::plot::collect::Collected;
 use crate::trace::{ModelEvent, SignedSecs, Wall};
 
 /// An interval yielded a tick.
@@ -42,11 +41,5 @@ impl ModelEvent for TickEvent {
 
     fn delay_ns(&self) -> Option<u64> {
         Some(self.instant_ns.saturating_sub(self.deadline_ns).max(0) as u64)
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.clock_reading(self.t_ns, self.instant_ns, self.wall, false);
-        plot.count_on_wall(self.t_ns, self.wall.0);
-        plot.late(self.t_ns, self.instant_ns - self.deadline_ns);
     }
 }

@@ -4,6 +4,7 @@ pub(crate) mod events;
 mod invariants;
 pub mod keys;
 mod model;
+mod picture;
 pub mod runner;
 pub mod spec;
 mod stats;

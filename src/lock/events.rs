@@ -5,7 +5,6 @@ use std::sync::Arc;
 use serde::Serialize;
 use ticklab_sim::{Approx, Secs};
 
-use crate::plot::collect::Collected;
 use crate::trace::ModelEvent;
 
 /// A thread got the process-wide lock.
@@ -61,10 +60,6 @@ impl ModelEvent for LockWaitEvent {
     fn delay_class(&self) -> &str {
         self.access
     }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.lock_wait(self.t_ns, self.waited_ns);
-    }
 }
 
 impl ModelEvent for LockWindowEvent {
@@ -90,9 +85,5 @@ impl ModelEvent for LockWindowEvent {
 
     fn plural(&self) -> &'static str {
         "lock windows"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.lock_window(self.t_ns, self.p50_wait_ns, self.p99_wait_ns);
     }
 }

@@ -3,10 +3,6 @@
 use crate::expect::Metric;
 use crate::machine::ModelMachineKeys;
 use crate::model::{Head, Model, RunContext};
-use crate::plot::collect::Collected;
-use crate::plot::draw::Draw;
-use crate::plot::error::PlotError;
-use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::profile::CostProfile;
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
@@ -56,15 +52,5 @@ impl Model for LockModel {
             profile,
             ..config.clone()
         })
-    }
-}
-
-impl Draw for LockConfig {
-    fn plot_height_px(&self, _: &Collected) -> u32 {
-        TITLE_HEIGHT_PX + 2 * PANEL_HEIGHT_PX
-    }
-
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-        crate::plot::cpu_models::draw_lock(area, collected)
     }
 }

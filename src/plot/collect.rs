@@ -2,11 +2,13 @@
 //! counts per wall second (binned past [`super::wall_seconds::MAX_BARS`] of them), and per column (one [`COLUMNS`]th of the run) the extremes of each series
 //! and the time each worker spent in each state.
 
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io;
 
 use super::wall_seconds::WallSeconds;
-use crate::trace::{Event, FaultEvent, StartEvent, Summary, TraceSink, Wall};
+use crate::trace::{Event, FaultEvent, ModelEvent, StartEvent, Summary, TraceSink, Wall};
 
 /// Horizontal resolution of the plots' data: about one column per two pixels.
 pub const COLUMNS: usize = 500;
@@ -36,12 +38,19 @@ pub struct ClockPoint {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extremes(pub Vec<Option<(i64, i64)>>);
 
+impl Default for Extremes {
+    fn default() -> Self {
+        Extremes::new()
+    }
+}
+
 impl Extremes {
-    fn new() -> Self {
+    /// No value yet in any column.
+    pub fn new() -> Self {
         Extremes(vec![None; COLUMNS])
     }
 
-    fn add(&mut self, column: usize, value: i64) {
+    pub fn add(&mut self, column: usize, value: i64) {
         let slot = &mut self.0[column];
         *slot = Some(match *slot {
             None => (value, value),
@@ -84,7 +93,7 @@ pub const BLOCKING: usize = 1;
 pub const FIRST_GROUP: usize = 2;
 
 impl WorkerTrack {
-    fn new(name: &str) -> Self {
+    pub fn new(name: &str) -> Self {
         WorkerTrack {
             name: name.to_string(),
             time_ns: vec![Vec::new(); COLUMNS],
@@ -94,7 +103,7 @@ impl WorkerTrack {
     }
 
     /// The worker enters `state` at `t_ns`; the state before it is charged to its columns.
-    fn enter(&mut self, state: Option<usize>, t_ns: u64, run_for_ns: u64) {
+    pub fn enter(&mut self, state: Option<usize>, t_ns: u64, run_for_ns: u64) {
         if let Some((previous, since_ns)) = self.state.take() {
             charge(&mut self.time_ns, previous, since_ns, t_ns, run_for_ns);
         }
@@ -114,7 +123,7 @@ fn column_start_ns(column: usize, run_for_ns: u64) -> u64 {
 }
 
 /// Adds `[from_ns, to_ns)` in `state` to the columns it covers.
-fn charge(columns: &mut [Vec<u64>], state: usize, from_ns: u64, to_ns: u64, run_for_ns: u64) {
+pub fn charge(columns: &mut [Vec<u64>], state: usize, from_ns: u64, to_ns: u64, run_for_ns: u64) {
     let mut at_ns = from_ns;
     while at_ns < to_ns {
         let column = column_at(at_ns, run_for_ns);
@@ -132,8 +141,26 @@ fn charge(columns: &mut [Vec<u64>], state: usize, from_ns: u64, to_ns: u64, run_
     }
 }
 
-/// Everything the plots need from one run.
-#[derive(Clone, Debug, Default)]
+/// What one kind keeps of its own events for its picture. It lives in the kind's folder, beside
+/// the drawing that reads it; [`Collected`] holds it for the run and hands it the kind's events.
+pub trait KindPlot: fmt::Debug + Send + 'static {
+    /// Keeps what the picture draws from one of the kind's events. `common` is what every
+    /// picture shares (the clocks, the wall seconds, the lateness), already up to date with
+    /// every event before this one.
+    fn model_event(&mut self, event: &dyn ModelEvent, common: &mut Collected);
+
+    /// A fault edge on one host, which goes on that host's row rather than the run's clocks.
+    fn host_fault(&mut self, _host: &str, _fault: &FaultEvent, _begins: bool) {}
+
+    /// The run ended at `end_ns`: close what is still open.
+    fn finish(&mut self, _end_ns: u64, _run_for_ns: u64) {}
+
+    /// Itself, for its drawing to read back through [`Collected::own`].
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Everything the plots need from one run: what every picture shares, and the kind's own.
+#[derive(Debug, Default)]
 pub struct Collected {
     pub start: Option<StartEvent>,
     pub summary: Option<Summary>,
@@ -148,33 +175,31 @@ pub struct Collected {
     pub per_wall_second: WallSeconds,
     /// How late each tick or fire was.
     pub lateness: Option<Extremes>,
-    pub groups: Vec<Series>,
-    pub workers: Vec<WorkerTrack>,
-    /// Tasks still runnable past the starvation threshold: when it was reported, and the task;
-    /// the first [`MAX_MARKS`] of them.
-    pub starved: Vec<(u64, String)>,
-    /// How many starvation reports there were in all.
-    pub starved_total: u64,
-    pub lock_waits: Option<Extremes>,
-    /// A timer design's slots in use, from its memory samples.
-    pub live_slots: Option<Extremes>,
-    /// Each window's p50 and p99 lock wait, by the column the window ends in.
-    pub lock_window_p50: Option<Extremes>,
-    pub lock_window_p99: Option<Extremes>,
     /// Faults still in effect when the run ended.
     pub open_at_end: Vec<&'static str>,
     /// The latest clock reading, from which fires (which carry none) read the wall clock.
     last_clock: Option<ClockPoint>,
-    pub wakes: Vec<Series>,
-    /// What a hosts run draws.
-    pub hosts: super::hosts::HostsCollected,
-    /// What a harness run draws: its notes by label, and its busy sections.
-    pub notes: super::notes::NoteRows,
+    /// What the kind keeps of its own events, if its picture draws any.
+    own: Option<Box<dyn KindPlot>>,
     open_bands: BTreeMap<usize, (&'static str, u64)>,
     clock_columns_seen: Vec<bool>,
 }
 
 impl Collected {
+    /// A collector for a run whose kind keeps `own` of its events; `None` keeps only what every
+    /// picture shares.
+    pub fn new(own: Option<Box<dyn KindPlot>>) -> Self {
+        Collected {
+            own,
+            ..Collected::default()
+        }
+    }
+
+    /// What the kind kept of its events, as its own type.
+    pub fn own<T: KindPlot>(&self) -> Option<&T> {
+        self.own.as_ref()?.as_any().downcast_ref()
+    }
+
     pub fn run_for_ns(&self) -> u64 {
         self.start
             .as_ref()
@@ -230,17 +255,12 @@ impl Collected {
             .add(column, lateness_ns);
     }
 
-    pub(crate) fn live_slots(&mut self, t_ns: u64, live_slots: u64) {
-        let column = self.column_of(t_ns);
-        self.live_slots
-            .get_or_insert_with(Extremes::new)
-            .add(column, i64::try_from(live_slots).unwrap_or(i64::MAX));
-    }
-
     fn fault(&mut self, fault: &FaultEvent, begins: bool) {
         if let Some(host) = &fault.host {
             // One host's fault goes on that host's row; its clocks are not the run's.
-            self.host_fault(host, fault, begins);
+            if let Some(own) = &mut self.own {
+                own.host_fault(host, fault, begins);
+            }
             return;
         }
         self.clock_reading(fault.t_ns, fault.instant_ns, fault.wall, true);
@@ -256,30 +276,10 @@ impl Collected {
         }
     }
 
-    fn worker(&mut self, name: &str) -> &mut WorkerTrack {
-        let index = index_of(
-            &mut self.workers,
-            |track| track.name == name,
-            || WorkerTrack::new(name),
-        );
-        &mut self.workers[index]
-    }
-
-    fn series_index(series: &mut Vec<Series>, name: &str) -> usize {
-        index_of(
-            series,
-            |series| series.name == name,
-            || Series {
-                name: name.to_string(),
-                values: Extremes::new(),
-            },
-        )
-    }
-
     fn finish_run(&mut self, end_ns: u64) {
         let run_for_ns = self.run_for_ns();
-        for worker in &mut self.workers {
-            worker.enter(None, end_ns, run_for_ns);
+        if let Some(own) = &mut self.own {
+            own.finish(end_ns, run_for_ns);
         }
         let open = std::mem::take(&mut self.open_bands);
         self.open_at_end = open.values().map(|&(kind, _)| kind).collect();
@@ -295,20 +295,11 @@ impl Collected {
 
 /// The index of the first item `is` picks, after appending `make()` if there is none: names stay
 /// in the order the trace first gave them, so plots are the same every run.
-fn index_of<T>(items: &mut Vec<T>, is: impl Fn(&T) -> bool, make: impl FnOnce() -> T) -> usize {
+pub fn index_of<T>(items: &mut Vec<T>, is: impl Fn(&T) -> bool, make: impl FnOnce() -> T) -> usize {
     items.iter().position(is).unwrap_or_else(|| {
         items.push(make());
         items.len() - 1
     })
-}
-
-/// The group a task label belongs to: `flush#12` is in `flush`; connection tasks are grouped.
-pub fn task_group(task: &str) -> &str {
-    match task.split_once('#') {
-        Some((group, _)) => group,
-        None if task.starts_with("conn") => "connections",
-        None => task,
-    }
 }
 
 impl TraceSink for Collected {
@@ -333,78 +324,37 @@ impl TraceSink for Collected {
                 self.finish_run(summary.t_ns);
                 self.summary = Some((*summary).clone());
             }
-            Event::Model(event) => event.collect(self),
+            Event::Model(event) => {
+                if let Some(mut own) = self.own.take() {
+                    own.model_event(*event, self);
+                    self.own = Some(own);
+                }
+            }
             Event::Invariant(_) => {}
         }
         Ok(())
     }
 }
 
-/// What the models' events hand the plots.
-impl Collected {
-    /// The index of the series of task group `name`, added if new.
-    pub(crate) fn group_index(&mut self, name: &str) -> usize {
-        Self::series_index(&mut self.groups, name)
-    }
-
-    pub(crate) fn add_to_group(&mut self, group: usize, t_ns: u64, value: i64) {
-        let column = self.column_of(t_ns);
-        self.groups[group].values.add(column, value);
-    }
-
-    /// Worker `name` enters `state` at `t_ns`.
-    pub(crate) fn worker_enters(&mut self, name: &str, state: Option<usize>, t_ns: u64) {
-        let run_for_ns = self.run_for_ns();
-        self.worker(name).enter(state, t_ns, run_for_ns);
-    }
-
-    /// Row `name` spent `[from_ns, to_ns)` in `state`, whatever else it did meanwhile.
-    pub(crate) fn worker_span(&mut self, name: &str, state: usize, from_ns: u64, to_ns: u64) {
-        let run_for_ns = self.run_for_ns();
-        let track = self.worker(name);
-        charge(&mut track.time_ns, state, from_ns, to_ns, run_for_ns);
-    }
-
-    pub(crate) fn driver_poll(&mut self, worker: &str, t_ns: u64) {
-        let column = self.column_of(t_ns);
-        self.worker(worker).driver_polls[column] += 1;
-    }
-
-    pub(crate) fn starved(&mut self, t_ns: u64, task: &str) {
-        self.starved_total += 1;
-        if self.starved.len() < MAX_MARKS {
-            self.starved.push((t_ns, task.to_string()));
-        }
-    }
-
-    pub(crate) fn lock_wait(&mut self, t_ns: u64, waited_ns: u64) {
-        let column = self.column_of(t_ns);
-        self.lock_waits
-            .get_or_insert_with(Extremes::new)
-            .add(column, waited_ns as i64);
-    }
-
-    /// A lock window ending at `t_ns`, drawn in the column it ends in.
-    pub(crate) fn lock_window(&mut self, t_ns: u64, p50_ns: u64, p99_ns: u64) {
-        let column = self.column_of(t_ns.saturating_sub(1));
-        self.lock_window_p50
-            .get_or_insert_with(Extremes::new)
-            .add(column, p50_ns as i64);
-        self.lock_window_p99
-            .get_or_insert_with(Extremes::new)
-            .add(column, p99_ns as i64);
-    }
-
-    pub(crate) fn idle_wake(&mut self, strategy: &str, t_ns: u64, latency_ns: u64) {
-        let index = Self::series_index(&mut self.wakes, strategy);
-        let column = self.column_of(t_ns);
-        self.wakes[index].values.add(column, latency_ns as i64);
+impl Series {
+    /// The index of the series called `name` in `series`, added if new: series stay in the
+    /// order the trace first named them.
+    pub fn index_in(series: &mut Vec<Series>, name: &str) -> usize {
+        index_of(
+            series,
+            |one| one.name == name,
+            || Series {
+                name: name.to_string(),
+                values: Extremes::new(),
+            },
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interval::events::TickEvent;
 
     #[test]
     fn a_span_is_charged_to_every_column_it_covers() {
@@ -435,8 +385,8 @@ mod tests {
         }
     }
 
-    fn tick(t_ns: u64, wall_ns: i64) -> crate::interval::events::TickEvent {
-        crate::interval::events::TickEvent {
+    fn tick(t_ns: u64, wall_ns: i64) -> TickEvent {
+        TickEvent {
             t_ns,
             interval: 0,
             seq: 0,
@@ -463,7 +413,19 @@ mod tests {
             profile: None,
             notes: Vec::new(),
         };
-        let mut collected = Collected::default();
+        /// Counts each tick in its wall second, as the interval's picture does.
+        #[derive(Debug)]
+        struct OnWall;
+        impl KindPlot for OnWall {
+            fn model_event(&mut self, event: &dyn ModelEvent, common: &mut Collected) {
+                let tick = event.as_any().downcast_ref::<TickEvent>().unwrap();
+                common.count_on_wall(tick.t_ns, tick.wall.0);
+            }
+            fn as_any(&self) -> &dyn Any {
+                self
+            }
+        }
+        let mut collected = Collected::new(Some(Box::new(OnWall)));
         collected.record(&Event::Start(&start)).unwrap();
         collected
             .record(&Event::Model(&tick(
@@ -498,11 +460,5 @@ mod tests {
             [(25 * S + S / 2, 1), (30 * S + S / 2, 1)],
             "the second wall second 25 is drawn where it happened"
         );
-    }
-
-    #[test]
-    fn tasks_are_grouped_by_their_label() {
-        assert_eq!(task_group("flush#12"), "flush");
-        assert_eq!(task_group("conn7"), "connections");
     }
 }

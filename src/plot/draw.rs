@@ -1,6 +1,6 @@
 //! Drawing a finished run, for the kinds that have a picture.
 
-use super::collect::Collected;
+use super::collect::{Collected, KindPlot};
 use super::error::PlotError;
 use super::style::Area;
 
@@ -8,6 +8,9 @@ use super::style::Area;
 /// a picture does not implement it, and `ticklab plot` says so; a kind that does registers with
 /// [`crate::registry::Kind::DRAWN`].
 pub trait Draw {
+    /// What the run keeps of the kind's own events for this drawing, in the kind's folder.
+    fn kind_plot(&self) -> Box<dyn KindPlot>;
+
     /// How tall its drawing is, given what the run left to draw.
     fn plot_height_px(&self, collected: &Collected) -> u32;
 

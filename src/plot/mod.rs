@@ -10,14 +10,10 @@ pub mod collect;
 pub(crate) mod cpu_models;
 pub(crate) mod draw;
 pub(crate) mod error;
-pub(crate) mod executor;
-pub(crate) mod harness;
-pub(crate) mod hosts;
-mod hosts_legend;
-pub(crate) mod notes;
+
 pub(crate) mod style;
 pub(crate) mod svg_stream;
-mod thread_cpu;
+pub(crate) mod thread_cpu;
 mod time_axis;
 pub(crate) mod timeline;
 mod title;
@@ -29,7 +25,7 @@ pub use draw::Draw;
 pub use error::PlotError;
 
 use crate::model::ModelSetup;
-use crate::registry::{KINDS, ModelKind};
+use crate::registry::kinds::{KINDS, ModelKind};
 use crate::run::{RunReport, run_scenario};
 use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
@@ -73,7 +69,8 @@ pub fn run_to_draw(
     }
     let mut runs = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
-        let mut collected = Collected::default();
+        let own = drawing(KINDS, &scenario.model)?.kind_plot();
+        let mut collected = Collected::new(Some(own));
         let report = run_scenario(scenario, options, &mut collected).map_err(PlotError::Run)?;
         runs.push(RunToDraw { collected, report });
     }

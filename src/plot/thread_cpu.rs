@@ -14,7 +14,7 @@ const MAX_CPU_LINES: usize = 8;
 const NS_PER_SEC: u64 = 1_000_000_000;
 
 /// Each busiest thread's CPU per second over the run, from the summary's bins.
-pub(super) fn draw(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+pub(crate) fn draw(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let mut threads: Vec<_> = collected
         .summary
         .iter()

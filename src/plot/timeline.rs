@@ -4,14 +4,19 @@
 
 use plotters::prelude::*;
 
-use super::collect::{ClockPoint, Collected};
+use super::collect::{ClockPoint, Collected, Extremes};
 use super::error::PlotError;
 use super::style::{self, Area, Unit, draw_extremes, legend, series_color, time_panel, y_range_to};
 use ticklab_sim::Approx;
 
-pub fn draw(root: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), PlotError> {
-    // A timer design's memory gets a panel of its own, after the lateness it trades against.
-    let memory = collected.live_slots.as_ref();
+/// Draws an interval or timer run; `memory` is a timer design's slots in use, which get a panel
+/// of their own after the lateness they trade against.
+pub fn draw(
+    root: &Area<'_>,
+    collected: &Collected,
+    noun: &str,
+    memory: Option<&Extremes>,
+) -> Result<(), PlotError> {
     let panels = style::layout(root, collected, 4 + usize::from(memory.is_some()))?;
     let mut next = panels.iter();
     let mut panel = || next.next().expect("one panel each");
@@ -25,11 +30,7 @@ pub fn draw(root: &Area<'_>, collected: &Collected, noun: &str) -> Result<(), Pl
     Ok(())
 }
 
-fn live(
-    area: &Area<'_>,
-    collected: &Collected,
-    live_slots: &super::collect::Extremes,
-) -> Result<(), PlotError> {
+fn live(area: &Area<'_>, collected: &Collected, live_slots: &Extremes) -> Result<(), PlotError> {
     let highest = live_slots.max().unwrap_or(0).max(0);
     let peak = collected
         .summary
@@ -164,7 +165,7 @@ fn advanced(point: ClockPoint, t_ns: u64) -> ClockPoint {
     }
 }
 
-pub(super) fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+pub(crate) fn clocks(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let points = clock_line(collected);
     let origin = points[0];
     let seconds = |ns: i64| ns as f64 / 1e9;

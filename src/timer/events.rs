@@ -3,7 +3,6 @@
 use serde::Serialize;
 use ticklab_sim::{Approx, Secs};
 
-use crate::plot::collect::Collected;
 use crate::trace::{ModelEvent, SignedSecs, Wall};
 
 /// A client started a call and armed its timeout.
@@ -78,10 +77,6 @@ impl ModelEvent for MemoryEvent {
 
     fn plural(&self) -> &'static str {
         "memory samples"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.live_slots(self.t_ns, self.live_slots);
     }
 }
 
@@ -179,12 +174,6 @@ impl ModelEvent for FireEvent {
 
     fn delay_ns(&self) -> Option<u64> {
         Some(self.lateness_ns.max(0) as u64)
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        let wall_ns = plot.wall_at(self.t_ns);
-        plot.count_on_wall(self.t_ns, wall_ns);
-        plot.late(self.t_ns, self.lateness_ns);
     }
 }
 

@@ -6,6 +6,7 @@ pub(crate) mod designs;
 pub(crate) mod events;
 pub mod keys;
 mod model;
+mod picture;
 pub mod runner;
 pub mod spec;
 mod stats;

@@ -2,10 +2,6 @@
 
 use crate::expect::{ExpectSchema, Metric};
 use crate::model::{Head, Model, RunContext};
-use crate::plot::collect::Collected;
-use crate::plot::draw::Draw;
-use crate::plot::error::PlotError;
-use crate::plot::style::{Area, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX};
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
@@ -43,15 +39,5 @@ impl Model for TimerModel {
             elsewhere: &config.metrics_elsewhere,
             ..ExpectSchema::flat(&config.metrics)
         }
-    }
-}
-
-impl Draw for TimerConfig {
-    fn plot_height_px(&self, _: &Collected) -> u32 {
-        TITLE_HEIGHT_PX + 4 * PANEL_HEIGHT_PX
-    }
-
-    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-        crate::plot::timeline::draw(area, collected, "fire")
     }
 }

@@ -4,7 +4,6 @@
 use serde::Serialize;
 use ticklab_sim::Secs;
 
-use crate::plot::collect::Collected;
 use crate::trace::{ModelEvent, SignedSecs, Wall};
 
 /// One `note()` from the code under test: when it happened on every clock.
@@ -51,12 +50,6 @@ impl ModelEvent for Note {
 
     fn delay_class(&self) -> &str {
         self.label
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.clock_reading(self.t_ns, self.instant_ns, self.wall, false);
-        plot.count_on_wall(self.t_ns, self.wall.0);
-        plot.note(self.label, self.t_ns, self.gap_ns);
     }
 }
 
@@ -113,10 +106,5 @@ impl ModelEvent for Busy {
 
     fn plural(&self) -> &'static str {
         "busy sections"
-    }
-
-    fn collect(&self, plot: &mut Collected) {
-        plot.clock_reading(self.t_ns, self.instant_ns, self.wall, false);
-        plot.busy_span(self.t_ns, self.took_ns);
     }
 }

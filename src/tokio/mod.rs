@@ -60,6 +60,8 @@ mod events;
 mod harness;
 mod os;
 mod panics;
+mod picture;
+mod picture_notes;
 mod regressions;
 mod replay_command;
 mod run;

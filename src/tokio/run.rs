@@ -318,13 +318,13 @@ impl<T> Run<T> {
     /// assert!(svg.contains(&format!("beat ({})", run.notes_of("beat").count())));
     /// ```
     pub fn svg(&self) -> String {
-        crate::plot::harness::svg_of(|sink| self.write_trace(sink))
+        super::picture::svg_of(|sink| self.write_trace(sink))
     }
 
     /// Writes [`Run::svg`] to `path`, atomically. It replaces a plot an earlier run wrote there,
     /// and refuses to replace any other file.
     pub fn write_svg(&self, path: impl AsRef<std::path::Path>) -> io::Result<()> {
-        crate::plot::harness::write_svg(path.as_ref(), &self.svg())
+        super::picture::write_svg(path.as_ref(), &self.svg())
     }
 
     fn start_event(&self) -> StartEvent {

@@ -4,7 +4,8 @@
 //! The events every run shares (its start, faults, resumes, broken invariants and summary) are
 //! here; each model's own events (ticks, fires, polls...) live in the model's folder and reach a
 //! sink as [`Event::Model`], through the [`ModelEvent`] trait: how the event reads as a line of
-//! text and as JSON, whether eliding may hide it, and what plots take from it.
+//! text and as JSON, and whether eliding may hide it. What a picture takes from it is the kind's
+//! own (`plot::collect::KindPlot`, in the kind's folder).
 
 use std::any::Any;
 use std::fmt;
@@ -14,7 +15,6 @@ use jiff::Timestamp;
 use serde::{Serialize, Serializer};
 
 use super::Summary;
-use crate::plot::collect::Collected;
 
 /// One event of a run.
 #[derive(Clone, Copy, Debug)]
@@ -67,9 +67,6 @@ pub trait ModelEvent: fmt::Debug + Send + Sync {
 
     /// A copy of its own, for a text trace that holds events back while eliding.
     fn to_owned_event(&self) -> Box<dyn ModelEvent>;
-
-    /// Hands what the plots draw to their collector.
-    fn collect(&self, _plot: &mut Collected) {}
 
     /// The event as its own type, for a test or a tool that reads one kind.
     fn as_any(&self) -> &dyn Any;

@@ -5,12 +5,132 @@ use plotters::prelude::*;
 
 use ticklab_sim::Approx;
 
-use super::collect::{BLOCKING, COLUMNS, Collected, FIRST_GROUP, PARKED, WorkerTrack};
-use super::error::PlotError;
-use super::style::{
+use std::any::Any;
+
+use super::events::{
+    BlockingEvent, DriverPollEvent, ParkEvent, PollEvent, StarvationEvent, TaskDoneEvent,
+};
+use super::spec::ExecutorConfig;
+use crate::plot::collect::{
+    BLOCKING, COLUMNS, Collected, FIRST_GROUP, KindPlot, MAX_MARKS, PARKED, Series, WorkerTrack,
+    charge, index_of,
+};
+use crate::plot::draw::Draw;
+use crate::plot::error::PlotError;
+use crate::plot::style::{
     self, Area, FONT, PANEL_HEIGHT_PX, TITLE_HEIGHT_PX, TimeChart, Unit, draw_extremes, legend,
     run_seconds, series_color, time_panel, time_panel_with, y_range_to,
 };
+use crate::trace::ModelEvent;
+
+/// What each worker did column by column, each task group's latencies, and the starvation
+/// reports (the first [`MAX_MARKS`] of them, and how many in all).
+#[derive(Debug, Default)]
+struct ExecutorPlot {
+    groups: Vec<Series>,
+    workers: Vec<WorkerTrack>,
+    starved: Vec<(u64, String)>,
+    starved_total: u64,
+}
+
+/// What an executor run with nothing kept draws: empty rows.
+static EMPTY: ExecutorPlot = ExecutorPlot {
+    groups: Vec::new(),
+    workers: Vec::new(),
+    starved: Vec::new(),
+    starved_total: 0,
+};
+
+fn own(collected: &Collected) -> &ExecutorPlot {
+    collected.own::<ExecutorPlot>().unwrap_or(&EMPTY)
+}
+
+impl ExecutorPlot {
+    fn worker(&mut self, name: &str) -> &mut WorkerTrack {
+        let index = index_of(
+            &mut self.workers,
+            |track| &*track.name == name,
+            || WorkerTrack::new(name),
+        );
+        &mut self.workers[index]
+    }
+}
+
+/// The group a task label belongs to: `flush#12` is in `flush`; connection tasks are grouped.
+pub fn task_group(task: &str) -> &str {
+    match task.split_once('#') {
+        Some((group, _)) => group,
+        None if task.starts_with("conn") => "connections",
+        None => task,
+    }
+}
+
+impl KindPlot for ExecutorPlot {
+    fn model_event(&mut self, event: &dyn ModelEvent, common: &mut Collected) {
+        let run_for_ns = common.run_for_ns();
+        let event = event.as_any();
+        if let Some(poll) = event.downcast_ref::<PollEvent>() {
+            let group = FIRST_GROUP + Series::index_in(&mut self.groups, task_group(&poll.task));
+            self.worker(&poll.worker)
+                .enter(Some(group), poll.t_ns, run_for_ns);
+        } else if let Some(done) = event.downcast_ref::<TaskDoneEvent>() {
+            let group = Series::index_in(&mut self.groups, task_group(&done.task));
+            let column = common.column_of(done.t_ns);
+            self.groups[group]
+                .values
+                .add(column, done.latency_ns as i64);
+        } else if let Some(park) = event.downcast_ref::<ParkEvent>() {
+            self.worker(&park.worker)
+                .enter(Some(PARKED), park.t_ns, run_for_ns);
+        } else if let Some(poll) = event.downcast_ref::<DriverPollEvent>() {
+            let column = common.column_of(poll.t_ns);
+            self.worker(&poll.worker).driver_polls[column] += 1;
+        } else if let Some(blocking) = event.downcast_ref::<BlockingEvent>() {
+            // `spawn_blocking` runs on the runtime's pool, drawn as one row of its own.
+            let row = match &blocking.worker {
+                Some(worker) => worker.to_string(),
+                None => format!("{} blocking pool", blocking.runtime),
+            };
+            let track = self.worker(&row);
+            charge(
+                &mut track.time_ns,
+                BLOCKING,
+                blocking.started_ns,
+                blocking.t_ns,
+                run_for_ns,
+            );
+        } else if let Some(starved) = event.downcast_ref::<StarvationEvent>() {
+            self.starved_total += 1;
+            if self.starved.len() < MAX_MARKS {
+                self.starved.push((starved.t_ns, starved.task.to_string()));
+            }
+        }
+    }
+
+    fn finish(&mut self, end_ns: u64, run_for_ns: u64) {
+        for worker in &mut self.workers {
+            worker.enter(None, end_ns, run_for_ns);
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Draw for ExecutorConfig {
+    fn kind_plot(&self) -> Box<dyn KindPlot> {
+        Box::new(ExecutorPlot::default())
+    }
+
+    fn plot_height_px(&self, collected: &Collected) -> u32 {
+        height_px(collected)
+    }
+
+    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+        draw(area, collected)
+    }
+}
 
 /// Height of one worker's row in the Gantt chart.
 pub const ROW_HEIGHT_PX: u32 = 26;
@@ -34,13 +154,13 @@ fn gantt_height_px(collected: &Collected) -> u32 {
 
 /// Entries in the Gantt chart's legend: the groups, blocking sections and starvation marks.
 fn legend_entries(collected: &Collected) -> usize {
-    collected.groups.len() + 2
+    own(collected).groups.len() + 2
 }
 
 /// Rows of the Gantt chart: one per worker shown, plus empty ones above them that keep the
 /// legend clear of the bars.
 fn gantt_rows(collected: &Collected) -> usize {
-    let workers = collected.workers.len().clamp(1, MAX_ROWS);
+    let workers = own(collected).workers.len().clamp(1, MAX_ROWS);
     let legend_px = LEGEND_ENTRY_PX * legend_entries(collected) as u32 + 10;
     workers + legend_px.div_ceil(ROW_HEIGHT_PX) as usize
 }
@@ -85,10 +205,10 @@ fn cell(worker: &WorkerTrack, column: usize, width_ns: u64) -> Cell {
 }
 
 fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-    let workers = &collected.workers[..collected.workers.len().min(MAX_ROWS)];
+    let workers = &own(collected).workers[..own(collected).workers.len().min(MAX_ROWS)];
     let rows = workers.len().max(1);
     let all_rows = gantt_rows(collected);
-    let left_out = collected.workers.len() - workers.len();
+    let left_out = own(collected).workers.len() - workers.len();
     let mut caption = "workers: polling a task group (shade: share of time), blocking (dark), parked (grey), | driver polls".to_string();
     if left_out > 0 {
         caption.push_str(&format!(" ({left_out} more workers not shown)"));
@@ -99,7 +219,7 @@ fn gantt(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     for (row, worker) in workers.iter().enumerate() {
         draw_worker(&mut chart, collected, worker, rows - row)?;
     }
-    chart.draw_series(collected.starved.iter().map(|(t_ns, _)| {
+    chart.draw_series(own(collected).starved.iter().map(|(t_ns, _)| {
         let x = *t_ns as f64 / 1e9;
         PathElement::new(
             vec![(x, 0.0), (x, rows as f64)],
@@ -177,14 +297,14 @@ fn legend_keys<'a, 'b>(
     chart: &mut TimeChart<'a, 'b>,
     collected: &Collected,
 ) -> Result<(), PlotError> {
-    for (group, named) in collected.groups.iter().enumerate() {
+    for (group, named) in own(collected).groups.iter().enumerate() {
         let color = series_color(group);
         chart
             .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
             .label(named.name.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
     }
-    if collected.workers.iter().any(|worker| {
+    if own(collected).workers.iter().any(|worker| {
         worker
             .time_ns
             .iter()
@@ -195,10 +315,10 @@ fn legend_keys<'a, 'b>(
             .label("blocking section")
             .legend(|(x, y)| Rectangle::new([(x, y), (x + 14, y + 5)], BLOCKING_COLOR.filled()));
     }
-    if !collected.starved.is_empty() {
+    if !own(collected).starved.is_empty() {
         chart
             .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label(format!("starved ({})", collected.starved_total))
+            .label(format!("starved ({})", own(collected).starved_total))
             .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], STARVED_COLOR));
     }
     Ok(())
@@ -223,7 +343,7 @@ fn runs<T: Copy + PartialEq>(
 }
 
 fn latencies(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-    let highest = collected
+    let highest = own(collected)
         .groups
         .iter()
         .filter_map(|group| group.values.max())
@@ -240,7 +360,7 @@ fn latencies(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let y_range = y_range_to(0.0, to_unit(highest.unwrap_or(0)));
     let y_desc = format!("latency ({})", unit.name);
     let mut chart = time_panel(area, collected, &caption, y_range, &y_desc, false)?;
-    for (group, named) in collected.groups.iter().enumerate() {
+    for (group, named) in own(collected).groups.iter().enumerate() {
         if named.values.max().is_none() {
             continue;
         }
@@ -258,4 +378,15 @@ fn latencies(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         legend(&mut chart)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_are_grouped_by_their_label() {
+        assert_eq!(task_group("flush#12"), "flush");
+        assert_eq!(task_group("conn7"), "connections");
+    }
 }

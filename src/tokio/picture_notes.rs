@@ -1,7 +1,11 @@
 //! What a harness run's plot keeps of its notes and busy sections: per label, how many notes fell
 //! in each column, and the longest gap between two of them; bounded whatever the run's length.
 
-use super::collect::{COLUMNS, Collected, column_at};
+use std::any::Any;
+
+use super::events::{Busy, Note};
+use crate::plot::collect::{COLUMNS, Collected, KindPlot, column_at};
+use crate::trace::ModelEvent;
 
 /// The notes of one label, column by column.
 #[derive(Clone, Debug)]
@@ -50,11 +54,34 @@ pub struct NoteRows {
     pub busy_sections: u64,
 }
 
-impl Collected {
-    /// A note labelled `label` at `t_ns`, `gap_ns` after the one before it with that label.
-    pub(crate) fn note(&mut self, label: &str, t_ns: u64, gap_ns: Option<u64>) {
-        let column = self.column_of(t_ns);
-        let rows = &mut self.notes.rows;
+impl KindPlot for NoteRows {
+    fn model_event(&mut self, event: &dyn ModelEvent, common: &mut Collected) {
+        let event = event.as_any();
+        if let Some(note) = event.downcast_ref::<Note>() {
+            common.clock_reading(note.t_ns, note.instant_ns, note.wall, false);
+            common.count_on_wall(note.t_ns, note.wall.0);
+            self.note(
+                note.label,
+                common.column_of(note.t_ns),
+                note.t_ns,
+                note.gap_ns,
+            );
+        } else if let Some(busy) = event.downcast_ref::<Busy>() {
+            common.clock_reading(busy.t_ns, busy.instant_ns, busy.wall, false);
+            self.busy_span(busy.t_ns, busy.took_ns, common.run_for_ns());
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl NoteRows {
+    /// A note labelled `label` at `t_ns`, in `column`, `gap_ns` after the one before it with
+    /// that label.
+    fn note(&mut self, label: &str, column: usize, t_ns: u64, gap_ns: Option<u64>) {
+        let rows = &mut self.rows;
         let index = match rows.iter().position(|row| row.label == label) {
             Some(index) => index,
             None => {
@@ -79,16 +106,15 @@ impl Collected {
     }
 
     /// A busy section that began at `t_ns` and took `took_ns` of physical time.
-    pub(crate) fn busy_span(&mut self, t_ns: u64, took_ns: u64) {
-        let run_for_ns = self.run_for_ns();
-        let busy = &mut self.notes.busy;
+    fn busy_span(&mut self, t_ns: u64, took_ns: u64, run_for_ns: u64) {
+        let busy = &mut self.busy;
         if busy.is_empty() {
             busy.resize(COLUMNS, false);
         }
         let last_ns = (t_ns + took_ns).saturating_sub(1).max(t_ns);
         let (from, to) = (column_at(t_ns, run_for_ns), column_at(last_ns, run_for_ns));
         busy[from..=to].iter_mut().for_each(|column| *column = true);
-        self.notes.busy_sections += 1;
+        self.busy_sections += 1;
     }
 }
 
@@ -97,13 +123,13 @@ mod tests {
     use super::*;
 
     fn row_of(times_ns: &[u64]) -> NoteRow {
-        let mut collected = Collected::default();
+        let mut rows = NoteRows::default();
         let mut previous = None;
         for &t_ns in times_ns {
-            collected.note("beat", t_ns, previous.map(|before| t_ns - before));
+            rows.note("beat", 0, t_ns, previous.map(|before| t_ns - before));
             previous = Some(t_ns);
         }
-        collected.notes.rows.remove(0)
+        rows.rows.remove(0)
     }
 
     #[test]

@@ -4,10 +4,10 @@
 
 use plotters::prelude::*;
 
-use super::collect::Collected;
-use super::error::PlotError;
-use super::hosts::{HOLD_COLOR, MARKED, Shape, TWO_LEADERS_COLOR, fault_kinds};
-use super::style::{Area, FONT, WALL_STEP, WIDTH_PX, fault_color};
+use super::picture::{HOLD_COLOR, MARKED, Shape, TWO_LEADERS_COLOR, fault_kinds};
+use crate::plot::collect::Collected;
+use crate::plot::error::PlotError;
+use crate::plot::style::{Area, FONT, WALL_STEP, WIDTH_PX, fault_color};
 
 /// How an entry's sample is drawn: a shade as the panel shades it, or a mark.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,7 +34,7 @@ fn columns() -> usize {
 
 /// What the run had, in the order the panel draws it.
 pub(super) fn entries(collected: &Collected) -> Vec<Entry> {
-    let hosts = &collected.hosts;
+    let hosts = super::picture::kept(collected);
     let mut entries = Vec::new();
     for (kind, count) in fault_kinds(hosts) {
         let swatch = if kind == "wall-step" {

@@ -4,16 +4,46 @@
 
 use plotters::prelude::*;
 
-use super::collect::Collected;
-use super::error::PlotError;
+use std::any::Any;
+
+use super::events::HostEvent;
+use super::spec::HostsConfig;
+use crate::plot::collect::{Collected, KindPlot};
+use crate::plot::draw::Draw;
+use crate::plot::error::PlotError;
+use crate::trace::ModelEvent;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::hosts_legend as legend;
-use super::style::{
+use super::event_kind::HostEventKind;
+use super::picture_legend as legend;
+use crate::plot::style::{
     Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, Y_LABEL_AREA_PX, YAxis, fault_color, time_panel_on,
 };
-use crate::hosts::event_kind::HostEventKind;
 use crate::trace::FaultEvent;
+
+/// What the run kept of its hosts; nothing if it kept nothing.
+pub(super) fn kept(collected: &Collected) -> &HostsCollected {
+    static NONE: HostsCollected = HostsCollected {
+        rows: Vec::new(),
+        two_leaders: Vec::new(),
+        two_since_ns: None,
+    };
+    collected.own::<HostsCollected>().unwrap_or(&NONE)
+}
+
+impl Draw for HostsConfig {
+    fn kind_plot(&self) -> Box<dyn KindPlot> {
+        Box::new(HostsCollected::default())
+    }
+
+    fn plot_height_px(&self, collected: &Collected) -> u32 {
+        height_px(collected)
+    }
+
+    fn draw(&self, area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
+        draw(area, collected)
+    }
+}
 
 /// Height of one host's row.
 const ROW_HEIGHT_PX: u32 = 24;
@@ -137,16 +167,35 @@ impl HostsCollected {
     }
 }
 
-impl Collected {
+impl KindPlot for HostsCollected {
+    fn model_event(&mut self, event: &dyn ModelEvent, _common: &mut Collected) {
+        if let Some(event) = event.as_any().downcast_ref::<HostEvent>() {
+            self.host_event(&event.host, event.what, event.t_ns);
+        }
+    }
+
+    /// A fault edge of one host: a wall step, or a suspend, freeze or slew beginning or ending.
+    fn host_fault(&mut self, host: &str, fault: &FaultEvent, begins: bool) {
+        let row = self.row(host);
+        if fault.kind == "wall-step" {
+            row.wall_steps.push(fault.t_ns);
+        } else if begins {
+            row.open_faults.push((fault.fault, fault.kind, fault.t_ns));
+        } else if let Some(open) = row.open_faults.iter().position(|f| f.0 == fault.fault) {
+            let (_, kind, from_ns) = row.open_faults.remove(open);
+            row.faults.push((kind, from_ns, fault.t_ns));
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl HostsCollected {
     /// A hosts event.
-    pub(crate) fn host_event(
-        &mut self,
-        host: &str,
-        what: HostEventKind,
-        t_ns: u64,
-        _delay_ns: Option<u64>,
-    ) {
-        let hosts = &mut self.hosts;
+    fn host_event(&mut self, host: &str, what: HostEventKind, t_ns: u64) {
+        let hosts = self;
         match what {
             HostEventKind::TwoLeaders => {
                 hosts.two_since_ns.get_or_insert(t_ns);
@@ -180,19 +229,6 @@ impl Collected {
             }
         }
     }
-
-    /// A fault edge of one host: a wall step, or a suspend, freeze or slew beginning or ending.
-    pub(crate) fn host_fault(&mut self, host: &str, fault: &FaultEvent, begins: bool) {
-        let row = self.hosts.row(host);
-        if fault.kind == "wall-step" {
-            row.wall_steps.push(fault.t_ns);
-        } else if begins {
-            row.open_faults.push((fault.fault, fault.kind, fault.t_ns));
-        } else if let Some(open) = row.open_faults.iter().position(|f| f.0 == fault.fault) {
-            let (_, kind, from_ns) = row.open_faults.remove(open);
-            row.faults.push((kind, from_ns, fault.t_ns));
-        }
-    }
 }
 
 /// The rows drawn, in scenario order: every host if they fit, else the eventful ones first.
@@ -214,7 +250,7 @@ fn shown(hosts: &HostsCollected) -> Vec<&HostRow> {
 }
 
 fn rows(collected: &Collected) -> usize {
-    collected.hosts.rows.len().clamp(1, MAX_ROWS)
+    kept(collected).rows.len().clamp(1, MAX_ROWS)
 }
 
 /// The canvas height a hosts plot needs: its legend above the panel, and a row per host shown.
@@ -294,19 +330,19 @@ fn with_cpu_below<'a>(panel: &Area<'a>, collected: &Collected) -> Result<Area<'a
     }
     let (_, height_px) = panel.dim_in_pixel();
     let (body, cpu) = panel.split_vertically(height_px.saturating_sub(CPU_PANEL_PX));
-    super::thread_cpu::draw(&cpu, collected)?;
+    crate::plot::thread_cpu::draw(&cpu, collected)?;
     Ok(body)
 }
 
 /// The legend above the panel, then the panel: a row per host, its name left of it; below them,
 /// where hosts have machines, their threads' CPU per second.
 pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
-    let panels = super::style::layout(root, collected, 1)?;
+    let panels = crate::plot::style::layout(root, collected, 1)?;
     let body = with_cpu_below(&panels[0], collected)?;
     let entries = legend::entries(collected);
     let (legend_area, panel) = body.split_vertically(legend::height_px(&entries));
     legend::draw(&legend_area, &entries)?;
-    let hosts = &collected.hosts;
+    let hosts = &kept(collected);
     let end_ns = collected.run_for_ns();
     let shown = shown(hosts);
     let rows = rows(collected);
@@ -366,7 +402,7 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
 /// One host's row, whose top edge is at `row_top`: its faults across the row, its lease in the
 /// middle, and a mark per event.
 fn draw_row(
-    chart: &mut super::style::TimeChart<'_, '_>,
+    chart: &mut crate::plot::style::TimeChart<'_, '_>,
     host: &HostRow,
     row_top: f64,
     end_ns: u64,

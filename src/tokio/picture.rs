@@ -9,15 +9,25 @@ use std::path::Path;
 use plotters::prelude::*;
 use ticklab_sim::Approx;
 
-use super::collect::Collected;
-use super::error::PlotError;
-use super::notes::NoteRow;
-use super::style::{
+use super::picture_notes::{NoteRow, NoteRows};
+use crate::plot::collect::Collected;
+use crate::plot::error::PlotError;
+use crate::plot::style::{
     self, Area, FONT, PANEL_HEIGHT_PX, WIDTH_PX, Y_LABEL_AREA_PX, YAxis, run_seconds, series_color,
     time_panel_on,
 };
-use super::svg_stream;
+use crate::plot::svg_stream;
 use crate::trace::TraceSink;
+
+/// What the run kept of its notes; none if it kept nothing.
+fn kept(collected: &Collected) -> &NoteRows {
+    static NONE: NoteRows = NoteRows {
+        rows: Vec::new(),
+        busy: Vec::new(),
+        busy_sections: 0,
+    };
+    collected.own::<NoteRows>().unwrap_or(&NONE)
+}
 
 /// Height of one label's row.
 const ROW_HEIGHT_PX: u32 = 34;
@@ -35,7 +45,7 @@ const DRAWN_HERE: &str = "drawn by ticklab from a harness run";
 
 /// A harness run drawn as one SVG document: `trace` streams the run's trace into a sink.
 pub fn svg_of(trace: impl FnOnce(&mut dyn TraceSink) -> io::Result<()>) -> String {
-    let mut collected = Collected::default();
+    let mut collected = Collected::new(Some(Box::new(NoteRows::default())));
     trace(&mut collected).expect("collecting into memory cannot fail");
     let mut svg = Vec::new();
     let size_px = (WIDTH_PX, height_px(&collected));
@@ -86,14 +96,14 @@ fn notes_height_px(collected: &Collected) -> u32 {
 
 /// Rows drawn: the labels shown, and the busy sections if any.
 fn rows(collected: &Collected) -> usize {
-    let busy = usize::from(collected.notes.busy_sections > 0);
+    let busy = usize::from(kept(collected).busy_sections > 0);
     (shown(collected).len() + busy).max(1)
 }
 
 /// The labels drawn, in the order they first appeared: all of them, or the [`MAX_ROWS`] with the
 /// fewest notes, since a rare label is the unusual one.
 fn shown(collected: &Collected) -> Vec<&NoteRow> {
-    let rows = &collected.notes.rows;
+    let rows = &kept(collected).rows;
     if rows.len() <= MAX_ROWS {
         return rows.iter().collect();
     }
@@ -108,17 +118,17 @@ fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let body = style::layout(root, collected, 1)?.remove(0);
     let (notes_area, clocks_area) = body.split_vertically(notes_height_px(collected));
     notes(&notes_area, collected)?;
-    super::timeline::clocks(&clocks_area, collected)
+    crate::plot::timeline::clocks(&clocks_area, collected)
 }
 
 fn notes(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let shown = shown(collected);
     let rows = rows(collected);
-    let total: u64 = collected.notes.rows.iter().map(|row| row.total).sum();
+    let total: u64 = kept(collected).rows.iter().map(|row| row.total).sum();
     let mut caption = format!(
         "notes by label ({total} in all): a mark per column, taller for more; a lone note ringed; a gap that stands out in red"
     );
-    let left_out = collected.notes.rows.len() - shown.len();
+    let left_out = kept(collected).rows.len() - shown.len();
     if left_out > 0 {
         caption.push_str(&format!(" ({left_out} busier labels not shown)"));
     }
@@ -136,7 +146,7 @@ fn notes(area: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
         let bottom = (rows - index - 1) as f64;
         draw_row(&mut chart, collected, row, bottom, series_color(index))?;
     }
-    if collected.notes.busy_sections > 0 {
+    if kept(collected).busy_sections > 0 {
         draw_busy(&mut chart, collected)?;
     }
     Ok(())
@@ -198,9 +208,9 @@ fn draw_row(
 
 /// The bottom row: every column a section marked busy covered.
 fn draw_busy(chart: &mut style::TimeChart<'_, '_>, collected: &Collected) -> Result<(), PlotError> {
-    let width_s = run_seconds(collected) / collected.notes.busy.len() as f64;
+    let width_s = run_seconds(collected) / kept(collected).busy.len() as f64;
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    for (column, _) in collected.notes.busy.iter().enumerate().filter(|(_, b)| **b) {
+    for (column, _) in kept(collected).busy.iter().enumerate().filter(|(_, b)| **b) {
         match spans.last_mut() {
             Some((_, end)) if *end == column => *end = column + 1,
             _ => spans.push((column, column + 1)),
@@ -214,7 +224,7 @@ fn draw_busy(chart: &mut style::TimeChart<'_, '_>, collected: &Collected) -> Res
     }))?;
     let name = format!(
         "busy or asleep (sections: {})",
-        collected.notes.busy_sections
+        kept(collected).busy_sections
     );
     chart.draw_series([Text::new(
         name,
