@@ -690,3 +690,92 @@ fn test_only_code_is_outside_the_layers() {
         Vec::<String>::new()
     );
 }
+
+/// Files outside a kind's folder that may name it besides `KINDS`, and why: a command built on
+/// the kind, or the registry of the designs it runs.
+const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
+    (
+        "interval",
+        &["src/cli/report.rs", "src/cli/table.rs"],
+        "`ticklab table` and the report's table are built on interval runs",
+    ),
+    (
+        "timer",
+        &[
+            "src/cli/compare.rs",
+            "src/registry/designs.rs",
+            "src/registry/register.rs",
+            "src/hosts/rpc/mod.rs",
+            "src/hosts/rpc/spec.rs",
+        ],
+        "`ticklab compare` runs timer designs, the registry holds them, and hosts' RPC calls \
+         time out on them",
+    ),
+];
+
+/// The kinds `KINDS` lists, by the folder each lives in.
+fn kinds() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/registry/kinds.rs");
+    let text = std::fs::read_to_string(path).expect("src/registry/kinds.rs is readable");
+    let start = text.find("pub static KINDS").expect("KINDS is declared");
+    let end = start + text[start..].find("];").expect("KINDS ends");
+    text[start..end]
+        .split("crate::")
+        .skip(1)
+        .filter_map(|rest| rest.split("::").next())
+        .map(String::from)
+        .collect()
+}
+
+/// The imports of a kind's folder from a file outside it that neither `KINDS` nor
+/// [`NAMED_FROM_OUTSIDE`] allows.
+fn kind_named_from_outside(graph: &BTreeMap<String, BTreeSet<String>>, kind: &str) -> Vec<String> {
+    let folder = format!("src/{kind}/");
+    let allowed: &[&str] = NAMED_FROM_OUTSIDE
+        .iter()
+        .find(|(name, ..)| *name == kind)
+        .map_or(&[], |(_, files, _)| files);
+    graph
+        .iter()
+        .filter(|(from, _)| {
+            !from.starts_with(&folder)
+                && from.as_str() != "src/registry/kinds.rs"
+                && !allowed.contains(&from.as_str())
+        })
+        .flat_map(|(from, targets)| {
+            targets
+                .iter()
+                .filter(|to| to.starts_with(&folder))
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_kind_is_named_outside_its_folder_only_by_its_line_in_kinds() {
+    let kinds = kinds();
+    assert!(kinds.len() >= 6, "KINDS lists {kinds:?}");
+    let graph = import_graph(&library_sources());
+    let found: Vec<String> = kinds
+        .iter()
+        .flat_map(|kind| kind_named_from_outside(&graph, kind))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a kind's folder is named from outside it:\n  {}\nkeep what a kind needs in its own \
+         folder (its picture in picture.rs, its keys in keys.rs), so that a new kind is one \
+         folder and one line in KINDS",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn a_planted_use_of_a_kind_in_the_plotter_is_reported() {
+    let mut sources = library_sources();
+    let (_, text) = sources
+        .get_mut(&vec!["plot".to_string(), "collect".to_string()])
+        .expect("src/plot/collect.rs is read");
+    text.push_str("\nfn planted() { let _ = crate::lock::LockModel; }\n");
+    let found = kind_named_from_outside(&import_graph(&sources), "lock");
+    assert_eq!(found, ["src/plot/collect.rs -> src/lock/mod.rs"]);
+}
