@@ -337,3 +337,97 @@ fn the_tutorials_run_and_check_print_what_the_page_shows() {
         assert_eq!(output.status.code(), Some(if step == 2 { 1 } else { 0 }));
     }
 }
+
+/// Runs `ticklab ARGS` in `folder`: its stdout, its stderr with `folder` written as the page
+/// writes a reader's checkout, and its exit code.
+fn ticklab_in(folder: &Path, args: &[String]) -> (String, String, Option<i32>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_ticklab"))
+        .args(args)
+        .current_dir(folder)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr)
+        .unwrap()
+        .replace(&folder.display().to_string(), "/home/me/ticklab");
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        stderr,
+        output.status.code(),
+    )
+}
+
+/// The tutorial's sections 6 and 7 as a reader follows them: the sweep finds and shrinks the
+/// failure and writes the regression file the page shows, its replay prints the page's trace,
+/// and after the fix `check` passes both files and the same sweep finds nothing.
+#[test]
+fn the_tutorials_sweep_replay_and_fix_print_what_the_page_shows() {
+    let path = book_src().join("tutorial.md");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let tomls = blocks(&path, &page, "toml");
+    let texts = blocks(&path, &page, "text");
+    let commands = commands_and_outputs(&page);
+    let folder = tempfile::tempdir().unwrap();
+    let scenario = folder.path().join("scenarios/timer/my-first-timeouts.toml");
+    std::fs::create_dir_all(scenario.parent().unwrap()).unwrap();
+    std::fs::write(&scenario, &tomls[0].text).unwrap();
+
+    let (sweep, shown) = &commands[3];
+    assert_eq!(sweep[0], "sweep", "section 6 starts with the sweep");
+    let (_, printed, code) = ticklab_in(folder.path(), sweep);
+    assert_eq!(
+        printed.trim_end(),
+        shown.trim_end(),
+        "tutorial.md: the sweep"
+    );
+    assert_eq!(code, Some(1), "a sweep that finds a failure exits 1");
+
+    let written = shown
+        .lines()
+        .find_map(|line| line.strip_prefix("written to "))
+        .expect("the sweep says where it wrote");
+    let regression = folder.path().join(written);
+    let file = std::fs::read_to_string(&regression).unwrap();
+    let on_page = tomls
+        .iter()
+        .find(|toml| toml.text.starts_with("# Found by"))
+        .expect("the page shows the regression file");
+    assert_eq!(file, on_page.text, "tutorial.md: the regression file");
+
+    let (replay, shown) = &commands[4];
+    let (printed, _, code) = ticklab_in(folder.path(), replay);
+    assert!(
+        printed.contains(shown.trim_end()),
+        "tutorial.md: the replay's trace has no stretch the page shows:\n{printed}"
+    );
+    assert_eq!(code, Some(1), "the regression fails until it is fixed");
+
+    for file in [&scenario, &regression] {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains("clock = \"wall\""), "{text}");
+        std::fs::write(
+            file,
+            text.replace("clock = \"wall\"", "clock = \"monotonic\""),
+        )
+        .unwrap();
+    }
+    let (check, shown) = &commands[5];
+    let (printed, _, code) = ticklab_in(folder.path(), check);
+    assert_eq!(
+        printed.trim_end(),
+        shown.trim_end(),
+        "tutorial.md: the check after the fix"
+    );
+    assert_eq!(code, Some(0));
+
+    let nothing = texts
+        .iter()
+        .find(|text| text.text.contains("cases of shard"))
+        .expect("the page shows the clean sweep");
+    let (printed, _, code) = ticklab_in(folder.path(), sweep);
+    assert_eq!(
+        printed.trim_end(),
+        nothing.text.trim_end(),
+        "tutorial.md: the clean sweep"
+    );
+    assert_eq!(code, Some(0));
+}
