@@ -570,18 +570,30 @@ fn elide_keeps_at_most_ten_thousand_at_each_end() {
         .success();
 }
 
+/// A project's own `scenarios/` folder is what `check` checks when given no path.
 #[test]
-fn check_passes_on_the_built_in_scenarios() {
-    ticklab()
+fn check_in_a_project_checks_its_scenarios_folder() {
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().join("scenarios/interval");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("short-sleep.toml"),
+        format!("{SHORT_SLEEP}[expect]\nticks_after_resume = 11\n"),
+    )
+    .unwrap();
+    let mut command = Command::cargo_bin("ticklab").unwrap();
+    command
+        .current_dir(project.path())
         .arg("check")
         .assert()
         .success()
+        .stderr(predicate::str::contains("built-in").not())
         .stdout(predicate::str::contains(
-            "| scenarios/interval/windows-sleep-naive.toml",
+            "| scenarios/interval/short-sleep.toml",
         ))
-        .stdout(
-            predicate::str::is_match(r"\d+ scenarios: \d+ passed, 0 failed, 0 invalid").unwrap(),
-        );
+        .stdout(predicate::str::contains(
+            "1 scenarios: 1 passed, 0 failed, 0 invalid",
+        ));
 }
 
 #[test]
@@ -617,19 +629,96 @@ fn check_exits_1_on_a_failure_and_2_on_an_invalid_file() {
         .stderr(predicate::str::contains("broken.toml:1:"));
 }
 
+/// Outside a project `check` runs the scenarios built into the binary, and they pass. The
+/// full-scale ones take minutes in a debug build: `.ci/run` checks them in release.
 #[test]
-fn check_outside_a_project_uses_the_built_in_scenarios() {
+fn check_outside_a_project_passes_on_the_built_in_scenarios() {
     let folder = tempfile::tempdir().unwrap();
     let mut command = Command::cargo_bin("ticklab").unwrap();
     command
         .current_dir(folder.path())
-        .arg("check")
+        .args(["check", "--skip", "full-scale"])
         .assert()
         .success()
         .stderr(predicate::str::contains("checking the built-in scenarios"))
         .stdout(predicate::str::contains(
+            "| scenarios/interval/windows-sleep-naive.toml",
+        ))
+        .stdout(predicate::str::contains(
             "scenarios/interval/matrix/windows-system-suspend-naive.toml",
+        ))
+        .stdout(predicate::str::contains("full-scale").not())
+        .stdout(
+            predicate::str::is_match(r"\d+ scenarios: \d+ passed, 0 failed, 0 invalid").unwrap(),
+        );
+}
+
+#[test]
+fn check_skip_leaves_out_the_paths_that_contain_its_text() {
+    let (naive, fixed) = (
+        scenario("windows-sleep-naive"),
+        scenario("windows-sleep-fixed"),
+    );
+    ticklab()
+        .args(["check", &naive, &fixed, "--skip", "fixed"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("| {naive}")))
+        .stdout(predicate::str::contains(&fixed).not())
+        .stdout(predicate::str::contains(
+            "1 scenarios: 1 passed, 0 failed, 0 invalid",
         ));
+    ticklab()
+        .args(["check", &naive, "--skip", "nowhere", "--skip", "naive"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "error: --skip nowhere --skip naive left no scenario to check",
+        ));
+}
+
+/// `--progress always` draws on a pipe too, one plain line per update; by default a pipe gets
+/// none. Either way stdout is the same bytes: elapsed time is for the progress line alone.
+#[test]
+fn check_progress_counts_done_and_failed_and_names_the_slowest_running() {
+    let (_folder, failing) = temp_scenario(&format!(
+        "{SHORT_SLEEP}[expect]\nmax_ticks_after_resume = 3\n"
+    ));
+    let failing = failing.to_str().unwrap();
+    let passing = scenario("windows-sleep-fixed");
+    let check = |progress: &str| {
+        ticklab()
+            .args(["check", failing, &passing, "--progress", progress])
+            .output()
+            .unwrap()
+    };
+    let always = check("always");
+    assert_eq!(always.status.code(), Some(1));
+    let stderr = String::from_utf8(always.stderr.clone()).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines.contains(&"2/2 scenarios done, 1 failed"),
+        "no final progress line in:\n{stderr}"
+    );
+    assert!(
+        lines.iter().any(|line| {
+            [failing, passing.as_str()]
+                .iter()
+                .any(|name| line.contains(&format!(" failed; slowest running: {name} (")))
+                && line.ends_with("s)")
+        }),
+        "no line names a running scenario and its time in:\n{stderr}"
+    );
+    for quiet in ["never", "auto"] {
+        let output = check(quiet);
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(output.stdout, always.stdout, "--progress {quiet}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            !stderr.contains("scenarios done"),
+            "--progress {quiet}:\n{stderr}"
+        );
+    }
 }
 
 /// One row of `ticklab table`, by platform and suspend kind: its `Instant` clock and numbers.

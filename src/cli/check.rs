@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use comfy_table::{Table, presets::ASCII_MARKDOWN};
 use rayon::prelude::*;
 
+use super::progress::{Progress, When};
 use super::{Failure, Limits, scenario_files};
 use crate::registry::Registry;
 use crate::run::{RunReport, replay_command, run_scenario};
@@ -18,6 +19,13 @@ pub(super) struct CheckArgs {
     /// expectations were written for those, so some may fail on another host's figures.
     #[arg(long, value_name = "PATH")]
     profile: Option<PathBuf>,
+    /// Leave out the scenarios whose path contains this text, such as `full-scale`; repeat it to
+    /// leave out more.
+    #[arg(long, value_name = "TEXT")]
+    skip: Vec<String>,
+    /// Show progress on stderr: scenarios done, failures so far and the slowest still running.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    progress: When,
     #[command(flatten)]
     limits: Limits,
 }
@@ -38,6 +46,14 @@ pub(super) enum Verdict {
 }
 
 impl Row {
+    /// Whether the scenario was invalid or failed an expectation.
+    pub fn failed(&self) -> bool {
+        match &self.verdict {
+            Verdict::Invalid(_) => true,
+            Verdict::Checked(report, _) => !report.passed(),
+        }
+    }
+
     /// The row's result (`ok`, `FAILED`, `invalid`) and its headline figures: the values its
     /// expectations bound, each with its bounds.
     pub fn result(&self) -> (&'static str, String) {
@@ -60,12 +76,24 @@ impl Row {
 }
 
 pub(super) fn check(registry: &Registry, program: &str, args: &CheckArgs) -> Result<(), Failure> {
-    let scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
+    let mut scenarios = gather(registry, &args.paths, args.profile.as_deref())?;
+    scenarios.retain(|loaded| !args.skip.iter().any(|text| source(loaded).contains(text)));
+    if scenarios.is_empty() {
+        return Err(Failure::Invalid(format!(
+            "--skip {} left no scenario to check",
+            args.skip.join(" --skip ")
+        )));
+    }
     let options = args.limits.options(None);
+    let progress = Progress::new(args.progress, scenarios.len());
     let rows: Vec<Row> = scenarios
         .into_par_iter()
-        .map(|loaded| check_one(loaded, &options))
+        .map(|loaded| {
+            let name = source(&loaded).to_string();
+            progress.run(&name, || check_one(loaded, &options), Row::failed)
+        })
         .collect();
+    progress.finish();
     super::print(results_table(&rows))?;
     verdict(&rows, program, &options, args.profile.as_deref())
 }
@@ -110,6 +138,14 @@ pub(super) fn verdict(
 
 /// A scenario, or where it came from and why it could not be loaded.
 pub(super) type Loaded = Result<Scenario, (String, String)>;
+
+/// Where a scenario came from: its file, or its path under the built-in `scenarios/`.
+fn source(loaded: &Loaded) -> &str {
+    match loaded {
+        Ok(scenario) => &scenario.source,
+        Err((source, _)) => source,
+    }
+}
 
 /// Parsed scenarios (or the error each gave), from the paths or the default places, on the cost
 /// profile at `profile` if given.

@@ -17,6 +17,7 @@ mod compare;
 mod key_lines;
 mod plot;
 mod program;
+mod progress;
 mod reference;
 mod report;
 mod run;
