@@ -5,8 +5,19 @@
 //! the whole JSON-lines trace, so that a change anywhere in the run (mid-run timing with the same
 //! totals, say) changes the snapshot too.
 //!
-//! Scenarios under a `full-scale/` folder (brpc #3383's 40 M calls) have traces of gigabytes: their
-//! snapshot and their determinism check are of the summary, which `ticklab check` also reads.
+//! Scenarios under a `full-scale/` folder (brpc #3383's 40 M calls, the 10,000-host hour) have
+//! traces of gigabytes and take many minutes in a debug build, so the debug tests leave them out.
+//! Their snapshot is the summary, which `ticklab check` also reads, and
+//! `full_scale_scenarios_match_their_snapshots` (ignored by a plain `cargo test`) compares it:
+//! `.ci/run` runs each once with the release binary its main job builds (`ticklab run FILE
+//! --summary-only`, which checks its [expect] too), and this test, with `FULL_SCALE_SUMMARIES`
+//! naming the folder of those summaries, compares them; without it, the test runs the scenarios
+//! itself (`cargo test --release --test scenarios -- --ignored`). The snapshot was written by
+//! another process, so a match is also their determinism check.
+//!
+//! Which scenarios are full scale is decided by the folder alone. A scenario outside one whose
+//! trace passes [`LIGHT_TRACE_BYTES`] fails the debug tests, and a `.ci/run` without the
+//! full-scale step fails them too, so that no scenario is left out of both.
 
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
@@ -32,6 +43,18 @@ fn load(path: &Path) -> Scenario {
 fn is_full_scale(path: &Path) -> bool {
     path.components()
         .any(|part| part.as_os_str() == "full-scale")
+}
+
+/// The largest whole JSON-lines trace a scenario outside `full-scale/` may write. The debug tests
+/// write each such trace four times, and the largest shipped one is 285 MB (brpc #3383 at small
+/// scale); one past this belongs in a `full-scale/` folder, which is run in release.
+const LIGHT_TRACE_BYTES: u64 = 512 << 20;
+
+/// The scenarios the debug tests run: all but those under `full-scale/`.
+fn light_scenario_files() -> Vec<(String, PathBuf)> {
+    let mut files = scenario_files();
+    files.retain(|(_, path)| !is_full_scale(path));
+    files
 }
 
 fn summary_trace(scenario: &Scenario) -> String {
@@ -102,22 +125,16 @@ fn scenario_files() -> Vec<(String, PathBuf)> {
     files
 }
 
-#[test]
-fn every_scenario_trace_matches_its_snapshot() {
+/// Compares each (name, path, trace) with its snapshot, and fails naming every one that differs,
+/// so that one run reports (and writes) all changed snapshots.
+fn assert_snapshots(traces: Vec<(String, PathBuf, String)>) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     let mut mismatches = Vec::new();
-    for (name, path) in scenario_files() {
+    for (name, path, trace) in traces {
         settings.set_input_file(&path);
-        let scenario = load(&path);
-        let trace = if is_full_scale(&path) {
-            summary_trace(&scenario)
-        } else {
-            snapshot(&scenario)
-        };
-        // Check every file before failing, so one run reports (and writes) all changed snapshots.
         let assert = || settings.bind(|| insta::assert_snapshot!(name.as_str(), trace));
         let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(assert));
         if checked.is_err() {
@@ -128,6 +145,86 @@ fn every_scenario_trace_matches_its_snapshot() {
         mismatches.is_empty(),
         "traces differ from their snapshots: {mismatches:?}"
     );
+}
+
+#[test]
+fn every_scenario_but_full_scale_matches_its_snapshot() {
+    let files = light_scenario_files();
+    assert!(files.len() >= 60, "only {} scenarios found", files.len());
+    let traces = files
+        .into_iter()
+        .map(|(name, path)| {
+            let trace = snapshot(&load(&path));
+            (name, path, trace)
+        })
+        .collect();
+    assert_snapshots(traces);
+}
+
+/// Where `.ci/run` wrote the summaries of the full-scale scenarios, with the release binary.
+const SUMMARIES: &str = "FULL_SCALE_SUMMARIES";
+
+/// The summary trace of a full-scale scenario: the file `ticklab run FILE --summary-only` wrote
+/// under `$FULL_SCALE_SUMMARIES` (at the scenario's path, `.toml` replaced by `.txt`), or else a
+/// run of it here.
+fn full_scale_summary(name: &str, path: &Path) -> String {
+    let Some(folder) = std::env::var_os(SUMMARIES) else {
+        return summary_trace(&load(path));
+    };
+    let relative = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .with_extension("txt");
+    let written = Path::new(&folder).join(relative);
+    std::fs::read_to_string(&written).unwrap_or_else(|error| {
+        panic!(
+            "{name}: no summary at {} ({error}); write it with `ticklab run {} --summary-only \
+             --out {}`, as .ci/run does",
+            written.display(),
+            path.display(),
+            written.display()
+        )
+    })
+}
+
+/// The full-scale scenarios' summaries against their snapshots; those runs happen in parallel, as
+/// most of the time goes to the largest, and the comparisons one by one (insta's settings belong
+/// to a thread).
+#[test]
+#[ignore = "full scale: .ci/run compares the summaries its release build writes"]
+fn full_scale_scenarios_match_their_snapshots() {
+    use rayon::prelude::*;
+    let mut files = scenario_files();
+    files.retain(|(_, path)| is_full_scale(path));
+    assert!(!files.is_empty(), "no scenario under a full-scale/ folder");
+    let traces = files
+        .into_par_iter()
+        .map(|(name, path)| {
+            let trace = full_scale_summary(&name, &path);
+            (name, path, trace)
+        })
+        .collect();
+    assert_snapshots(traces);
+}
+
+/// The debug tests leave out `full-scale/`, trusting `.ci/run` to run those scenarios in release:
+/// the main job skips them, and its next step runs each once, checking its [expect] and writing
+/// its summary for `full_scale_scenarios_match_their_snapshots`. Without these lines, nothing
+/// would check them.
+#[test]
+fn ci_compares_the_full_scale_scenarios_with_their_snapshots() {
+    let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
+    for line in [
+        "cargo run --release -- check --skip full-scale",
+        "find scenarios -path '*/full-scale/*' -name '*.toml' | sort",
+        "./target/release/ticklab run \"$file\" --summary-only --out \"$summaries/${file%.toml}.txt\" --force",
+        "FULL_SCALE_SUMMARIES=\"$PWD/$summaries\" cargo test --test scenarios -- --ignored",
+    ] {
+        assert!(
+            script.lines().any(|each| each.contains(line)),
+            ".ci/run no longer runs `{line}`: the full-scale scenarios' snapshots would go unchecked"
+        );
+    }
 }
 
 /// Counts and hashes bytes, so that huge traces can be compared without holding them.
@@ -157,20 +254,19 @@ fn jsonl_fingerprint(scenario: &Scenario) -> (u64, u64) {
 }
 
 #[test]
-fn every_scenario_run_twice_gives_identical_bytes() {
-    let files = scenario_files();
+fn every_scenario_but_full_scale_run_twice_gives_identical_bytes() {
+    let files = light_scenario_files();
     for (_, path) in &files {
         let scenario = load(path);
-        if is_full_scale(path) {
-            assert_eq!(summary_trace(&scenario), summary_trace(&scenario));
-            continue;
-        }
-        assert_eq!(
-            jsonl_fingerprint(&scenario),
-            jsonl_fingerprint(&scenario),
-            "{}",
-            path.display()
+        let first = jsonl_fingerprint(&scenario);
+        assert!(
+            first.1 <= LIGHT_TRACE_BYTES,
+            "{}: its trace is {} bytes, more than the debug tests run ({LIGHT_TRACE_BYTES}): \
+             move it under a full-scale/ folder, which .ci/run checks in release",
+            path.display(),
+            first.1
         );
+        assert_eq!(first, jsonl_fingerprint(&scenario), "{}", path.display());
         assert_eq!(
             text_trace(&scenario),
             text_trace(&scenario),
