@@ -4,15 +4,12 @@
 
 use ticklab_sim::{ClockId, EdgeEffect, FaultEdge, ThreadCpu, ThreadId};
 
-use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
-use super::edges::message_name;
+use super::cluster::{Cluster, HostId, Msg, Step};
+use super::dispatch::Listed;
 use super::event_kind::HostEventKind;
-use super::heartbeat::{BeatWake, Heartbeat};
 use super::host_lines::trace_thaw;
-use super::lease::Lease;
 use super::out::Out;
-use super::rpc::Rpc;
-use super::threads::{Role, WorkCost};
+use super::threads::WorkCost;
 use crate::expect::Metric;
 use crate::machine::Workloads;
 use crate::memory::Footprint;
@@ -22,67 +19,28 @@ use crate::trace::{Summary, TraceSink};
 /// The workloads of one run, and the trace they report to.
 #[derive(Debug)]
 pub(super) struct HostsRun<'a> {
-    pub(super) lease: Option<Lease>,
-    pub(super) heartbeat: Option<Heartbeat>,
-    pub(super) rpc: Option<Rpc>,
+    /// Each workload the scenario has, by the number its messages and wakes carry.
+    pub(super) workloads: Listed,
     pub(super) out: Out<'a>,
-    pub(super) costs: Costs,
     pub(super) metrics: Vec<Metric>,
     pub(super) end_ns: u64,
 }
 
-/// The CPU each piece of work takes, from the workloads' `cpu` keys.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Costs {
-    /// Per heartbeat sent, received or checked.
-    pub(super) heartbeat_ns: u64,
-    /// Heartbeats a host sends each round.
-    pub(super) peers: u64,
-    pub(super) lease_ns: u64,
-    pub(super) rpc_ns: u64,
-}
-
-impl WorkCost for Costs {
-    fn work_ns(&self, step: &Step) -> u64 {
-        match step {
-            Step::Wake {
-                tag: WakeTag::Heartbeat(BeatWake::Send),
-                ..
-            } => self.heartbeat_ns.saturating_mul(self.peers),
-            Step::Wake {
-                tag: WakeTag::Heartbeat(_),
-                ..
-            }
-            | Step::Message {
-                msg: Msg::Heartbeat(_),
-                ..
-            } => self.heartbeat_ns,
-            Step::Wake {
-                tag: WakeTag::Lease(_),
-                ..
-            }
-            | Step::Message {
-                msg: Msg::Lease(_), ..
-            } => self.lease_ns,
-            Step::Wake {
-                tag: WakeTag::Rpc(_),
-                ..
-            }
-            | Step::Message {
-                msg: Msg::Rpc(_), ..
-            } => self.rpc_ns,
-            Step::Lost { .. } | Step::Network { .. } => 0,
-        }
-    }
-}
-
 impl Workloads<Cluster> for HostsRun<'_> {
     fn on_event(&mut self, step: Step, cluster: &mut Cluster) -> Result<(), RunError> {
-        match Role::of(&step) {
-            Some((host, role)) if cluster.has_cpu(host) => {
-                cluster.queue_work((host, role), step, &self.costs);
-            }
-            _ => self.handle(step, cluster)?,
+        // Most hosts have no CPU: ask which host first, and only then the workload which thread.
+        let host = match step {
+            Step::Wake { host, .. } => Some(host),
+            Step::Message { to, .. } => Some(to),
+            Step::Lost { .. } | Step::Network { .. } => None,
+        };
+        let role = match host {
+            Some(host) if cluster.has_cpu(host) => self.workloads.role_of(&step),
+            _ => None,
+        };
+        match role {
+            Some(work) => cluster.queue_work(work, step, &self.workloads),
+            None => self.handle(step, cluster)?,
         }
         self.trace_error()
     }
@@ -93,10 +51,13 @@ impl Workloads<Cluster> for HostsRun<'_> {
         thread: ThreadId,
         cluster: &mut Cluster,
     ) -> Result<(), RunError> {
-        let Some(role) = cluster.work_done(host, thread, &self.costs) else {
+        let Some(role) = cluster.work_done(host, thread, &self.workloads) else {
             return Ok(());
         };
-        self.out.thread = Some(role);
+        self.out.thread = self
+            .out
+            .wants_events()
+            .then(|| self.workloads.thread_name(role));
         let mut handled = Ok(());
         while let (Ok(()), Some(step)) = (&handled, cluster.next_in_hand(host)) {
             handled = self.handle(step, cluster);
@@ -114,21 +75,23 @@ impl Workloads<Cluster> for HostsRun<'_> {
         cluster: &mut Cluster,
     ) -> Result<(), RunError> {
         if let Some(thawed) = cluster.take_thawed() {
-            trace_thaw(cluster, host, thawed, &mut self.out);
+            let timers = self.workloads.timers_text(&thawed.timers);
+            trace_thaw(cluster, host, &thawed, &timers, &mut self.out);
         }
-        if let Some(lease) = &mut self.lease {
-            lease.on_host_edge(host, *effect, cluster, &mut self.out);
-        }
-        if let Some(heartbeat) = &mut self.heartbeat {
-            heartbeat.on_host_edge(host, *effect, cluster, &mut self.out);
+        for workload in &mut self.workloads.0 {
+            workload.on_host_edge(host, *effect, cluster, &mut self.out);
         }
         self.trace_error()
     }
 
     fn footprint(&self) -> Footprint {
-        self.rpc
-            .as_ref()
-            .map_or_else(Footprint::new, Rpc::footprint)
+        let mut footprint = Footprint::new();
+        for workload in &self.workloads.0 {
+            for holding in workload.footprint().holdings() {
+                footprint.add(holding.what, holding.count, holding.bytes_each);
+            }
+        }
+        footprint
     }
 
     fn sink(&mut self) -> &mut dyn TraceSink {
@@ -145,14 +108,8 @@ impl Workloads<Cluster> for HostsRun<'_> {
             ("messages_sent", cluster.messages_sent),
             ("messages_lost", cluster.messages_lost),
         ];
-        if let Some(lease) = &mut self.lease {
-            named.extend(lease.finish(end_ns, &mut self.out));
-        }
-        if let Some(heartbeat) = &mut self.heartbeat {
-            named.extend(heartbeat.finish(end_ns, cluster, &mut self.out));
-        }
-        if let Some(rpc) = &mut self.rpc {
-            named.extend(rpc.finish(cluster, end_ns, &mut self.out));
+        for workload in &mut self.workloads.0 {
+            named.extend(workload.finish(end_ns, cluster, &mut self.out));
         }
         named.push((crate::invariant::VIOLATIONS.name, self.out.violations));
         self.trace_error()?;
@@ -183,8 +140,16 @@ impl HostsRun<'_> {
     /// Hands `step` to its workload, now.
     fn handle(&mut self, step: Step, cluster: &mut Cluster) -> Result<(), RunError> {
         match step {
-            Step::Wake { host, tag, .. } => self.dispatch_wake(host, tag, cluster),
-            Step::Message { from, to, msg } => self.dispatch_message(from, to, msg, cluster),
+            Step::Wake { host, tag, .. } => {
+                self.workloads
+                    .get(tag.workload)
+                    .on_wake(host, tag, cluster, &mut self.out);
+            }
+            Step::Message { from, to, msg } => {
+                self.workloads
+                    .get(msg.workload)
+                    .on_message(from, to, msg, cluster, &mut self.out);
+            }
             Step::Lost { from, to, msg } => self.trace_loss(from, to, msg, cluster),
             Step::Network {
                 begins,
@@ -194,54 +159,12 @@ impl HostsRun<'_> {
                 cluster
                     .lines
                     .network(cluster, begins, is_partition, index, self.out.sink)?;
-                if let Some(lease) = &mut self.lease {
-                    lease.note_leaders(cluster, &mut self.out);
+                for workload in &mut self.workloads.0 {
+                    workload.on_network(cluster, &mut self.out);
                 }
             }
         }
         Ok(())
-    }
-
-    fn dispatch_wake(&mut self, host: HostId, tag: WakeTag, cluster: &mut Cluster) {
-        let out = &mut self.out;
-        match tag {
-            WakeTag::Lease(wake) => {
-                if let Some(lease) = &mut self.lease {
-                    lease.on_wake(host, wake, cluster, out);
-                }
-            }
-            WakeTag::Heartbeat(wake) => {
-                if let Some(heartbeat) = &mut self.heartbeat {
-                    heartbeat.on_wake(host, wake, cluster, out);
-                }
-            }
-            WakeTag::Rpc(wake) => {
-                if let Some(rpc) = &mut self.rpc {
-                    rpc.on_wake(host, wake, cluster, out);
-                }
-            }
-        }
-    }
-
-    fn dispatch_message(&mut self, from: HostId, to: HostId, msg: Msg, cluster: &mut Cluster) {
-        let out = &mut self.out;
-        match msg {
-            Msg::Lease(msg) => {
-                if let Some(lease) = &mut self.lease {
-                    lease.on_message(from, to, msg, cluster, out);
-                }
-            }
-            Msg::Heartbeat(beat) => {
-                if let Some(heartbeat) = &mut self.heartbeat {
-                    heartbeat.on_message((from, to), beat, cluster, out);
-                }
-            }
-            Msg::Rpc(msg) => {
-                if let Some(rpc) = &mut self.rpc {
-                    rpc.on_message(from, to, msg, cluster, out);
-                }
-            }
-        }
     }
 
     fn trace_loss(&mut self, from: HostId, to: HostId, msg: Msg, cluster: &Cluster) {
@@ -250,14 +173,14 @@ impl HostsRun<'_> {
         }
         let clock_ns = cluster.read(to, ClockId::Monotonic);
         self.out.event(
-            cluster,
+            cluster.now_ns(),
             to,
             HostEventKind::Lost,
             clock_ns,
             |names| {
                 format!(
                     "{} from {} was dropped on the way",
-                    message_name(msg),
+                    self.workloads.message_name(msg),
                     names.of(from)
                 )
             },

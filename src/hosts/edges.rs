@@ -5,20 +5,9 @@ use std::io;
 
 use ticklab_sim::{ClockId, Edge, EdgeEffect, FaultEdge};
 
-use super::cluster::{Cluster, HostId, Msg};
+use super::cluster::{Cluster, HostId};
 use super::network::Window;
 use crate::trace::{Event, FaultEvent, ResumeEvent, TraceSink, Wall};
-
-pub(crate) fn message_name(msg: Msg) -> &'static str {
-    match msg {
-        Msg::Lease(super::lease::LeaseMsg::Ask { .. }) => "a lease ask",
-        Msg::Lease(super::lease::LeaseMsg::Granted { .. }) => "a lease grant",
-        Msg::Lease(super::lease::LeaseMsg::Write { .. }) => "a write",
-        Msg::Heartbeat(_) => "a heartbeat",
-        Msg::Rpc(super::rpc::RpcMsg::Call { .. }) => "a call",
-        Msg::Rpc(super::rpc::RpcMsg::Reply { .. }) => "a reply",
-    }
-}
 
 /// Numbers every fault of a hosts scenario once: each host's in host order, then the partitions,
 /// then the latency spikes. Hosts number their own faults from 0, and a plot or a reader tells

@@ -8,16 +8,21 @@ use super::out::Out;
 use super::spec::HostConfig;
 use super::thaw::{ThawOrder, Thawed};
 
-/// What a host found as it ran again, and the order its runtime handles it in.
-pub(super) fn trace_thaw(cluster: &Cluster, host: HostId, thawed: Thawed, out: &mut Out<'_>) {
+/// What a host found as it ran again, and the order its runtime handles it in; `timers` names
+/// each timer by what it is for: `1 heartbeat send, 3 suspicion checks`.
+pub(super) fn trace_thaw(
+    cluster: &Cluster,
+    host: HostId,
+    thawed: &Thawed,
+    timers: &str,
+    out: &mut Out<'_>,
+) {
     let messages = match thawed.messages {
         1 => "1 message".to_string(),
         count => format!("{count} messages"),
     };
-    // Each timer named by what it is for: `1 heartbeat send, 3 suspicion checks`.
-    let timers = super::thaw::kinds_text(&thawed.timer_kinds);
     let (reads, runs) = (format!("reads {messages}"), format!("runs {timers}"));
-    let what = match (thawed.messages, thawed.timers(), thawed.order) {
+    let what = match (thawed.messages, thawed.timers.len(), thawed.order) {
         (0, 0, _) => return,
         (0, _, _) => runs,
         (_, 0, _) => reads,
@@ -26,7 +31,7 @@ pub(super) fn trace_thaw(cluster: &Cluster, host: HostId, thawed: Thawed, out: &
     };
     let clock_ns = cluster.read(host, ClockId::Monotonic);
     out.event(
-        cluster,
+        cluster.now_ns(),
         host,
         HostEventKind::Thaw,
         clock_ns,

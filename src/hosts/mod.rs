@@ -12,11 +12,15 @@
 //! - `[model.rpc]`: clients call a server with deadlines armed on any registered timer design.
 //!   Reports calls resolved once, lost or twice.
 //!
-//! Several workloads may share one set of hosts and one network.
+//! Several workloads may share one set of hosts and one network. Each is a `workload::Workload`
+//! in a folder of its own, and reaches the hosts through `workload::Hosts`; the cluster carries
+//! its messages and wakes as envelopes it does not read (`step.rs`), so that no file of the
+//! cluster names a workload.
 
 mod binding;
 mod bound;
 mod cluster;
+mod dispatch;
 mod edges;
 pub(crate) mod event_kind;
 pub(crate) mod events;
@@ -38,6 +42,7 @@ mod step;
 pub mod thaw;
 mod threads;
 mod turmoil_net;
+mod workload;
 
 pub use event_kind::HostEventKind;
 pub use events::HostEvent;

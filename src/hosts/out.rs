@@ -4,10 +4,9 @@
 use std::io;
 use std::rc::Rc;
 
-use super::cluster::{Cluster, HostId};
 use super::event_kind::HostEventKind;
 use super::events::HostEvent;
-use super::threads::Role;
+use super::step::HostId;
 use crate::trace::{Event, TraceSink};
 
 /// Host names, for the text of events.
@@ -27,7 +26,7 @@ pub(crate) struct Out<'a> {
     wants_events: bool,
     pub(super) violations: u64,
     /// The thread whose work is being done, on a host with a CPU; events name it.
-    pub(super) thread: Option<Role>,
+    pub(super) thread: Option<String>,
     pub(super) error: Option<io::Error>,
 }
 
@@ -54,10 +53,10 @@ impl Out<'_> {
         &self.names[host]
     }
 
-    /// Traces an event on `host`, whose clock read `clock_ns`.
+    /// Traces an event on `host` at physical time `t_ns`, when its clock read `clock_ns`.
     pub(crate) fn event(
         &mut self,
-        cluster: &Cluster,
+        t_ns: u64,
         host: HostId,
         what: HostEventKind,
         clock_ns: i64,
@@ -68,9 +67,9 @@ impl Out<'_> {
             return;
         }
         let event = HostEvent {
-            t_ns: cluster.now_ns(),
+            t_ns,
             host: self.names[host].clone(),
-            thread: self.thread.map(Role::name),
+            thread: self.thread.clone(),
             what,
             clock_ns,
             detail: detail(&Names(&self.names)),

@@ -21,10 +21,7 @@ pub(super) struct PendingWake {
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Item {
     /// A host's fault edge, by its index in the cluster's list.
-    Edge {
-        host: HostId,
-        index: u32,
-    },
+    Edge { host: HostId, index: u32 },
     Network {
         begins: bool,
         is_partition: bool,
@@ -35,21 +32,13 @@ pub(super) enum Item {
         slot: u32,
         generation: u64,
     },
-    Deliver {
-        from: HostId,
-        to: HostId,
-        msg: Msg,
-    },
+    /// Hosts by 32-bit number (as turmoil's datagrams carry them): with the envelope's two
+    /// words, the queue's largest item, and every item is as large.
+    Deliver { from: u32, to: u32, msg: Msg },
     /// A time slice on a host's cores ended.
-    Slice {
-        host: HostId,
-        ticket: SliceTicket,
-    },
+    Slice { host: HostId, ticket: SliceTicket },
     /// An outside-load thread of a host starts its next burst.
-    LoadBurst {
-        host: HostId,
-        index: u32,
-    },
+    LoadBurst { host: HostId, index: u32 },
 }
 
 /// The queue itself: items by (physical time, order filed), in the radix queue the one-machine

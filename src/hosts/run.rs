@@ -3,9 +3,10 @@
 
 use std::rc::Rc;
 
-use super::binding::{Costs, HostsRun};
+use super::binding::HostsRun;
 use super::bound::{refuse_endless_datagrams, refuse_turmoil_too_big, work_bound};
 use super::cluster::Cluster;
+use super::dispatch::{Listed, numbered};
 use super::edges::{EdgeLines, FaultNumbers};
 use super::event_kind::HostEventKind;
 use super::heartbeat::Heartbeat;
@@ -41,11 +42,8 @@ pub(crate) fn run(
     let names: Rc<[String]> = config.hosts.iter().map(|host| host.name.clone()).collect();
     let mut cluster = build_cluster(scenario, config, seed, options, Rc::clone(&names));
     let mut run = HostsRun {
-        lease: None,
-        heartbeat: None,
-        rpc: None,
+        workloads: Listed::default(),
         out: Out::new(sink, names),
-        costs: costs(config),
         metrics: config.metrics.clone(),
         end_ns: scenario.run_for_ns,
     };
@@ -122,22 +120,6 @@ fn build_cluster(
     )
 }
 
-/// What each piece of the workloads' work costs in CPU, on a host that has one.
-fn costs(config: &HostsConfig) -> Costs {
-    Costs {
-        heartbeat_ns: config
-            .heartbeat
-            .as_ref()
-            .map_or(0, |heartbeat| heartbeat.cpu_ns),
-        peers: config
-            .heartbeat
-            .as_ref()
-            .map_or(0, |heartbeat| heartbeat.peers as u64),
-        lease_ns: config.lease.as_ref().map_or(0, |lease| lease.cpu_ns),
-        rpc_ns: config.rpc.as_ref().map_or(0, |rpc| rpc.cpu_ns),
-    }
-}
-
 /// Traces each host's line, then starts every workload the scenario has.
 fn start_workloads(config: &HostsConfig, seed: u64, cluster: &mut Cluster, run: &mut HostsRun) {
     let platforms: Vec<_> = config.hosts.iter().map(|host| host.platform).collect();
@@ -145,24 +127,30 @@ fn start_workloads(config: &HostsConfig, seed: u64, cluster: &mut Cluster, run: 
     if run.out.wants_events() {
         for (host, host_config) in config.hosts.iter().enumerate() {
             let line = describe(host_config);
-            run.out
-                .event(cluster, host, HostEventKind::Host, 0, |_| line, None);
+            run.out.event(
+                cluster.now_ns(),
+                host,
+                HostEventKind::Host,
+                0,
+                |_| line,
+                None,
+            );
         }
     }
+    // The one list of workloads: a workload's number is its place here, and it runs in this
+    // order at every step they share (the start, a fault edge, the end).
+    let mut listed = Listed::default();
     if let Some(lease) = &config.lease {
-        let mut lease = Lease::new(lease, &platforms, longest_ns);
-        lease.start(cluster);
-        lease.note_leaders(cluster, &mut run.out);
-        run.lease = Some(lease);
+        listed.push(|id| numbered(id, Lease::new(lease, &platforms, longest_ns)));
     }
     if let Some(heartbeat) = &config.heartbeat {
-        let mut heartbeat = Heartbeat::new(heartbeat, &platforms, longest_ns);
-        heartbeat.start(cluster);
-        run.heartbeat = Some(heartbeat);
+        listed.push(|id| numbered(id, Heartbeat::new(heartbeat, &platforms, longest_ns)));
     }
     if let Some(rpc) = &config.rpc {
-        let mut rpc = Rpc::new(rpc, &platforms, seed);
-        rpc.start(cluster);
-        run.rpc = Some(rpc);
+        listed.push(|id| numbered(id, Rpc::new(rpc, &platforms, seed)));
     }
+    for workload in &mut listed.0 {
+        workload.start(cluster, &mut run.out);
+    }
+    run.workloads = listed;
 }

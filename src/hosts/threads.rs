@@ -1,5 +1,6 @@
 //! The workloads' threads on a host that has a CPU. Every wake and message a workload handles is
-//! work for one of its threads: the heartbeat thread (which sends, hears and checks, as a
+//! work for one of its threads, which the workload itself picks and names
+//! (`Workload::thread_for_wake`): the heartbeat thread (which sends, hears and checks, as a
 //! gossip stage does on one thread), the lease holder, the lock service, storage, the RPC client
 //! and server, and each timer thread of the client's design.
 //!
@@ -15,82 +16,15 @@ use std::collections::VecDeque;
 
 use ticklab_sim::{CpuKind, ThreadId};
 
-use super::cluster::{Cluster, HostId, Msg, Step, WakeTag};
+use super::cluster::{Cluster, HostId, Step};
+use super::step::WorkloadId;
 
-/// Which thread of a host handles a piece of work.
+/// Which thread of a host handles a piece of work: a workload's thread by that workload's own
+/// numbering (the heartbeat thread, the lease holder, the RPC server, a timer thread…).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
-    Heartbeat,
-    LeaseHolder,
-    LockService,
-    Storage,
-    RpcClient,
-    RpcServer,
-    /// A timer thread of the RPC client's timer design.
-    Timer(u32),
-}
-
-/// The roles with a fixed place; timer threads come after them.
-const FIXED_ROLES: usize = 6;
-
-impl Role {
-    fn index(self) -> usize {
-        match self {
-            Role::Heartbeat => 0,
-            Role::LeaseHolder => 1,
-            Role::LockService => 2,
-            Role::Storage => 3,
-            Role::RpcClient => 4,
-            Role::RpcServer => 5,
-            Role::Timer(thread) => FIXED_ROLES + thread as usize,
-        }
-    }
-
-    /// The thread's name, as the trace and the summary give it.
-    pub(crate) fn name(self) -> String {
-        match self {
-            Role::Heartbeat => "heartbeat".to_string(),
-            Role::LeaseHolder => "lease-holder".to_string(),
-            Role::LockService => "lock-service".to_string(),
-            Role::Storage => "storage".to_string(),
-            Role::RpcClient => "rpc-client".to_string(),
-            Role::RpcServer => "rpc-server".to_string(),
-            Role::Timer(thread) => format!("timer-{thread}"),
-        }
-    }
-
-    /// The thread that handles `step`; `None` for bookkeeping no thread does (a host's clock
-    /// reaching its lease's end) and for what is not a host's work (losses, network edges).
-    pub(crate) fn of(step: &Step) -> Option<(HostId, Role)> {
-        use super::lease::{LeaseMsg, LeaseWake};
-        use super::rpc::{RpcMsg, RpcWake};
-        match *step {
-            Step::Wake { host, tag, .. } => {
-                let role = match tag {
-                    WakeTag::Heartbeat(_) => Role::Heartbeat,
-                    WakeTag::Lease(LeaseWake::Expiry) => return None,
-                    WakeTag::Lease(LeaseWake::Expire) => Role::LockService,
-                    WakeTag::Lease(_) => Role::LeaseHolder,
-                    WakeTag::Rpc(RpcWake::Call) => Role::RpcClient,
-                    WakeTag::Rpc(RpcWake::Round { thread }) => Role::Timer(thread),
-                    WakeTag::Rpc(RpcWake::Serve { .. }) => Role::RpcServer,
-                };
-                Some((host, role))
-            }
-            Step::Message { to, msg, .. } => {
-                let role = match msg {
-                    Msg::Heartbeat(_) => Role::Heartbeat,
-                    Msg::Lease(LeaseMsg::Ask { .. }) => Role::LockService,
-                    Msg::Lease(LeaseMsg::Granted { .. }) => Role::LeaseHolder,
-                    Msg::Lease(LeaseMsg::Write { .. }) => Role::Storage,
-                    Msg::Rpc(RpcMsg::Call { .. }) => Role::RpcServer,
-                    Msg::Rpc(RpcMsg::Reply { .. }) => Role::RpcClient,
-                };
-                Some((to, role))
-            }
-            Step::Lost { .. } | Step::Network { .. } => None,
-        }
-    }
+pub(crate) struct Role {
+    pub(crate) workload: WorkloadId,
+    pub(crate) thread: u32,
 }
 
 /// One workload thread and the work waiting for it.
@@ -110,17 +44,20 @@ struct Worker {
 /// The workload threads of one host with a CPU, made as work first comes for each.
 #[derive(Debug, Default)]
 pub(crate) struct HostThreads {
-    /// By role index.
-    workers: Vec<Option<Worker>>,
-    /// By thread id: the role index of a workload thread.
+    /// In the order each first had work: a host has a handful, so a search is quicker than a
+    /// table by role.
+    workers: Vec<Worker>,
+    /// By thread id: the place in `workers` of a workload thread.
     by_thread: Vec<Option<usize>>,
     /// A finished batch being done, one piece at a time: a piece may cancel a wake after it.
     in_hand: VecDeque<Step>,
 }
 
-/// What a piece of work costs in CPU; the workloads' `cpu` keys set it.
+/// What a piece of work costs in CPU (the workloads' `cpu` keys set it), and what its thread is
+/// called.
 pub(crate) trait WorkCost {
     fn work_ns(&self, step: &Step) -> u64;
+    fn thread_name(&self, role: Role) -> String;
 }
 
 impl HostThreads {
@@ -133,29 +70,29 @@ impl HostThreads {
         cluster: &mut Cluster,
         cost: &dyn WorkCost,
     ) {
-        let index = role.index();
-        if self.workers.len() <= index {
-            self.workers.resize_with(index + 1, || None);
-        }
-        if self.workers[index].is_none() {
-            let cpu = cluster
-                .cpu_of(host)
-                .expect("only a host with a CPU has threads");
-            let thread = cpu.add_thread(role.name());
-            let id = thread.0 as usize;
-            if self.by_thread.len() <= id {
-                self.by_thread.resize(id + 1, None);
+        let index = match self.workers.iter().position(|worker| worker.role == role) {
+            Some(index) => index,
+            None => {
+                let cpu = cluster
+                    .cpu_of(host)
+                    .expect("only a host with a CPU has threads");
+                let thread = cpu.add_thread(cost.thread_name(role));
+                let id = thread.0 as usize;
+                if self.by_thread.len() <= id {
+                    self.by_thread.resize(id + 1, None);
+                }
+                self.by_thread[id] = Some(self.workers.len());
+                self.workers.push(Worker {
+                    thread,
+                    role,
+                    backlog: VecDeque::new(),
+                    batch: 0,
+                    running: false,
+                });
+                self.workers.len() - 1
             }
-            self.by_thread[id] = Some(index);
-            self.workers[index] = Some(Worker {
-                thread,
-                role,
-                backlog: VecDeque::new(),
-                batch: 0,
-                running: false,
-            });
-        }
-        let worker = self.workers[index].as_mut().expect("made above");
+        };
+        let worker = &mut self.workers[index];
         worker.backlog.push_back(step);
         if !worker.running {
             start_batch(worker, host, cluster, cost);
@@ -165,8 +102,8 @@ impl HostThreads {
     /// Pieces of work waiting for `role`'s thread, the running batch's included.
     pub(crate) fn waiting(&self, role: Role) -> usize {
         self.workers
-            .get(role.index())
-            .and_then(Option::as_ref)
+            .iter()
+            .find(|worker| worker.role == role)
             .map_or(0, |worker| worker.backlog.len())
     }
 
@@ -178,7 +115,7 @@ impl HostThreads {
             self.in_hand.remove(index);
             return;
         }
-        for worker in self.workers.iter_mut().flatten() {
+        for worker in &mut self.workers {
             let found = worker
                 .backlog
                 .iter()
@@ -195,11 +132,7 @@ impl HostThreads {
 
     /// Pieces of work waiting for every thread.
     pub(crate) fn all_waiting(&self) -> usize {
-        self.workers
-            .iter()
-            .flatten()
-            .map(|worker| worker.backlog.len())
-            .sum()
+        self.workers.iter().map(|worker| worker.backlog.len()).sum()
     }
 
     /// `thread` had the CPU of its batch: the batch is done now, piece by piece through
@@ -213,7 +146,7 @@ impl HostThreads {
         cost: &dyn WorkCost,
     ) -> Option<Role> {
         let index = (*self.by_thread.get(thread.0 as usize)?)?;
-        let worker = self.workers[index].as_mut()?;
+        let worker = self.workers.get_mut(index)?;
         self.in_hand.extend(worker.backlog.drain(..worker.batch));
         worker.batch = 0;
         worker.running = false;

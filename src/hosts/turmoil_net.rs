@@ -35,8 +35,9 @@ use super::cluster::{HostId, Msg};
 use super::network::{NetworkConfig, Pair};
 
 const PORT: u16 = 9000;
-/// Bytes of one encoded message: id, from, to, and the workload's words.
-const DATAGRAM_BYTES: usize = 8 + 4 + 4 + 1 + 8 + 8;
+/// Bytes of one encoded message: id, from, to, and the envelope: its workload, its kind and
+/// its two words, which only the workload reads.
+const DATAGRAM_BYTES: usize = 8 + 4 + 4 + 1 + 1 + 8 + 8;
 
 /// A datagram a relay received: who it came from, and the message.
 type Arrival = (HostId, HostId, u64, Msg);
@@ -329,50 +330,28 @@ async fn relay(outbox: Rc<Outbox>, inbox: Rc<RefCell<Vec<Arrival>>>) -> turmoil:
 }
 
 fn encode(id: u64, from: HostId, to: HostId, msg: Msg) -> [u8; DATAGRAM_BYTES] {
-    use super::heartbeat::Beat;
-    use super::lease::LeaseMsg;
-    use super::rpc::RpcMsg;
-    let (tag, first, second) = match msg {
-        Msg::Lease(LeaseMsg::Ask { ask }) => (0u8, ask, 0),
-        Msg::Lease(LeaseMsg::Granted { ask, token }) => (1, ask, token),
-        Msg::Lease(LeaseMsg::Write { token }) => (2, token, 0),
-        Msg::Heartbeat(Beat { watch }) => (3, u64::from(watch), 0),
-        Msg::Rpc(RpcMsg::Call { call }) => (4, u64::from(call), 0),
-        Msg::Rpc(RpcMsg::Reply { call }) => (5, u64::from(call), 0),
-    };
     let mut bytes = [0u8; DATAGRAM_BYTES];
     bytes[0..8].copy_from_slice(&id.to_le_bytes());
     bytes[8..12].copy_from_slice(&(from as u32).to_le_bytes());
     bytes[12..16].copy_from_slice(&(to as u32).to_le_bytes());
-    bytes[16] = tag;
-    bytes[17..25].copy_from_slice(&first.to_le_bytes());
-    bytes[25..33].copy_from_slice(&second.to_le_bytes());
+    bytes[16] = msg.workload;
+    bytes[17] = msg.kind;
+    bytes[18..26].copy_from_slice(&msg.first.to_le_bytes());
+    bytes[26..34].copy_from_slice(&msg.second.to_le_bytes());
     bytes
 }
 
 fn decode(bytes: &[u8]) -> Option<Arrival> {
-    use super::heartbeat::Beat;
-    use super::lease::LeaseMsg;
-    use super::rpc::RpcMsg;
     if bytes.len() != DATAGRAM_BYTES {
         return None;
     }
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let (first, second) = (word(17), word(25));
-    let msg = match bytes[16] {
-        0 => Msg::Lease(LeaseMsg::Ask { ask: first }),
-        1 => Msg::Lease(LeaseMsg::Granted {
-            ask: first,
-            token: second,
-        }),
-        2 => Msg::Lease(LeaseMsg::Write { token: first }),
-        3 => Msg::Heartbeat(Beat {
-            watch: first as u32,
-        }),
-        4 => Msg::Rpc(RpcMsg::Call { call: first as u32 }),
-        5 => Msg::Rpc(RpcMsg::Reply { call: first as u32 }),
-        _ => return None,
+    let msg = Msg {
+        workload: bytes[16],
+        kind: bytes[17],
+        first: word(18),
+        second: word(26),
     };
     Some((half(8) as usize, half(12) as usize, word(0), msg))
 }
@@ -383,18 +362,25 @@ mod tests {
 
     #[test]
     fn every_message_survives_its_datagram() {
-        use super::super::lease::LeaseMsg;
-        use super::super::rpc::RpcMsg;
         for msg in [
-            Msg::Lease(LeaseMsg::Ask { ask: 7 }),
-            Msg::Lease(LeaseMsg::Granted {
-                ask: 8,
-                token: u64::MAX,
-            }),
-            Msg::Lease(LeaseMsg::Write { token: 3 }),
-            Msg::Heartbeat(super::super::heartbeat::Beat { watch: u32::MAX }),
-            Msg::Rpc(RpcMsg::Call { call: u32::MAX }),
-            Msg::Rpc(RpcMsg::Reply { call: 1 }),
+            Msg {
+                workload: 0,
+                kind: 0,
+                first: 7,
+                second: 0,
+            },
+            Msg {
+                workload: 2,
+                kind: 1,
+                first: 8,
+                second: u64::MAX,
+            },
+            Msg {
+                workload: u8::MAX,
+                kind: u8::MAX,
+                first: u64::MAX,
+                second: 1,
+            },
         ] {
             assert_eq!(decode(&encode(42, 3, 9, msg)), Some((3, 9, 42, msg)));
         }

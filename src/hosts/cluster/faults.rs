@@ -30,15 +30,15 @@ impl Cluster {
             let held = std::mem::take(&mut self.hosts[host].held);
             self.counts.held -= held.len();
             let state = &self.hosts[host];
-            let live_kind = |item: &Item| match *item {
+            let live = |item: &Item| match *item {
                 Item::Wake {
                     slot, generation, ..
                 } => state.wakes[slot as usize]
                     .filter(|wake| wake.generation == generation)
-                    .map(|wake| crate::hosts::thaw::timer_kind(wake.tag)),
+                    .map(|wake| wake.tag),
                 _ => None,
             };
-            let (arranged, found) = crate::hosts::thaw::arrange(held, state.thaw_order, live_kind);
+            let (arranged, found) = crate::hosts::thaw::arrange(held, state.thaw_order, live);
             for item in arranged {
                 self.push(self.now_ns, item);
             }

@@ -18,12 +18,10 @@ use super::edges::EdgeLines;
 use super::network::Network;
 use super::queue::{Item, PendingWake, Timeline};
 use super::spec::HostConfig;
-pub(crate) use super::step::{Msg, Step, WakeId, WakeTag};
+pub(crate) use super::step::{HostId, Msg, Step, WakeId, WakeTag};
 use super::thaw::{ThawOrder, Thawed};
 use super::threads::HostThreads;
 use crate::machine::{Cpu, Ground, Next};
-
-pub(crate) type HostId = usize;
 
 /// How a wake is filed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -415,7 +413,11 @@ impl Cluster {
         let latency_ns = self.network.draw_latency_ns(from, to, now_ns);
         self.push(
             now_ns.saturating_add(latency_ns),
-            Item::Deliver { from, to, msg },
+            Item::Deliver {
+                from: from as u32,
+                to: to as u32,
+                msg,
+            },
         );
     }
 
@@ -463,6 +465,7 @@ impl Cluster {
             self.messages_lost += vanished as u64;
             let at_ns = carrier.now_ns().max(self.now_ns);
             for (from, to, _, msg) in arrivals {
+                let (from, to) = (from as u32, to as u32);
                 self.queue.push(at_ns, Item::Deliver { from, to, msg });
             }
         }
@@ -519,6 +522,7 @@ impl Cluster {
                 }
             }
             Item::Deliver { from, to, msg } => {
+                let (from, to) = (from as HostId, to as HostId);
                 let asleep = !self.hosts[to].machine.system_awake();
                 if asleep || self.network.partitioned(from, to, self.now_ns) {
                     self.messages_lost += 1;

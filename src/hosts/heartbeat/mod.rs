@@ -11,6 +11,7 @@
 //! suspects is missed, and the run reports it as a broken invariant.
 
 mod spec;
+mod workload;
 
 pub(crate) use spec::DEFAULT_PEERS;
 pub(crate) use spec::validate;
@@ -18,10 +19,9 @@ pub use spec::{HeartbeatConfig, HeartbeatSpec};
 
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 
-use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::event_kind::HostEventKind;
 use super::out::Out;
-use super::threads::Role;
+use super::workload::{HostId, Hosts, WakeId};
 
 /// A heartbeat, naming the watch its receiver keeps of its sender: at thousands of hosts,
 /// looking the watch up on arrival is one more cache miss per heartbeat.
@@ -171,76 +171,66 @@ impl Heartbeat {
         }
     }
 
-    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+    pub(crate) fn start(&mut self, hosts: &mut Hosts<'_, Self>) {
         for host in self.config.hosts.clone() {
-            let now = cluster.read(host, self.instants[host]);
-            cluster.wake_at(
-                host,
-                self.instants[host],
-                now,
-                WakeTag::Heartbeat(BeatWake::Send),
-            );
+            let now = hosts.read(host, self.instants[host]);
+            hosts.wake_at(host, self.instants[host], now, BeatWake::Send);
             for watch in self.watches.range(host) {
                 // Every peer counts as just heard from when the run starts.
-                self.watches.all[watch].last_heard_ns = cluster.read(host, self.clocks[host]);
-                self.arm(host, watch, cluster);
+                self.watches.all[watch].last_heard_ns = hosts.read(host, self.clocks[host]);
+                self.arm(host, watch, hosts);
             }
         }
     }
 
     /// Files the check of `host`'s watch number `index` (of every host's) for when its peer
     /// will have been silent too long.
-    fn arm(&mut self, host: HostId, index: usize, cluster: &mut Cluster) {
+    fn arm(&mut self, host: HostId, index: usize, hosts: &mut Hosts<'_, Self>) {
         let watch = &mut self.watches.all[index];
         if let Some(check) = watch.check.take() {
-            cluster.cancel(check);
+            hosts.cancel(check);
         }
         let at = watch
             .last_heard_ns
             .saturating_add(self.config.suspect_after_ns as i64);
-        let tag = WakeTag::Heartbeat(BeatWake::Check {
+        let tag = BeatWake::Check {
             watch: index as u32,
-        });
-        watch.check = Some(cluster.wake_at(host, self.clocks[host], at, tag));
+        };
+        watch.check = Some(hosts.wake_at(host, self.clocks[host], at, tag));
     }
 
     pub(crate) fn on_wake(
         &mut self,
         host: HostId,
         wake: BeatWake,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Self>,
         out: &mut Out<'_>,
     ) {
         match wake {
             BeatWake::Send => {
                 for &(peer, beat) in &self.targets[host] {
-                    cluster.send(host, peer, Msg::Heartbeat(beat));
+                    hosts.send(host, peer, beat);
                     self.sent += 1;
                 }
-                let next = cluster
+                let next = hosts
                     .read(host, self.instants[host])
                     .saturating_add(self.config.every_ns as i64);
-                cluster.wake_at(
-                    host,
-                    self.instants[host],
-                    next,
-                    WakeTag::Heartbeat(BeatWake::Send),
-                );
+                hosts.wake_at(host, self.instants[host], next, BeatWake::Send);
             }
             BeatWake::Check { watch: index } => {
                 let index = index as usize;
                 self.watches.all[index].check = None;
-                let now = cluster.read(host, self.clocks[host]);
+                let now = hosts.read(host, self.clocks[host]);
                 let watch = &self.watches.all[index];
                 let silent_ns = now.saturating_sub(watch.last_heard_ns);
                 let suspect_after_ns = self.config.suspect_after_ns as i64;
                 if silent_ns < suspect_after_ns {
-                    self.arm(host, index, cluster);
+                    self.arm(host, index, hosts);
                     return;
                 }
                 // Silent long enough: the check is not armed again until the peer is heard.
                 if !watch.suspected && self.config.detector.suspects(silent_ns, suspect_after_ns) {
-                    self.suspect(host, index, silent_ns, now, cluster, out);
+                    self.suspect(host, index, silent_ns, now, hosts, out);
                 }
             }
         }
@@ -252,19 +242,19 @@ impl Heartbeat {
         index: usize,
         silent_ns: i64,
         now: i64,
-        cluster: &Cluster,
+        hosts: &Hosts<'_, Self>,
         out: &mut Out<'_>,
     ) {
         let peer = self.watches.all[index].peer;
         self.watches.all[index].suspected = true;
         self.suspicions += 1;
-        let now_ns = cluster.now_ns();
+        let now_ns = hosts.now_ns();
         let health = &mut self.health[peer];
         let (kind, verdict) = match health.down_since_ns {
             None => {
                 self.false_suspicions += 1;
                 self.first_false_ns.get_or_insert(now_ns);
-                let verdict = false_verdict(cluster, host, peer);
+                let verdict = false_verdict(hosts, host, peer);
                 (HostEventKind::FalseSuspect, verdict)
             }
             Some(since_ns) => {
@@ -283,7 +273,7 @@ impl Heartbeat {
             }
         };
         out.event(
-            cluster,
+            hosts.now_ns(),
             host,
             kind,
             now,
@@ -303,18 +293,18 @@ impl Heartbeat {
         &mut self,
         (from, to): (HostId, HostId),
         beat: Beat,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Self>,
         out: &mut Out<'_>,
     ) {
         let index = beat.watch as usize;
         debug_assert_eq!(self.watches.all[index].peer, from, "a beat names its watch");
-        let now = cluster.read(to, self.clocks[to]);
+        let now = hosts.read(to, self.clocks[to]);
         let watch = &mut self.watches.all[index];
         watch.last_heard_ns = now;
         if watch.suspected {
             watch.suspected = false;
             out.event(
-                cluster,
+                hosts.now_ns(),
                 to,
                 HostEventKind::Trusts,
                 now,
@@ -326,7 +316,7 @@ impl Heartbeat {
         // again for the new silence: filing a fresh one per heartbeat would leave the queue
         // a stale check per heartbeat, which at thousands of hosts is most of what it holds.
         if self.watches.all[index].check.is_none() {
-            self.arm(to, index, cluster);
+            self.arm(to, index, hosts);
         }
     }
 
@@ -334,7 +324,7 @@ impl Heartbeat {
         &mut self,
         host: HostId,
         effect: EdgeEffect,
-        cluster: &Cluster,
+        hosts: &Hosts<'_, Self>,
         out: &mut Out<'_>,
     ) {
         // The hosts a host sends to are those that watch it; one nobody watches is nobody's to
@@ -342,7 +332,7 @@ impl Heartbeat {
         if self.targets[host].is_empty() {
             return;
         }
-        let now_ns = cluster.now_ns();
+        let now_ns = hosts.now_ns();
         // A watcher that already suspects the host as it stops has detected it.
         let suspected = self.targets[host]
             .iter()
@@ -354,14 +344,20 @@ impl Heartbeat {
             self.detected += u64::from(suspected);
         }
         if effect.resumed_after_ns.is_some() {
-            self.close_outage(host, now_ns, cluster, out);
+            self.close_outage(host, now_ns, hosts, out);
         }
     }
 
     /// A host's outage ends now: a detector must have suspected it if one of its watchers ran
     /// long enough to notice. One that went unnoticed is a broken invariant; one no watcher
     /// could see (they were down too, or had only just come back) is nobody's fault.
-    fn close_outage(&mut self, host: HostId, now_ns: u64, cluster: &Cluster, out: &mut Out<'_>) {
+    fn close_outage(
+        &mut self,
+        host: HostId,
+        now_ns: u64,
+        hosts: &Hosts<'_, Self>,
+        out: &mut Out<'_>,
+    ) {
         let health = &mut self.health[host];
         let Some(since_ns) = health.down_since_ns.take() else {
             return;
@@ -370,7 +366,7 @@ impl Heartbeat {
         let noticeable_ns = self.noticeable_ns;
         // Held heartbeats reach a watcher as it thaws, so its silence counts from then.
         let some_watcher_could = self.targets[host].iter().any(|&(watcher, _)| {
-            cluster.running_since_ns(watcher).is_some_and(|running_ns| {
+            hosts.running_since_ns(watcher).is_some_and(|running_ns| {
                 now_ns.saturating_sub(running_ns.max(since_ns)) > noticeable_ns
             })
         });
@@ -395,11 +391,11 @@ impl Heartbeat {
     pub(crate) fn finish(
         &mut self,
         end_ns: u64,
-        cluster: &Cluster,
+        hosts: &Hosts<'_, Self>,
         out: &mut Out<'_>,
     ) -> Vec<(&'static str, u64)> {
         for host in self.config.hosts.clone() {
-            self.close_outage(host, end_ns, cluster, out);
+            self.close_outage(host, end_ns, hosts, out);
         }
         vec![
             ("heartbeats_sent", self.sent),
@@ -419,16 +415,16 @@ impl Heartbeat {
 /// Why a suspicion of a running `peer` by `host` was false, as far as the machines say: a peer
 /// that runs but is behind on its heartbeat work, and a watcher that hears late what was sent on
 /// time because it is behind itself.
-fn false_verdict(cluster: &Cluster, host: HostId, peer: HostId) -> String {
+fn false_verdict(hosts: &Hosts<'_, Heartbeat>, host: HostId, peer: HostId) -> String {
     let waiting = |pieces: usize| match pieces {
         1 => "1 piece of heartbeat work waiting for its thread".to_string(),
         pieces => format!("{pieces} pieces of heartbeat work waiting for its thread"),
     };
-    let mut verdict = match cluster.work_waiting(peer, Role::Heartbeat) {
+    let mut verdict = match hosts.work_waiting(peer, workload::THREAD) {
         0 => "falsely: it is running".to_string(),
         behind => format!("falsely: it is running, with {}", waiting(behind)),
     };
-    let own = cluster.work_waiting(host, Role::Heartbeat);
+    let own = hosts.work_waiting(host, workload::THREAD);
     if own > 0 {
         verdict.push_str(&format!(
             "; this host is behind itself, with {}",

@@ -4,8 +4,8 @@ use serde::Deserialize;
 use ticklab_models::detector::Detector;
 use toml::Spanned;
 
-use super::super::cluster::HostId;
 use super::super::spec::{HostClock, HostNames, positive_ns};
+use super::super::workload::HostId;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, Name};
 

@@ -1,15 +1,21 @@
 //! The lock service's side of the lease: grants, renewals, handing a lapsed lease to the first
 //! waiter, and storage taking writes with or without fencing.
 
-use super::super::cluster::{Cluster, HostId, Msg, WakeTag};
 use super::super::event_kind::HostEventKind;
 use super::super::out::Out;
+use super::super::workload::{HostId, Hosts};
 use super::{Lease, LeaseMsg, LeaseWake};
 
 impl Lease {
-    pub(super) fn ask(&mut self, from: HostId, ask: u64, cluster: &mut Cluster, out: &mut Out<'_>) {
+    pub(super) fn ask(
+        &mut self,
+        from: HostId,
+        ask: u64,
+        hosts: &mut Hosts<'_, Lease>,
+        out: &mut Out<'_>,
+    ) {
         let coordinator = self.config.coordinator;
-        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let now = hosts.read(coordinator, self.clocks[coordinator]);
         let live = self.grant.holder.is_some() && now < self.grant.expires_ns;
         let holder = self.grant.holder == Some(from);
         // A lapsed lease goes to whoever has waited longest, not to whoever asks next.
@@ -34,7 +40,7 @@ impl Lease {
                 ahead => format!("behind {ahead}"),
             };
             out.event(
-                cluster,
+                hosts.now_ns(),
                 coordinator,
                 HostEventKind::Waits,
                 now,
@@ -56,37 +62,37 @@ impl Lease {
             );
             if queued_ahead {
                 let (first, first_ask) = self.waiting[0];
-                self.grant_to(first, first_ask, now, cluster, out);
+                self.grant_to(first, first_ask, now, hosts, out);
             }
-            self.watch_expiry(cluster);
+            self.watch_expiry(hosts);
             return;
         }
-        self.grant_to(from, ask, now, cluster, out);
-        self.watch_expiry(cluster);
+        self.grant_to(from, ask, now, hosts, out);
+        self.watch_expiry(hosts);
     }
 
     /// With candidates waiting, the coordinator checks the lease when it runs out by its clock.
-    fn watch_expiry(&mut self, cluster: &mut Cluster) {
+    fn watch_expiry(&mut self, hosts: &mut Hosts<'_, Lease>) {
         if self.waiting.is_empty() || self.expiry_check.is_some() {
             return;
         }
         let coordinator = self.config.coordinator;
-        let tag = WakeTag::Lease(LeaseWake::Expire);
+        let tag = LeaseWake::Expire;
         let at = self.grant.expires_ns;
-        self.expiry_check = Some(cluster.wake_at(coordinator, self.clocks[coordinator], at, tag));
+        self.expiry_check = Some(hosts.wake_at(coordinator, self.clocks[coordinator], at, tag));
     }
 
     /// The coordinator's check at the lease's end: still unrenewed, it goes to the first waiter.
-    pub(super) fn expire(&mut self, cluster: &mut Cluster, out: &mut Out<'_>) {
+    pub(super) fn expire(&mut self, hosts: &mut Hosts<'_, Lease>, out: &mut Out<'_>) {
         self.expiry_check = None;
         let coordinator = self.config.coordinator;
-        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let now = hosts.read(coordinator, self.clocks[coordinator]);
         if now >= self.grant.expires_ns && !self.waiting.is_empty() {
             let (host, ask) = self.waiting[0];
-            self.grant_to(host, ask, now, cluster, out);
+            self.grant_to(host, ask, now, hosts, out);
         }
         // Renewed meanwhile, or handed on with others still waiting: look again at its end.
-        self.watch_expiry(cluster);
+        self.watch_expiry(hosts);
     }
 
     fn grant_to(
@@ -94,7 +100,7 @@ impl Lease {
         host: HostId,
         ask: u64,
         now: i64,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Lease>,
         out: &mut Out<'_>,
     ) {
         let coordinator = self.config.coordinator;
@@ -106,13 +112,13 @@ impl Lease {
             if grant.last_holder != Some(host) {
                 if grant.last_holder.is_some() {
                     self.values.takeovers += 1;
-                    let now_ns = cluster.now_ns();
+                    let now_ns = hosts.now_ns();
                     self.values.first_takeover_ns.get_or_insert(now_ns);
                     self.values.last_takeover_ns = Some(now_ns);
                 }
                 let token = grant.token;
                 out.event(
-                    cluster,
+                    hosts.now_ns(),
                     coordinator,
                     HostEventKind::LeaseGranted,
                     now,
@@ -124,7 +130,7 @@ impl Lease {
         } else {
             let until = ticklab_sim::Compact(now.saturating_add(self.config.length_ns as i64));
             out.event(
-                cluster,
+                hosts.now_ns(),
                 coordinator,
                 HostEventKind::Renewed,
                 now,
@@ -140,11 +146,7 @@ impl Lease {
         grant.expires_ns = now.saturating_add(self.config.length_ns as i64);
         self.values.granted += 1;
         let token = grant.token;
-        cluster.send(
-            coordinator,
-            host,
-            Msg::Lease(LeaseMsg::Granted { ask, token }),
-        );
+        hosts.send(coordinator, host, LeaseMsg::Granted { ask, token });
     }
 
     /// Storage takes a write; it is stale if the coordinator has not granted its sender the
@@ -153,21 +155,21 @@ impl Lease {
         &mut self,
         from: HostId,
         token: u64,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Lease>,
         out: &mut Out<'_>,
     ) {
         let coordinator = self.config.coordinator;
-        let now = cluster.read(coordinator, self.clocks[coordinator]);
+        let now = hosts.read(coordinator, self.clocks[coordinator]);
         let current = self.grant.holder == Some(from)
             && self.grant.token == token
             && now < self.grant.expires_ns;
         let storage = self.config.storage;
-        let clock_ns = cluster.read(storage, self.clocks[storage]);
+        let clock_ns = hosts.read(storage, self.clocks[storage]);
         if self.config.fencing && token < self.newest_token_seen {
             self.values.stale_rejected += 1;
             let newest = self.newest_token_seen;
             out.event(
-                cluster,
+                hosts.now_ns(),
                 storage,
                 HostEventKind::Fenced,
                 clock_ns,
@@ -185,10 +187,10 @@ impl Lease {
         self.values.writes += 1;
         if !current {
             self.values.stale_accepted += 1;
-            out.event(cluster, storage, HostEventKind::StaleWrite, clock_ns, |names| {
+            out.event(hosts.now_ns(), storage, HostEventKind::StaleWrite, clock_ns, |names| {
                 format!("accepts a write from {} with token {token}, which no longer holds the lease", names.of(from))
             }, None);
-            out.violation(cluster.now_ns(), || {
+            out.violation(hosts.now_ns(), || {
                 format!("storage accepted a stale write with token {token}")
             });
         }

@@ -6,8 +6,8 @@
 //! than the lease, that margin, a renewal period and three trips on the slowest link is a broken
 //! invariant.
 
-use super::super::cluster::{Cluster, HostId};
 use super::super::out::Out;
+use super::super::workload::{HostId, Hosts};
 
 #[derive(Debug)]
 pub(super) struct Leaderless {
@@ -35,13 +35,16 @@ impl Leaderless {
     }
 
     /// Whether some candidate could reach `coordinator` now.
-    pub(super) fn reachable(cluster: &Cluster, coordinator: HostId, candidates: &[HostId]) -> bool {
-        let now_ns = cluster.now_ns();
-        cluster.stopped(coordinator).is_none()
+    pub(super) fn reachable(
+        hosts: &Hosts<'_, super::Lease>,
+        coordinator: HostId,
+        candidates: &[HostId],
+    ) -> bool {
+        hosts.stopped(coordinator).is_none()
             && candidates.iter().any(|&candidate| {
-                cluster.stopped(candidate).is_none()
-                    && !cluster.network.partitioned(candidate, coordinator, now_ns)
-                    && !cluster.network.partitioned(coordinator, candidate, now_ns)
+                hosts.stopped(candidate).is_none()
+                    && !hosts.partitioned(candidate, coordinator)
+                    && !hosts.partitioned(coordinator, candidate)
             })
     }
 

@@ -15,15 +15,16 @@
 mod coordinator;
 mod leaderless;
 mod spec;
+mod workload;
 
 pub(crate) use spec::validate;
 pub use spec::{LeaseConfig, LeaseSpec};
 
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 
-use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::event_kind::HostEventKind;
 use super::out::Out;
+use super::workload::{HostId, Hosts, WakeId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum LeaseMsg {
@@ -124,29 +125,29 @@ impl Lease {
     }
 
     /// Opens or closes a stretch without a leader, as holders and reachability change.
-    pub(crate) fn note_leaders(&mut self, cluster: &Cluster, out: &mut Out<'_>) {
+    pub(crate) fn note_leaders(&mut self, hosts: &Hosts<'_, Lease>, out: &mut Out<'_>) {
         let open = self.holders == 0
             && leaderless::Leaderless::reachable(
-                cluster,
+                hosts,
                 self.config.coordinator,
                 &self.config.candidates,
             );
-        self.leaderless.update(open, cluster.now_ns(), out);
+        self.leaderless.update(open, hosts.now_ns(), out);
     }
 
-    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+    pub(crate) fn start(&mut self, hosts: &mut Hosts<'_, Lease>) {
         for &host in &self.config.candidates {
-            cluster.wake_at(
+            hosts.wake_at(
                 host,
                 self.instants[host],
-                cluster.read(host, self.instants[host]),
-                WakeTag::Lease(LeaseWake::Ask),
+                hosts.read(host, self.instants[host]),
+                LeaseWake::Ask,
             );
         }
     }
 
-    fn after(&self, cluster: &Cluster, host: HostId, wait_ns: u64) -> i64 {
-        cluster
+    fn after(&self, hosts: &Hosts<'_, Lease>, host: HostId, wait_ns: u64) -> i64 {
+        hosts
             .read(host, self.instants[host])
             .saturating_add(wait_ns as i64)
     }
@@ -155,30 +156,21 @@ impl Lease {
         &mut self,
         host: HostId,
         wake: LeaseWake,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Lease>,
         out: &mut Out<'_>,
     ) {
         match wake {
             LeaseWake::Ask => {
                 let candidate = &mut self.candidates[host];
                 candidate.last_ask += 1;
-                candidate.asked_at_ns = cluster.read(host, self.clocks[host]);
+                candidate.asked_at_ns = hosts.read(host, self.clocks[host]);
                 let ask = candidate.last_ask;
-                cluster.send(
-                    host,
-                    self.config.coordinator,
-                    Msg::Lease(LeaseMsg::Ask { ask }),
-                );
-                let next = self.after(cluster, host, self.config.renew_every_ns);
-                cluster.wake_at(
-                    host,
-                    self.instants[host],
-                    next,
-                    WakeTag::Lease(LeaseWake::Ask),
-                );
+                hosts.send(host, self.config.coordinator, LeaseMsg::Ask { ask });
+                let next = self.after(hosts, host, self.config.renew_every_ns);
+                hosts.wake_at(host, self.instants[host], next, LeaseWake::Ask);
             }
             LeaseWake::Write => {
-                let now = cluster.read(host, self.clocks[host]);
+                let now = hosts.read(host, self.clocks[host]);
                 let candidate = &mut self.candidates[host];
                 let valid = candidate.until_ns.is_some_and(|until| now < until);
                 if !valid {
@@ -187,42 +179,28 @@ impl Lease {
                 }
                 let token = candidate.token;
                 if self.config.write_takes_ns == 0 {
-                    self.send_write(host, token, cluster);
+                    self.send_write(host, token, hosts);
                 } else {
-                    let at = self.after(cluster, host, self.config.write_takes_ns);
-                    cluster.done_at(
-                        host,
-                        self.instants[host],
-                        at,
-                        WakeTag::Lease(LeaseWake::Send { token }),
-                    );
+                    let at = self.after(hosts, host, self.config.write_takes_ns);
+                    hosts.done_at(host, self.instants[host], at, LeaseWake::Send { token });
                 }
                 let Some(every_ns) = self.config.write_every_ns else {
                     return;
                 };
-                let next = self.after(cluster, host, every_ns);
-                cluster.wake_at(
-                    host,
-                    self.instants[host],
-                    next,
-                    WakeTag::Lease(LeaseWake::Write),
-                );
+                let next = self.after(hosts, host, every_ns);
+                hosts.wake_at(host, self.instants[host], next, LeaseWake::Write);
             }
-            LeaseWake::Send { token } => self.send_write(host, token, cluster),
+            LeaseWake::Send { token } => self.send_write(host, token, hosts),
             LeaseWake::Expiry => {
                 self.candidates[host].expiry = None;
-                self.recheck(host, cluster, out);
+                self.recheck(host, hosts, out);
             }
-            LeaseWake::Expire => self.expire(cluster, out),
+            LeaseWake::Expire => self.expire(hosts, out),
         }
     }
 
-    fn send_write(&mut self, host: HostId, token: u64, cluster: &mut Cluster) {
-        cluster.send(
-            host,
-            self.config.storage,
-            Msg::Lease(LeaseMsg::Write { token }),
-        );
+    fn send_write(&mut self, host: HostId, token: u64, hosts: &mut Hosts<'_, Lease>) {
+        hosts.send(host, self.config.storage, LeaseMsg::Write { token });
     }
 
     pub(crate) fn on_message(
@@ -230,11 +208,11 @@ impl Lease {
         from: HostId,
         to: HostId,
         msg: LeaseMsg,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Lease>,
         out: &mut Out<'_>,
     ) {
         match msg {
-            LeaseMsg::Ask { ask } => self.ask(from, ask, cluster, out),
+            LeaseMsg::Ask { ask } => self.ask(from, ask, hosts, out),
             LeaseMsg::Granted { ask, token } => {
                 let candidate = &mut self.candidates[to];
                 if ask != candidate.last_ask {
@@ -247,12 +225,12 @@ impl Lease {
                 candidate.token = token;
                 if !candidate.writing && self.config.write_every_ns.is_some() {
                     candidate.writing = true;
-                    let now = cluster.read(to, self.instants[to]);
-                    cluster.wake_at(to, self.instants[to], now, WakeTag::Lease(LeaseWake::Write));
+                    let now = hosts.read(to, self.instants[to]);
+                    hosts.wake_at(to, self.instants[to], now, LeaseWake::Write);
                 }
-                self.recheck(to, cluster, out);
+                self.recheck(to, hosts, out);
             }
-            LeaseMsg::Write { token } => self.write(from, token, cluster, out),
+            LeaseMsg::Write { token } => self.write(from, token, hosts, out),
         }
     }
 
@@ -263,28 +241,27 @@ impl Lease {
         &mut self,
         host: HostId,
         effect: EdgeEffect,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Lease>,
         out: &mut Out<'_>,
     ) {
         if effect.changed_clock == Some(self.clocks[host]) {
-            self.recheck(host, cluster, out);
+            self.recheck(host, hosts, out);
         }
-        self.note_leaders(cluster, out);
+        self.note_leaders(hosts, out);
     }
 
     /// Whether `host` holds the lease by its clock now; files the bookkeeping wake for when
     /// that changes.
-    fn recheck(&mut self, host: HostId, cluster: &mut Cluster, out: &mut Out<'_>) {
+    fn recheck(&mut self, host: HostId, hosts: &mut Hosts<'_, Lease>, out: &mut Out<'_>) {
         let clock = self.clocks[host];
-        let now = cluster.read(host, clock);
+        let now = hosts.read(host, clock);
         let candidate = &mut self.candidates[host];
         let holds = candidate.until_ns.is_some_and(|until| now < until);
         if let Some(expiry) = candidate.expiry.take() {
-            cluster.cancel(expiry);
+            hosts.cancel(expiry);
         }
         if let (true, Some(until)) = (holds, candidate.until_ns) {
-            candidate.expiry =
-                Some(cluster.observe_at(host, clock, until, WakeTag::Lease(LeaseWake::Expiry)));
+            candidate.expiry = Some(hosts.observe_at(host, clock, until, LeaseWake::Expiry));
         }
         if holds == candidate.holds {
             return;
@@ -294,7 +271,7 @@ impl Lease {
         if holds {
             self.holders += 1;
             out.event(
-                cluster,
+                hosts.now_ns(),
                 host,
                 HostEventKind::Leader,
                 now,
@@ -305,11 +282,11 @@ impl Lease {
             self.holders -= 1;
             // A host that cannot run learns it only when it runs again; until then it acts on
             // whatever it checked before it stopped.
-            let unnoticed = cluster.stopped(host).map_or(String::new(), |why| {
+            let unnoticed = hosts.stopped(host).map_or(String::new(), |why| {
                 format!(", which it cannot notice while {why}")
             });
             out.event(
-                cluster,
+                hosts.now_ns(),
                 host,
                 HostEventKind::StepsDown,
                 now,
@@ -317,12 +294,12 @@ impl Lease {
                 None,
             );
         }
-        self.count_leaders(host, cluster, out);
-        self.note_leaders(cluster, out);
+        self.count_leaders(host, hosts, out);
+        self.note_leaders(hosts, out);
     }
 
-    fn count_leaders(&mut self, host: HostId, cluster: &Cluster, out: &mut Out<'_>) {
-        let now_ns = cluster.now_ns();
+    fn count_leaders(&mut self, host: HostId, hosts: &Hosts<'_, Lease>, out: &mut Out<'_>) {
+        let now_ns = hosts.now_ns();
         match (self.holders >= 2, self.two_since_ns) {
             (true, None) => {
                 self.two_since_ns = Some(now_ns);
@@ -330,7 +307,7 @@ impl Lease {
                 self.values.first_ns.get_or_insert(now_ns);
                 let holders = self.holders;
                 out.event(
-                    cluster,
+                    hosts.now_ns(),
                     host,
                     HostEventKind::TwoLeaders,
                     0,
@@ -342,7 +319,7 @@ impl Lease {
             (false, Some(since_ns)) => {
                 self.close_stretch(since_ns, now_ns);
                 out.event(
-                    cluster,
+                    hosts.now_ns(),
                     host,
                     HostEventKind::OneLeader,
                     0,

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::super::cluster::HostId;
 use super::super::spec::{HostClock, HostNames, positive_ns};
+use super::super::workload::HostId;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, Name};
 

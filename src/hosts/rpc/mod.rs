@@ -10,6 +10,7 @@
 //! stopped while it slept, is still waiting for that clock, and is no loss.
 
 mod spec;
+mod workload;
 
 pub(crate) use spec::validate;
 pub use spec::{RpcConfig, RpcSpec};
@@ -17,10 +18,10 @@ pub use spec::{RpcConfig, RpcSpec};
 use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
 use ticklab_sim::{ClockId, Platform};
 
-use super::cluster::{Cluster, HostId, Msg, WakeId, WakeTag};
 use super::event_kind::HostEventKind;
 use super::out::Out;
 use super::spec::HostClock;
+use super::workload::{HostId, Hosts, WakeId};
 use crate::timer::designs::SimTimers;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,21 +152,16 @@ impl Rpc {
             )
     }
 
-    pub(crate) fn start(&mut self, cluster: &mut Cluster) {
+    pub(crate) fn start(&mut self, hosts: &mut Hosts<'_, Rpc>) {
         for client in self.config.clients.clone() {
-            let now = cluster.read(client, self.instants[client]);
-            cluster.wake_at(
-                client,
-                self.instants[client],
-                now,
-                WakeTag::Rpc(RpcWake::Call),
-            );
+            let now = hosts.read(client, self.instants[client]);
+            hosts.wake_at(client, self.instants[client], now, RpcWake::Call);
             // Every timer thread runs a first round as it starts, as the one-machine timer runs
             // do: a design may need one to be waiting before a schedule can wake it (Go's
             // poller).
             let threads = self.clients[client].as_ref().map_or(0, |c| c.rounds.len());
             for thread in 0..threads {
-                self.wake_thread(client, thread, cluster);
+                self.wake_thread(client, thread, hosts);
             }
         }
     }
@@ -174,46 +170,52 @@ impl Rpc {
     /// on the wall clock sleeps for the time left by it, measured on `CLOCK_MONOTONIC`, as brpc
     /// does: a wall step neither wakes it early nor keeps it asleep. Any other clock is waited
     /// on as it runs, as the other models' timed waits on `Instant` are.
-    fn sleep_until(&mut self, host: HostId, thread: usize, until_ns: i64, cluster: &mut Cluster) {
+    fn sleep_until(
+        &mut self,
+        host: HostId,
+        thread: usize,
+        until_ns: i64,
+        hosts: &mut Hosts<'_, Rpc>,
+    ) {
         let clock = self.clocks[host];
         let (wait_clock, wait_until_ns) = if clock == ClockId::Wall {
-            let left_ns = until_ns.saturating_sub(cluster.read(host, clock)).max(0);
-            let monotonic_ns = cluster.read(host, ClockId::Monotonic);
+            let left_ns = until_ns.saturating_sub(hosts.read(host, clock)).max(0);
+            let monotonic_ns = hosts.read(host, ClockId::Monotonic);
             (ClockId::Monotonic, monotonic_ns.saturating_add(left_ns))
         } else {
             (clock, until_ns)
         };
-        let tag = WakeTag::Rpc(RpcWake::Round {
+        let tag = RpcWake::Round {
             thread: thread as u32,
-        });
+        };
         let client = self.clients[host].as_mut().expect("a client");
-        client.rounds[thread] = Some(cluster.wake_at(host, wait_clock, wait_until_ns, tag));
+        client.rounds[thread] = Some(hosts.wake_at(host, wait_clock, wait_until_ns, tag));
     }
 
     pub(crate) fn on_wake(
         &mut self,
         host: HostId,
         wake: RpcWake,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Rpc>,
         out: &mut Out<'_>,
     ) {
         match wake {
-            RpcWake::Call => self.call(host, cluster, out),
+            RpcWake::Call => self.call(host, hosts, out),
             RpcWake::Round { thread } => {
                 if let Some(client) = self.clients[host].as_mut() {
                     client.rounds[thread as usize] = None;
                 }
-                self.round(host, thread as usize, cluster, out);
+                self.round(host, thread as usize, hosts, out);
             }
             RpcWake::Serve { client, call } => {
-                cluster.send(host, client as usize, Msg::Rpc(RpcMsg::Reply { call }));
+                hosts.send(host, client as usize, RpcMsg::Reply { call });
             }
         }
     }
 
-    fn call(&mut self, host: HostId, cluster: &mut Cluster, out: &mut Out<'_>) {
+    fn call(&mut self, host: HostId, hosts: &mut Hosts<'_, Rpc>, out: &mut Out<'_>) {
         let call = self.calls.len() as u32;
-        let armed_at_ns = cluster.read(host, self.clocks[host]);
+        let armed_at_ns = hosts.read(host, self.clocks[host]);
         let deadline = armed_at_ns.saturating_add(self.config.timeout_ns as i64);
         let client = self.clients[host].as_mut().expect("a client");
         let scheduled = client
@@ -221,24 +223,24 @@ impl Rpc {
             .schedule(armed_at_ns, deadline, call, host as u64);
         self.calls.push(CallRecord {
             client: host,
-            sent_ns: cluster.now_ns(),
+            sent_ns: hosts.now_ns(),
             deadline_ns: deadline,
             timer: scheduled.ok().map(|scheduled| scheduled.id),
             resolutions: 0,
         });
         match scheduled {
-            Ok(scheduled) if scheduled.wake => self.signal_thread(host, scheduled.thread, cluster),
+            Ok(scheduled) if scheduled.wake => self.signal_thread(host, scheduled.thread, hosts),
             Ok(_) => {}
-            Err(error) => out.violation(cluster.now_ns(), || {
+            Err(error) => out.violation(hosts.now_ns(), || {
                 format!("call {call}: its deadline could not be armed: {error:?}")
             }),
         }
         self.note_live(host);
-        cluster.send(host, self.config.server, Msg::Rpc(RpcMsg::Call { call }));
-        let next = cluster
+        hosts.send(host, self.config.server, RpcMsg::Call { call });
+        let next = hosts
             .read(host, self.instants[host])
             .saturating_add(self.config.call_every_ns as i64);
-        cluster.wake_at(host, self.instants[host], next, WakeTag::Rpc(RpcWake::Call));
+        hosts.wake_at(host, self.instants[host], next, RpcWake::Call);
     }
 
     fn note_live(&mut self, host: HostId) {
@@ -250,28 +252,34 @@ impl Rpc {
     /// A schedule asked to wake timer thread `thread`: as a futex waiter, it wakes only if the
     /// design bumped the signal count it sleeps on, so a design that forgets to is caught here
     /// as under loom.
-    fn signal_thread(&mut self, host: HostId, thread: usize, cluster: &mut Cluster) {
+    fn signal_thread(&mut self, host: HostId, thread: usize, hosts: &mut Hosts<'_, Rpc>) {
         let client = self.clients[host].as_ref().expect("a client");
         if client.seen[thread] == Some(client.timers.signals(thread)) {
             return;
         }
-        self.wake_thread(host, thread, cluster);
+        self.wake_thread(host, thread, hosts);
     }
 
     /// Runs timer thread `thread` now, instead of when it meant to wake.
-    fn wake_thread(&mut self, host: HostId, thread: usize, cluster: &mut Cluster) {
+    fn wake_thread(&mut self, host: HostId, thread: usize, hosts: &mut Hosts<'_, Rpc>) {
         let client = self.clients[host].as_mut().expect("a client");
         if let Some(pending) = client.rounds[thread].take() {
-            cluster.cancel(pending);
+            hosts.cancel(pending);
         }
         // As a sleep of nothing, so that a wall step at this very moment cannot move it.
-        let now = cluster.read(host, self.clocks[host]);
-        self.sleep_until(host, thread, now, cluster);
+        let now = hosts.read(host, self.clocks[host]);
+        self.sleep_until(host, thread, now, hosts);
     }
 
-    fn round(&mut self, host: HostId, thread: usize, cluster: &mut Cluster, out: &mut Out<'_>) {
+    fn round(
+        &mut self,
+        host: HostId,
+        thread: usize,
+        hosts: &mut Hosts<'_, Rpc>,
+        out: &mut Out<'_>,
+    ) {
         let clock = self.clocks[host];
-        let now = cluster.read(host, clock);
+        let now = hosts.read(host, clock);
         let mut fired = Vec::new();
         let client = self.clients[host].as_mut().expect("a client");
         let sleep = client.timers.run_round(thread, now, &mut |_, call| {
@@ -282,37 +290,43 @@ impl Rpc {
         let signalled = client.timers.signals(thread) != sleep.seen_signals;
         client.seen[thread] = Some(sleep.seen_signals);
         for call in fired {
-            self.resolve(call, HostEventKind::Timeout, cluster, out);
+            self.resolve(call, HostEventKind::Timeout, hosts, out);
         }
         self.note_live(host);
         if let Some(other) = woken {
-            self.wake_thread(host, other, cluster);
+            self.wake_thread(host, other, hosts);
         }
         if sleep.stopped {
             return;
         }
         if signalled {
-            self.wake_thread(host, thread, cluster);
+            self.wake_thread(host, thread, hosts);
             return;
         }
         if let Some(until_ns) = sleep.until_ns {
-            self.sleep_until(host, thread, until_ns, cluster);
+            self.sleep_until(host, thread, until_ns, hosts);
         }
     }
 
-    fn resolve(&mut self, call: u32, how: HostEventKind, cluster: &Cluster, out: &mut Out<'_>) {
+    fn resolve(
+        &mut self,
+        call: u32,
+        how: HostEventKind,
+        hosts: &Hosts<'_, Rpc>,
+        out: &mut Out<'_>,
+    ) {
         let record = &mut self.calls[call as usize];
         record.resolutions += 1;
         let host = record.client;
         let deadline_ns = record.sent_ns.saturating_add(self.config.timeout_ns);
-        let lateness_ns = cluster.now_ns().saturating_sub(deadline_ns);
+        let lateness_ns = hosts.now_ns().saturating_sub(deadline_ns);
         if record.resolutions > 1 {
             self.twice += 1;
             out.event(
-                cluster,
+                hosts.now_ns(),
                 host,
                 HostEventKind::ResolvedTwice,
-                cluster.read(host, self.clocks[host]),
+                hosts.read(host, self.clocks[host]),
                 |_| {
                     format!(
                         "call {call} resolved again, by its {}",
@@ -325,10 +339,10 @@ impl Rpc {
                 },
                 None,
             );
-            out.violation(cluster.now_ns(), || format!("call {call} resolved twice"));
+            out.violation(hosts.now_ns(), || format!("call {call} resolved twice"));
             return;
         }
-        let early_ns = deadline_ns.saturating_sub(cluster.now_ns());
+        let early_ns = deadline_ns.saturating_sub(hosts.now_ns());
         let (kind, delay) = match how {
             HostEventKind::Reply => {
                 self.replies += 1;
@@ -343,13 +357,13 @@ impl Rpc {
                 self.timeouts += 1;
                 if self.worst_at_ns.is_none() || lateness_ns > self.max_lateness_ns {
                     self.max_lateness_ns = lateness_ns;
-                    self.worst_at_ns = Some(cluster.now_ns());
+                    self.worst_at_ns = Some(hosts.now_ns());
                 }
                 (how, Some(lateness_ns))
             }
         };
         if out.wants_events() {
-            let clock_ns = cluster.read(host, self.clocks[host]);
+            let clock_ns = hosts.read(host, self.clocks[host]);
             let detail = |_: &super::out::Names<'_>| match kind {
                 HostEventKind::EarlyTimeout => format!(
                     "call {call}, {} before its timeout was up",
@@ -357,7 +371,7 @@ impl Rpc {
                 ),
                 _ => format!("call {call}"),
             };
-            out.event(cluster, host, kind, clock_ns, detail, delay);
+            out.event(hosts.now_ns(), host, kind, clock_ns, detail, delay);
         }
     }
 
@@ -366,21 +380,21 @@ impl Rpc {
         from: HostId,
         to: HostId,
         msg: RpcMsg,
-        cluster: &mut Cluster,
+        hosts: &mut Hosts<'_, Rpc>,
         out: &mut Out<'_>,
     ) {
         match msg {
             RpcMsg::Call { call } => {
                 let (low, high) = self.config.serve_ns;
                 let serve_ns = self.serve_rng.in_range(low, high);
-                let at = cluster
+                let at = hosts
                     .read(to, self.instants[to])
                     .saturating_add(serve_ns as i64);
-                let tag = WakeTag::Rpc(RpcWake::Serve {
+                let tag = RpcWake::Serve {
                     client: from as u32,
                     call,
-                });
-                cluster.done_at(to, self.instants[to], at, tag);
+                };
+                hosts.done_at(to, self.instants[to], at, tag);
             }
             RpcMsg::Reply { call } => {
                 let Some(timer) = self.calls[call as usize].timer else {
@@ -388,9 +402,7 @@ impl Rpc {
                 };
                 let client = self.clients[to].as_mut().expect("a client");
                 match client.timers.unschedule(timer) {
-                    Unscheduled::Cancelled => {
-                        self.resolve(call, HostEventKind::Reply, cluster, out)
-                    }
+                    Unscheduled::Cancelled => self.resolve(call, HostEventKind::Reply, hosts, out),
                     _ => self.late_replies += 1,
                 }
                 self.note_live(to);
@@ -403,7 +415,7 @@ impl Rpc {
     /// broken invariant as well as a count.
     pub(crate) fn finish(
         &mut self,
-        cluster: &Cluster,
+        hosts: &Hosts<'_, Rpc>,
         end_ns: u64,
         out: &mut Out<'_>,
     ) -> Vec<(&'static str, u64)> {
@@ -412,8 +424,8 @@ impl Rpc {
         for (call, record) in self.calls.iter().enumerate() {
             let client = record.client;
             // A whole timeout past its deadline: a timer design's own resolution is no loss.
-            let overdue_ns = cluster.read(client, self.clocks[client]) - record.deadline_ns;
-            if record.resolutions == 0 && cluster.can_run(client) && overdue_ns > timeout_ns {
+            let overdue_ns = hosts.read(client, self.clocks[client]) - record.deadline_ns;
+            if record.resolutions == 0 && hosts.can_run(client) && overdue_ns > timeout_ns {
                 lost += 1;
                 let sent_ns = record.sent_ns;
                 out.violation(end_ns, || {

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::super::cluster::HostId;
 use super::super::spec::{HostClock, HostNames, positive_ns};
+use super::super::workload::HostId;
 use crate::model::Head;
 use crate::registry::designs::TimerDesignEntry;
 use crate::scenario::error::ScenarioError;
