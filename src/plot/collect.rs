@@ -80,7 +80,7 @@ pub struct WorkerTrack {
     pub name: String,
     /// Per column, the time spent in each state: [`PARKED`], [`BLOCKING`] (in a blocking section,
     /// which overlaps the poll it belongs to), or [`FIRST_GROUP`]` + g` polling a task of group
-    /// `g` (the group's index in [`Collected::groups`]).
+    /// `g` (the group's index among its kind's task groups).
     pub time_ns: Vec<Vec<u64>>,
     /// Per column, how many driver polls woke tasks.
     pub driver_polls: Vec<u32>,
