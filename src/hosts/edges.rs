@@ -3,11 +3,12 @@
 
 use std::io;
 
-use ticklab_sim::{ClockId, Edge, EdgeEffect, FaultEdge};
+use ticklab_sim::{ClockId, EdgeEffect, FaultEdge};
 
 use super::cluster::{Cluster, HostId};
 use super::network::Window;
-use crate::trace::{Event, FaultEvent, ResumeEvent, TraceSink, Wall};
+use crate::runner::faults::record_edge;
+use crate::trace::{Event, FaultEvent, TraceSink, Wall};
 
 /// Numbers every fault of a hosts scenario once: each host's in host order, then the partitions,
 /// then the latency spikes. Hosts number their own faults from 0, and a plot or a reader tells
@@ -83,21 +84,7 @@ impl EdgeLines {
             instant_ns,
             wall,
         };
-        match edge.edge {
-            Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
-            Edge::End => sink.record(&Event::FaultEnd(&fault))?,
-            Edge::Point => sink.record(&Event::WallStep(&fault))?,
-        }
-        if let Some(stopped_ns) = effect.resumed_after_ns {
-            sink.record(&Event::Resume(&ResumeEvent {
-                t_ns: cluster.now_ns(),
-                host: Some(names[host].clone()),
-                stopped_ns,
-                instant_ns,
-                wall,
-            }))?;
-        }
-        Ok(())
+        record_edge(edge.edge, &fault, effect.resumed_after_ns, sink)
     }
 
     /// Traces a partition or latency spike beginning or ending.

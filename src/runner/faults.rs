@@ -27,18 +27,29 @@ pub(crate) fn record_fault<P: Copy, S: TraceSink + ?Sized>(
         instant_ns: world.instant_ns(),
         wall: Wall(world.wall_ns()),
     };
-    match edge.edge {
-        Edge::Begin => sink.record(&Event::FaultBegin(&fault))?,
-        Edge::End => sink.record(&Event::FaultEnd(&fault))?,
-        Edge::Point => sink.record(&Event::WallStep(&fault))?,
+    record_edge(edge.edge, &fault, effect.resumed_after_ns, sink)
+}
+
+/// Traces one fault edge as `fault` describes it, then the resume it caused, if it ended a stop
+/// of `resumed_after_ns`: at the same moment, on the same host and clocks.
+pub(crate) fn record_edge<S: TraceSink + ?Sized>(
+    edge: Edge,
+    fault: &FaultEvent,
+    resumed_after_ns: Option<u64>,
+    sink: &mut S,
+) -> io::Result<()> {
+    match edge {
+        Edge::Begin => sink.record(&Event::FaultBegin(fault))?,
+        Edge::End => sink.record(&Event::FaultEnd(fault))?,
+        Edge::Point => sink.record(&Event::WallStep(fault))?,
     }
-    if let Some(stopped_ns) = effect.resumed_after_ns {
+    if let Some(stopped_ns) = resumed_after_ns {
         sink.record(&Event::Resume(&ResumeEvent {
-            t_ns: world.now_ns(),
-            host: None,
+            t_ns: fault.t_ns,
+            host: fault.host.clone(),
             stopped_ns,
-            instant_ns: world.instant_ns(),
-            wall: Wall(world.wall_ns()),
+            instant_ns: fault.instant_ns,
+            wall: fault.wall,
         }))?;
     }
     Ok(())
