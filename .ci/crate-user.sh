@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# What a user of the published crates gets, from the packages alone, outside the workspace:
+# - `cargo install ticklab --locked`, whose binary checks its built-in scenarios in an empty
+#   folder;
+# - a fresh crate (.ci/fresh-crate/) that depends on ticklab as `cargo add ticklab` writes it,
+#   registers a timer design of its own, runs ticklab's battery on it, and runs a harness test;
+# - cargo-semver-checks against the last tag, once there is one.
+# ticklab's packages are not on crates.io yet, so crates.io is replaced, for these commands only,
+# by a folder that holds the three packages beside the dependencies of the workspace's
+# Cargo.lock (`cargo vendor`): the commands and manifests are the ones a user writes. Any failure
+# fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+target=${CARGO_TARGET_DIR:-target}
+case $target in /*) ;; *) target=$root/$target ;; esac
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+started=$SECONDS
+# Outside the workspace, so that cargo finds no workspace above the user's crate.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+took() {
+  echo "($1 took $((SECONDS - $2)) s)"
+}
+
+echo "--- a user's crate: the packages, unpacked beside their dependencies, as crates.io"
+step=$SECONDS
+cargo package --quiet --no-verify --allow-dirty -p ticklab-sim -p ticklab-models -p ticklab
+cargo vendor --quiet --locked "$work/crates.io" >/dev/null
+for name in ticklab-sim ticklab-models ticklab; do
+  crate=$target/package/$name-$version.crate
+  tar -xzf "$crate" -C "$work/crates.io"
+  # A directory source checks each package against the checksum Cargo.lock records for it.
+  sum=$(sha256sum "$crate" | cut -d ' ' -f 1)
+  printf '{"files":{},"package":"%s"}\n' "$sum" >"$work/crates.io/$name-$version/.cargo-checksum.json"
+  echo "$name-$version.crate (sha256 $sum) unpacked in $work/crates.io"
+done
+cat >"$work/crates-io.toml" <<EOF
+[source.crates-io]
+replace-with = "packages"
+
+[source.packages]
+directory = "$work/crates.io"
+EOF
+took packaging $step
+
+# The install and the fresh crate build ticklab, and every dependency, once, in one target
+# folder, on the release profile the package names (`debug = "line-tables-only"`). It is the
+# workspace's: the main job's release build finds the dependencies built.
+export CARGO_TARGET_DIR=$target
+export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
+
+echo "--- a user's crate: cargo install ticklab --locked"
+step=$SECONDS
+cargo install ticklab --locked --root "$work/install" --config "$work/crates-io.toml"
+"$work/install/bin/ticklab" --version
+took install $step
+
+echo "--- a user's crate: the installed ticklab checks its built-in scenarios in an empty folder"
+step=$SECONDS
+mkdir "$work/empty"
+status=0
+(cd "$work/empty" && "$work/install/bin/ticklab" check >"$work/check.txt") || status=$?
+# A row per scenario: the table's header, any row that is not ok, and the count.
+head -n 2 "$work/check.txt"
+grep -v '^| [^ ]* *| [^ ]* *| ok ' "$work/check.txt" | tail -n +3
+took check $step
+if [ "$status" -ne 0 ]; then
+  echo "the installed ticklab's check failed with exit code $status" >&2
+  exit 1
+fi
+
+echo "--- a user's crate: a fresh crate's battery and harness test (cargo test --release)"
+step=$SECONDS
+cp -R .ci/fresh-crate "$work/my-timers"
+cat "$work/my-timers/Cargo.toml"
+(cd "$work/my-timers" && cargo test --release --config "$work/crates-io.toml" -- --show-output)
+took "the fresh crate" $step
+
+echo "--- semver against the last release (cargo-semver-checks)"
+if baseline=$(git describe --tags --abbrev=0 2>/dev/null); then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+  if ! command -v cargo-semver-checks >/dev/null 2>&1; then
+    cargo install cargo-semver-checks --locked
+  fi
+  cargo semver-checks --baseline-rev "$baseline" -p ticklab-sim -p ticklab-models -p ticklab
+else
+  echo "skipped: git describe --tags finds no tag to compare with (none is released yet, or this"
+  echo "clone is shallow or has no tags: git fetch --tags --unshallow)"
+fi
+took "the user's view" $started
