@@ -46,9 +46,10 @@ EOF
 took packaging $step
 
 # The install and the fresh crate build ticklab, and every dependency, once, in one target
-# folder, on the release profile the package names (`debug = "line-tables-only"`). It is the
-# workspace's: the main job's release build finds the dependencies built.
-export CARGO_TARGET_DIR=$target
+# folder, on the release profile the package names (`debug = "line-tables-only"`). It is not the
+# workspace's release folder: cargo rebuilds a dependency whose source moved, and here every
+# source is in $work.
+export CARGO_TARGET_DIR=$target/crate-user
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 
 echo "--- a user's crate: cargo install ticklab --locked"
