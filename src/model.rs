@@ -5,7 +5,8 @@
 //! validated table (its `Config`) is plain data that only derives `Debug` and `PartialEq`. A kind
 //! with a picture also implements [`crate::plot::Draw`] for its config, and one line in
 //! [`crate::registry::KINDS`] lets scenario files name it. `check`, `sweep`, `plot` and `report`
-//! then take it like any other.
+//! then take it like any other, through [`ModelKind`]: the trait with its types erased, which
+//! [`Kind`] implements once for every kind. A [`ModelSetup`] is a table with its kind.
 //!
 //! This file names only what the trait's signatures need, each from the file that defines it, so
 //! that nothing it imports depends on it: the kinds, the registry, scenario files and the runners
@@ -13,8 +14,10 @@
 
 use std::any::Any;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::expect::metric::{ExpectSchema, Metric};
@@ -115,142 +118,190 @@ pub trait Model: Sync + 'static {
     }
 }
 
-/// A scenario's validated `[model]` table, whatever its kind, with its kind's methods.
+/// A model kind with its types erased, as the registry lists it and as a [`ModelSetup`] keeps
+/// it: [`Model`]'s one mirror. [`Kind`] is its one implementation, so a method added to
+/// [`Model`] is written here and there, and nowhere else.
+///
+/// The methods that read a table take its [`ModelSetup`], which must be of this kind: the one
+/// its [`ModelSetup::kind`] gives.
+pub trait ModelKind: Sync {
+    /// See [`Model::KIND`].
+    fn name(&self) -> &'static str;
+
+    /// See [`Model::ABOUT`].
+    fn about(&self) -> &'static str;
+
+    /// Its `[model]` keys, documented: see [`Model::KEYS`].
+    fn key_table(&self) -> &'static KeyTable;
+
+    /// See [`Model::metrics`].
+    fn metrics(&self) -> &'static [Metric];
+
+    /// See [`Model::part_metrics`].
+    fn part_metrics(&self) -> (&'static [Metric], &'static str);
+
+    /// Turns the `[model]` table of `file`, a file of this kind, into the model's setup; the
+    /// rest of the file is the loader's.
+    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError>;
+
+    /// See [`Model::expect_schema`].
+    fn expect_schema<'a>(&self, setup: &'a ModelSetup) -> ExpectSchema<'a>;
+
+    /// See [`Model::run`].
+    fn run(&self, setup: &ModelSetup, run: RunContext<'_>) -> Result<Summary, RunError>;
+
+    /// See [`Model::machine_keys`].
+    fn machine_keys(&self, setup: &ModelSetup) -> ModelMachineKeys;
+
+    /// See [`Model::profile`].
+    fn profile<'a>(&self, setup: &'a ModelSetup) -> Option<&'a CostProfile>;
+
+    /// See [`Model::with_profile`].
+    fn with_profile(&self, setup: &ModelSetup, profile: CostProfile) -> Option<ModelSetup>;
+}
+
+/// A file's `[model]` table alone, as its kind reads it; the loader reads the rest.
+#[derive(Deserialize)]
+struct ModelTable<S> {
+    model: S,
+}
+
+/// A [`Model`] as a [`ModelKind`].
+pub struct Kind<M>(PhantomData<fn() -> M>);
+
+impl<M> Kind<M> {
+    pub const NEW: Kind<M> = Kind(PhantomData);
+}
+
+impl<M: Model> Kind<M> {
+    /// The kind as a `'static` [`ModelKind`], which a setup of it keeps.
+    pub const fn erased() -> &'static dyn ModelKind {
+        const { &Kind::<M>::NEW }
+    }
+
+    /// The config of `setup`, which is of this kind.
+    fn config(setup: &ModelSetup) -> &M::Config {
+        match setup.config::<M::Config>() {
+            Some(config) if setup.kind().name() == M::KIND => config,
+            // Two kinds may share a config type: the kind's name tells them apart.
+            _ => panic!(
+                "a `{}` setup was given to the `{}` kind, which reads only its own",
+                setup.kind().name(),
+                M::KIND
+            ),
+        }
+    }
+}
+
+impl<M: Model> fmt::Debug for Kind<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kind({})", M::KIND)
+    }
+}
+
+impl<M: Model> ModelKind for Kind<M> {
+    fn name(&self) -> &'static str {
+        M::KIND
+    }
+
+    fn about(&self) -> &'static str {
+        M::ABOUT
+    }
+
+    fn key_table(&self) -> &'static KeyTable {
+        M::KEYS
+    }
+
+    fn metrics(&self) -> &'static [Metric] {
+        M::metrics()
+    }
+
+    fn part_metrics(&self) -> (&'static [Metric], &'static str) {
+        M::part_metrics()
+    }
+
+    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError> {
+        let raw: ModelTable<M::Spec> = file.parse()?;
+        Ok(ModelSetup::new::<M>(M::validate(&raw.model, head)?))
+    }
+
+    fn expect_schema<'a>(&self, setup: &'a ModelSetup) -> ExpectSchema<'a> {
+        M::expect_schema(Self::config(setup))
+    }
+
+    fn run(&self, setup: &ModelSetup, run: RunContext<'_>) -> Result<Summary, RunError> {
+        M::run(Self::config(setup), run)
+    }
+
+    fn machine_keys(&self, setup: &ModelSetup) -> ModelMachineKeys {
+        M::machine_keys(Self::config(setup))
+    }
+
+    fn profile<'a>(&self, setup: &'a ModelSetup) -> Option<&'a CostProfile> {
+        M::profile(Self::config(setup))
+    }
+
+    fn with_profile(&self, setup: &ModelSetup, profile: CostProfile) -> Option<ModelSetup> {
+        M::with_profile(Self::config(setup), profile).map(ModelSetup::new::<M>)
+    }
+}
+
+/// A scenario's validated `[model]` table, whatever its kind, with its kind: the methods that
+/// read it are its kind's, `setup.kind().run(&setup, ..)`.
 #[derive(Clone)]
-pub struct ModelSetup(Arc<dyn AnyConfig>);
+pub struct ModelSetup {
+    kind: &'static dyn ModelKind,
+    config: Arc<dyn Config>,
+}
 
 impl ModelSetup {
     /// The table `config` of kind `M`.
     pub fn new<M: Model>(config: M::Config) -> Self {
-        ModelSetup(Arc::new(Configured::<M>(config)))
+        ModelSetup {
+            kind: Kind::<M>::erased(),
+            config: Arc::new(config),
+        }
     }
 
-    /// The kind's name, as `kind = ".."` writes it.
-    pub fn kind(&self) -> &'static str {
-        self.0.kind()
-    }
-
-    /// See [`Model::expect_schema`].
-    pub fn expect_schema(&self) -> ExpectSchema<'_> {
-        self.0.expect_schema()
-    }
-
-    /// See [`Model::run`].
-    pub fn run(
-        &self,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        self.0.run(setting, seed, options, sink)
-    }
-
-    /// See [`Model::machine_keys`].
-    pub fn machine_keys(&self) -> ModelMachineKeys {
-        self.0.machine_keys()
-    }
-
-    /// See [`Model::profile`].
-    pub fn profile(&self) -> Option<&CostProfile> {
-        self.0.profile()
-    }
-
-    /// See [`Model::with_profile`].
-    pub fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
-        self.0.with_profile(profile)
+    /// Its kind, whose methods read it.
+    pub fn kind(&self) -> &'static dyn ModelKind {
+        self.kind
     }
 
     /// The table as its own kind's config, if it is of that kind.
     pub fn config<T: Any>(&self) -> Option<&T> {
-        self.0.config().downcast_ref::<T>()
+        self.config.as_any().downcast_ref::<T>()
     }
 }
 
 impl fmt::Debug for ModelSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.debug(f)
+        fmt::Debug::fmt(&*self.config, f)
     }
 }
 
 impl PartialEq for ModelSetup {
     fn eq(&self, other: &Self) -> bool {
-        self.0.same_as(&*other.0)
+        self.kind.name() == other.kind.name() && self.config.same_as(other.config.as_any())
     }
 }
 
 impl Eq for ModelSetup {}
 
-/// A config bound to its kind, so that a [`ModelSetup`] can hold any kind's.
-struct Configured<M: Model>(M::Config);
-
-/// [`Model`]'s methods on a config of any kind; [`Configured`] is the one implementation, so no
-/// kind writes its identity or its name twice.
-trait AnyConfig: Send + Sync {
-    fn kind(&self) -> &'static str;
-    fn expect_schema(&self) -> ExpectSchema<'_>;
-    fn run(
-        &self,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError>;
-    fn machine_keys(&self) -> ModelMachineKeys;
-    fn profile(&self) -> Option<&CostProfile>;
-    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup>;
-    fn config(&self) -> &dyn Any;
-    fn same_as(&self, other: &dyn AnyConfig) -> bool;
-    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+/// What a [`ModelSetup`] needs of any kind's config, which [`Model::Config`] promises: `Debug`
+/// and `PartialEq` behind a pointer.
+trait Config: fmt::Debug + Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn same_as(&self, other: &dyn Any) -> bool;
 }
 
-impl<M: Model> AnyConfig for Configured<M> {
-    fn kind(&self) -> &'static str {
-        M::KIND
+impl<T: fmt::Debug + PartialEq + Send + Sync + 'static> Config for T {
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 
-    fn expect_schema(&self) -> ExpectSchema<'_> {
-        M::expect_schema(&self.0)
-    }
-
-    fn run(
-        &self,
-        setting: &Setting,
-        seed: u64,
-        options: &RunOptions,
-        sink: &mut dyn TraceSink,
-    ) -> Result<Summary, RunError> {
-        let run = RunContext {
-            setting,
-            seed,
-            options,
-            sink,
-        };
-        M::run(&self.0, run)
-    }
-
-    fn machine_keys(&self) -> ModelMachineKeys {
-        M::machine_keys(&self.0)
-    }
-
-    fn profile(&self) -> Option<&CostProfile> {
-        M::profile(&self.0)
-    }
-
-    fn with_profile(&self, profile: CostProfile) -> Option<ModelSetup> {
-        M::with_profile(&self.0, profile).map(ModelSetup::new::<M>)
-    }
-
-    fn config(&self) -> &dyn Any {
-        &self.0
-    }
-
-    fn same_as(&self, other: &dyn AnyConfig) -> bool {
-        other.kind() == M::KIND && other.config().downcast_ref::<M::Config>() == Some(&self.0)
-    }
-
-    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
+    fn same_as(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
     }
 }
 
@@ -303,6 +354,45 @@ mod tests {
         }
     }
 
+    /// Another kind with the same config type, whose tables are still not a counter's.
+    struct Tally;
+
+    impl Model for Tally {
+        const KIND: &'static str = "tally";
+        const ABOUT: &'static str = "tallies";
+        const KEYS: &'static KeyTable = &COUNTER_KEYS;
+        type Spec = u64;
+        type Config = CounterConfig;
+
+        fn validate(count: &u64, head: &Head<'_>) -> Result<CounterConfig, ScenarioError> {
+            Counter::validate(count, head)
+        }
+
+        fn metrics() -> &'static [Metric] {
+            COUNTER_METRICS
+        }
+
+        fn run(config: &CounterConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
+            Counter::run(config, run)
+        }
+    }
+
+    #[test]
+    fn tables_of_two_kinds_differ_though_their_configs_are_equal() {
+        let counter = ModelSetup::new::<Counter>(CounterConfig { count: 1 });
+        let tally = ModelSetup::new::<Tally>(CounterConfig { count: 1 });
+        assert_ne!(counter, tally);
+        assert_eq!(tally.kind().name(), "tally");
+    }
+
+    #[test]
+    #[should_panic(expected = "a `tally` setup was given to the `counter` kind")]
+    fn a_kind_refuses_a_table_of_another_kind() {
+        let tally = ModelSetup::new::<Tally>(CounterConfig { count: 1 });
+        let counter_kind = Kind::<Counter>::erased();
+        let _ = counter_kind.machine_keys(&tally);
+    }
+
     #[test]
     fn a_setup_is_equal_to_another_only_with_an_equal_config_of_the_same_kind() {
         let one = ModelSetup::new::<Counter>(CounterConfig { count: 1 });
@@ -319,13 +409,17 @@ mod tests {
     #[test]
     fn a_kind_that_writes_no_defaults_gets_its_name_its_metrics_and_no_profile() {
         let setup = ModelSetup::new::<Counter>(CounterConfig { count: 3 });
-        assert_eq!(setup.kind(), "counter");
-        let schema = setup.expect_schema();
+        let kind = setup.kind();
+        assert_eq!(kind.name(), "counter");
+        assert_eq!(kind.about(), "counts");
+        assert_eq!(kind.metrics(), COUNTER_METRICS);
+        assert_eq!(kind.part_metrics(), (&[][..], "part"));
+        let schema = kind.expect_schema(&setup);
         assert_eq!(schema.metrics, COUNTER_METRICS);
         assert!(schema.groups.is_empty());
-        assert_eq!(setup.machine_keys(), ModelMachineKeys::default());
-        assert!(setup.profile().is_none());
+        assert_eq!(kind.machine_keys(&setup), ModelMachineKeys::default());
+        assert!(kind.profile(&setup).is_none());
         let profile = crate::profile::parse("reference", crate::profile::REFERENCE).unwrap();
-        assert!(setup.with_profile(profile).is_none());
+        assert!(kind.with_profile(&setup, profile).is_none());
     }
 }

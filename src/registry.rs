@@ -42,5 +42,6 @@ pub(crate) mod designs;
 pub(crate) mod kinds;
 mod register;
 
+pub use crate::model::{Kind, ModelKind};
 pub use designs::{Registry, TimerDesignEntry};
-pub use kinds::{KINDS, Kind, ModelKind, kind, kind_names};
+pub use kinds::{KINDS, KindEntry, kind, kind_names};

@@ -7,6 +7,7 @@ pub use crate::runner::options::{DEFAULT_MAX_EVENTS, RunOptions};
 
 use crate::expect::Outcome;
 use crate::memory::DEFAULT_MAX_MEMORY_BYTES;
+use crate::model::RunContext;
 use crate::scenario::Scenario;
 use crate::trace::{Summary, TraceSink};
 
@@ -32,10 +33,13 @@ pub fn run_scenario<S: TraceSink>(
 ) -> Result<RunReport, RunError> {
     let seed = options.seed.unwrap_or(scenario.seed);
     let options = &options.for_scenario(scenario);
-    let summary =
-        scenario
-            .model
-            .run(&scenario.setting, seed, options, sink as &mut dyn TraceSink)?;
+    let run = RunContext {
+        setting: &scenario.setting,
+        seed,
+        options,
+        sink: sink as &mut dyn TraceSink,
+    };
+    let summary = scenario.model.kind().run(&scenario.model, run)?;
     let outcomes = scenario
         .expectations
         .iter()

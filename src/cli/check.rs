@@ -208,7 +208,7 @@ fn check_one(loaded: Loaded, options: &RunOptions) -> Row {
             };
             Row {
                 source: scenario.source.clone(),
-                model: scenario.model.kind(),
+                model: scenario.model.kind().name(),
                 verdict,
             }
         }

@@ -197,7 +197,7 @@ fn load_scenario(
             return Err(Failure::Invalid(format!(
                 "--profile applies to lock and idle scenarios; {} is a {} scenario, which charges nothing from a cost profile",
                 scenario.source,
-                scenario.model.kind()
+                scenario.model.kind().name()
             )));
         }
     }

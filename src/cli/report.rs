@@ -54,7 +54,7 @@ pub(super) fn report_command(
     let has_intervals = scenarios.iter().any(|loaded| {
         loaded
             .as_ref()
-            .is_ok_and(|scenario| scenario.model.kind() == IntervalModel::KIND)
+            .is_ok_and(|scenario| scenario.model.kind().name() == IntervalModel::KIND)
     });
     let options = args.limits.options(None);
     let drawn: Vec<(Row, Option<RunDrawing>)> = scenarios
@@ -155,7 +155,7 @@ fn draw_one(loaded: Loaded, options: &RunOptions) -> (Row, Option<RunDrawing>) {
             };
             let row = Row {
                 source: scenario.source.clone(),
-                model: scenario.model.kind(),
+                model: scenario.model.kind().name(),
                 verdict,
             };
             let drawing = collected.map(|collected| RunDrawing {

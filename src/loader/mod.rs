@@ -188,12 +188,12 @@ fn finish<M>(
         file,
         raw.machine.as_ref(),
         raw.platform.0,
-        model.machine_keys(),
+        model.kind().machine_keys(&model),
     )?;
     faults::check_cpu_load_has_cores(file, &raw.faults, machine.cores, "`[machine]`")?;
     let expectations = match &raw.expect {
         None => Vec::new(),
-        Some(table) => parse_expectations(file, table, model.expect_schema())?,
+        Some(table) => parse_expectations(file, table, model.kind().expect_schema(&model))?,
     };
     let setting = Setting {
         conditions,

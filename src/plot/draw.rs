@@ -6,7 +6,7 @@ use super::style::Area;
 
 /// How a kind's config draws a finished run, from what [`Collected`] kept of it. A kind without
 /// a picture does not implement it, and `ticklab plot` says so; a kind that does registers with
-/// [`crate::registry::Kind::DRAWN`].
+/// [`crate::registry::KindEntry::drawn`].
 pub trait Draw {
     /// What the run keeps of the kind's own events for this drawing, in the kind's folder.
     fn kind_plot(&self) -> Box<dyn KindPlot>;

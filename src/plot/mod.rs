@@ -25,7 +25,7 @@ pub use draw::Draw;
 pub use error::PlotError;
 
 use crate::model::ModelSetup;
-use crate::registry::kinds::{KINDS, ModelKind};
+use crate::registry::kinds::{KINDS, KindEntry};
 use crate::run::{RunReport, run_scenario};
 use crate::runner::options::RunOptions;
 use crate::scenario::Scenario;
@@ -114,18 +114,18 @@ pub fn write_svg(out: &mut dyn Write, runs: &[(&Scenario, &Collected)]) -> Resul
 }
 
 /// How `setup` is drawn, by its kind among `kinds`.
-fn drawing<'a>(kinds: &[&dyn ModelKind], setup: &'a ModelSetup) -> Result<&'a dyn Draw, PlotError> {
-    let kind = setup.kind();
+fn drawing<'a>(kinds: &[KindEntry], setup: &'a ModelSetup) -> Result<&'a dyn Draw, PlotError> {
+    let kind = setup.kind().name();
     kinds
         .iter()
-        .find(|other| other.name() == kind)
+        .find(|other| other.kind.name() == kind)
         .and_then(|other| other.drawing(setup))
         .ok_or_else(|| PlotError::NoPicture {
             kind,
             drawn: kinds
                 .iter()
                 .filter(|other| other.has_picture())
-                .map(|other| other.name())
+                .map(|other| other.kind.name())
                 .collect(),
         })
 }
@@ -142,7 +142,6 @@ mod tests {
     use super::*;
     use crate::expect::Metric;
     use crate::model::{Head, Model, RunContext};
-    use crate::registry::Kind;
     use crate::runner::error::RunError;
     use crate::scenario::error::ScenarioError;
     use crate::scenario::key_table::KeyTable;
@@ -183,7 +182,7 @@ mod tests {
     #[test]
     fn a_kind_without_a_picture_is_refused_naming_the_kinds_that_have_one() {
         let setup = ModelSetup::new::<Pictureless>(PicturelessConfig);
-        let kinds: [&dyn ModelKind; 2] = [&Kind::<Pictureless>::NEW, KINDS[0]];
+        let kinds = [KindEntry::undrawn::<Pictureless>(), KINDS[0]];
         let error = drawing(&kinds, &setup).err().expect("refused");
         assert!(matches!(
             error,

@@ -1,96 +1,90 @@
-//! The model kinds scenario files can name, one line each, and each kind as the registry holds
-//! it: its [`Model`] without its types, and its drawing if it has one.
+//! The model kinds scenario files can name, one line each, with the drawing of each kind that has
+//! a picture.
 
-use std::fmt;
-use std::marker::PhantomData;
-
-use crate::expect::metric::Metric;
-use crate::model::{Head, Model, ModelSetup};
+use crate::model::{Kind, Model, ModelKind, ModelSetup};
 use crate::plot::draw::Draw;
-use crate::scenario::error::ScenarioError;
-use crate::scenario::key_table::KeyTable;
-use crate::scenario::located::Located;
-use crate::scenario::schema::ModelTable;
 
-/// The model kinds scenario files can name, one line each: [`Kind::DRAWN`] for a kind whose
-/// config implements [`Draw`], [`Kind::NEW`] for one without a picture.
-pub static KINDS: &[&dyn ModelKind] = &[
-    &Kind::<crate::interval::IntervalModel>::DRAWN,
-    &Kind::<crate::timer::TimerModel>::DRAWN,
-    &Kind::<crate::executor::ExecutorModel>::DRAWN,
-    &Kind::<crate::lock::LockModel>::DRAWN,
-    &Kind::<crate::idle::IdleModel>::DRAWN,
-    &Kind::<crate::hosts::HostsModel>::DRAWN,
+/// The model kinds scenario files can name, one line each: [`KindEntry::drawn`] for a kind whose
+/// config implements [`Draw`], [`KindEntry::undrawn`] for one without a picture.
+pub static KINDS: &[KindEntry] = &[
+    KindEntry::drawn::<crate::interval::IntervalModel>(),
+    KindEntry::drawn::<crate::timer::TimerModel>(),
+    KindEntry::drawn::<crate::executor::ExecutorModel>(),
+    KindEntry::drawn::<crate::lock::LockModel>(),
+    KindEntry::drawn::<crate::idle::IdleModel>(),
+    KindEntry::drawn::<crate::hosts::HostsModel>(),
 ];
 
 /// The kind called `name`.
 pub fn kind(name: &str) -> Option<&'static dyn ModelKind> {
-    KINDS.iter().copied().find(|kind| kind.name() == name)
+    KINDS
+        .iter()
+        .find(|entry| entry.kind.name() == name)
+        .map(|entry| entry.kind)
 }
 
 /// The names of every kind, as scenario files write them.
 pub fn kind_names() -> Vec<&'static str> {
-    KINDS.iter().map(|kind| kind.name()).collect()
-}
-
-/// A model kind as the registry holds it: [`Model`] without its types.
-pub trait ModelKind: Sync {
-    fn name(&self) -> &'static str;
-    fn about(&self) -> &'static str;
-
-    /// Turns the `[model]` table of `file`, a file of this kind, into the model's setup; the
-    /// rest of the file is the loader's.
-    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError>;
-
-    /// The keys its `[model]` table takes, for checking the docs.
-    fn keys(&self) -> &'static [&'static str];
-
-    fn metrics(&self) -> &'static [Metric];
-
-    /// Its `[model]` keys, documented.
-    fn key_table(&self) -> &'static KeyTable;
-
-    fn part_metrics(&self) -> (&'static [Metric], &'static str);
-
-    /// Whether its runs can be drawn: whether `ticklab plot` takes it.
-    fn has_picture(&self) -> bool;
-
-    /// How `setup`, a table of this kind, is drawn; `None` for a kind without a picture.
-    fn drawing<'a>(&self, setup: &'a ModelSetup) -> Option<&'a dyn Draw>;
+    KINDS.iter().map(|entry| entry.kind.name()).collect()
 }
 
 /// How a kind finds the drawing of a table of its own.
 type DrawingOf = for<'a> fn(&'a ModelSetup) -> Option<&'a dyn Draw>;
 
-/// A [`Model`] as a [`ModelKind`].
-pub struct Kind<M> {
+/// One kind of [`KINDS`]: the kind, and how its tables are drawn if it has a picture.
+#[derive(Clone, Copy)]
+pub struct KindEntry {
+    pub kind: &'static dyn ModelKind,
     drawing: Option<DrawingOf>,
-    model: PhantomData<fn() -> M>,
 }
 
-impl<M: Model> fmt::Debug for Kind<M> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Kind({})", M::KIND)
+impl KindEntry {
+    /// A kind whose config draws its runs.
+    pub const fn drawn<M: Model>() -> KindEntry
+    where
+        M::Config: Draw,
+    {
+        KindEntry {
+            kind: Kind::<M>::erased(),
+            drawing: Some(drawing_of::<M>),
+        }
+    }
+
+    /// A kind without a picture: `ticklab plot` says it has none.
+    pub const fn undrawn<M: Model>() -> KindEntry {
+        KindEntry {
+            kind: Kind::<M>::erased(),
+            drawing: None,
+        }
+    }
+
+    /// Whether its runs can be drawn: whether `ticklab plot` takes it.
+    pub fn has_picture(&self) -> bool {
+        self.drawing.is_some()
+    }
+
+    /// How `setup`, a table of this kind, is drawn; `None` for a kind without a picture.
+    pub fn drawing<'a>(&self, setup: &'a ModelSetup) -> Option<&'a dyn Draw> {
+        self.drawing.and_then(|drawing| drawing(setup))
     }
 }
 
-impl<M> Kind<M> {
-    /// A kind without a picture: `ticklab plot` says it has none.
-    pub const NEW: Kind<M> = Kind {
-        drawing: None,
-        model: PhantomData,
-    };
+/// An entry is its kind, with a drawing beside it.
+impl std::ops::Deref for KindEntry {
+    type Target = dyn ModelKind;
+
+    fn deref(&self) -> &Self::Target {
+        self.kind
+    }
 }
 
-impl<M: Model> Kind<M>
-where
-    M::Config: Draw,
-{
-    /// A kind whose config draws its runs.
-    pub const DRAWN: Kind<M> = Kind {
-        drawing: Some(drawing_of::<M>),
-        model: PhantomData,
-    };
+impl std::fmt::Debug for KindEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KindEntry")
+            .field("kind", &self.kind.name())
+            .field("has_picture", &self.has_picture())
+            .finish()
+    }
 }
 
 fn drawing_of<M: Model>(setup: &ModelSetup) -> Option<&dyn Draw>
@@ -100,43 +94,4 @@ where
     setup
         .config::<M::Config>()
         .map(|config| config as &dyn Draw)
-}
-
-impl<M: Model> ModelKind for Kind<M> {
-    fn name(&self) -> &'static str {
-        M::KIND
-    }
-
-    fn about(&self) -> &'static str {
-        M::ABOUT
-    }
-
-    fn setup(&self, file: &Located<'_>, head: &Head<'_>) -> Result<ModelSetup, ScenarioError> {
-        let raw: ModelTable<M::Spec> = file.parse()?;
-        Ok(ModelSetup::new::<M>(M::validate(&raw.model, head)?))
-    }
-
-    fn keys(&self) -> &'static [&'static str] {
-        crate::scenario::keys_of::<M::Spec>()
-    }
-
-    fn metrics(&self) -> &'static [Metric] {
-        M::metrics()
-    }
-
-    fn key_table(&self) -> &'static KeyTable {
-        M::KEYS
-    }
-
-    fn part_metrics(&self) -> (&'static [Metric], &'static str) {
-        M::part_metrics()
-    }
-
-    fn has_picture(&self) -> bool {
-        self.drawing.is_some()
-    }
-
-    fn drawing<'a>(&self, setup: &'a ModelSetup) -> Option<&'a dyn Draw> {
-        self.drawing.and_then(|drawing| drawing(setup))
-    }
 }

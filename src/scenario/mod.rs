@@ -53,13 +53,13 @@ impl DerefMut for Scenario {
 impl Scenario {
     /// The cost profile the model charges system calls from, if it uses one.
     pub fn profile(&self) -> Option<&crate::profile::CostProfile> {
-        self.model.profile()
+        self.model.kind().profile(&self.model)
     }
 
     /// Charges system calls from `profile` instead of the profile the file names. Returns false
     /// if the model charges nothing from a profile.
     pub fn use_profile(&mut self, profile: crate::profile::CostProfile) -> bool {
-        match self.model.with_profile(profile) {
+        match self.model.kind().with_profile(&self.model, profile) {
             Some(model) => {
                 self.model = model;
                 true

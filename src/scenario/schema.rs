@@ -109,12 +109,6 @@ pub(crate) struct FaultSpec {
     pub share: Option<Spanned<f64>>,
 }
 
-/// A file's `[model]` table alone, as its kind reads it; the loader reads the rest.
-#[derive(Debug, Deserialize)]
-pub(crate) struct ModelTable<M> {
-    pub model: M,
-}
-
 /// Just enough of a `[model]` table to learn which kind it is.
 #[derive(Debug, Deserialize)]
 #[serde(expecting = "a [model] table with a `kind`")]

@@ -163,7 +163,7 @@ pub fn sweep(
     let base_scenario = registry
         .parse(source, base)
         .map_err(|error| error.to_string())?;
-    let hosts = base_scenario.model.kind() == "hosts";
+    let hosts = base_scenario.model.kind().name() == "hosts";
     let loads = faults::takes_load(base);
     let strategy = faults::cases_for(base_scenario.run_for_ns / 1_000_000, hosts, loads);
     let mut outcome = Outcome::default();
