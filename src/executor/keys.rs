@@ -1,82 +1,88 @@
-//! The keys of an executor scenario's `[model]` table, its runtimes, pools, task groups and
-//! steps, for the reference and the schema.
+//! The keys of an executor scenario's `[model]` table, its runtimes, pools, task groups and steps,
+//! each read and documented in one declaration (`key_struct!`).
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::scenario::key_struct::key_struct;
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 
 use ticklab_models::executor::{DriverKind, SchedulerConfig};
 use ticklab_models::interval::MissedTick;
 
-use super::spec::{
-    DEFAULT_BLOCKING_THREADS, DEFAULT_STARVATION_THRESHOLD_NS, ExecutorSpec, PoolSpec, RuntimeSpec,
-    StepSpec, TaskSpec,
-};
-use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
+use super::spec::{DEFAULT_BLOCKING_THREADS, DEFAULT_STARVATION_THRESHOLD_NS};
+use crate::scenario::key_table::{KeyDoc, Need, ValueType};
 
-/// `[model]` with `kind = "executor"`.
-pub static MODEL: KeyTable = KeyTable {
-    header: "[model]",
-    about: "a tokio-like work-stealing executor: its runtimes, connection pools and task groups",
-    serde_fields: crate::scenario::keys_of::<ExecutorSpec>,
-    keys: &[
-        KeyDoc::new(
-            "kind",
+key_struct! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [model] table")]
+    pub struct ExecutorSpec;
+    /// `[model]` with `kind = "executor"`.
+    pub static MODEL = (
+        "[model]",
+        "a tokio-like work-stealing executor: its runtimes, connection pools and task groups",
+    );
+    {
+        /// Read by the model probe; kept here for its position.
+        pub(super) kind: Spanned<String> => KeyDoc::unnamed(
             ValueType::Choice(&["executor"]),
             Need::Required,
             "the model kind",
         ),
-        crate::machine::keys::MODEL_CORES,
-        crate::machine::keys::MODEL_TIME_SLICE,
-        KeyDoc::new(
-            "starvation_threshold",
+        pub(super) cores: Option<Spanned<i64>> => crate::machine::keys::MODEL_CORES,
+        pub(super) time_slice: Option<Spanned<DurationNs>> => crate::machine::keys::MODEL_TIME_SLICE,
+        pub(super) starvation_threshold: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::DefaultDuration(DEFAULT_STARVATION_THRESHOLD_NS),
             "a runnable wait longer than this is a STARVED event",
         ),
-        KeyDoc::new(
-            "runtime",
+        #[serde(default)]
+        pub(super) runtime: Vec<RuntimeSpec> => KeyDoc::unnamed(
             ValueType::Tables(&RUNTIME),
             Need::Required,
             "`[[model.runtime]]`: one or more runtimes",
         ),
-        KeyDoc::new(
-            "pool",
+        #[serde(default)]
+        pub(super) pool: Vec<PoolSpec> => KeyDoc::unnamed(
             ValueType::Tables(&POOL),
             Need::Optional,
             "`[[model.pool]]`: zero or more connection pools",
         ),
-        KeyDoc::new(
-            "task",
+        #[serde(default)]
+        pub(super) task: Vec<TaskSpec> => KeyDoc::unnamed(
             ValueType::Tables(&TASK),
             Need::Required,
             "`[[model.task]]`: one or more task groups",
         ),
-    ],
-};
+    }
+}
 
-/// `[[model.runtime]]`.
-pub static RUNTIME: KeyTable = KeyTable {
-    header: "[[model.runtime]]",
-    about: "one runtime: its workers, scheduler settings, blocking pool and driver",
-    serde_fields: crate::scenario::keys_of::<RuntimeSpec>,
-    keys: &[
-        KeyDoc::new(
-            "name",
+key_struct! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [[model.runtime]] table")]
+    pub(crate) struct RuntimeSpec;
+    /// `[[model.runtime]]`.
+    pub static RUNTIME = (
+        "[[model.runtime]]",
+        "one runtime: its workers, scheduler settings, blocking pool and driver",
+    );
+    {
+        pub(super) name: Spanned<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Required,
             "what task groups call it",
         ),
-        KeyDoc::new(
-            "workers",
+        pub(super) workers: Spanned<i64> => KeyDoc::unnamed(
             ValueType::Count { min: 1, max: 1024 },
             Need::Required,
             "worker threads",
         ),
-        KeyDoc::new(
-            "lifo_slot",
+        pub(super) lifo_slot: Option<bool> => KeyDoc::unnamed(
             ValueType::Bool,
             Need::Default("true"),
             "`false` is tokio's `disable_lifo_slot`",
         ),
-        KeyDoc::new(
-            "global_queue_interval",
+        pub(super) global_queue_interval: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 1_000_000,
@@ -84,8 +90,7 @@ pub static RUNTIME: KeyTable = KeyTable {
             Need::DefaultCount(SchedulerConfig::TOKIO_GLOBAL_QUEUE_INTERVAL as i64),
             "ticks between inject-queue-first checks",
         ),
-        KeyDoc::new(
-            "event_interval",
+        pub(super) event_interval: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 1_000_000,
@@ -93,8 +98,7 @@ pub static RUNTIME: KeyTable = KeyTable {
             Need::DefaultCount(SchedulerConfig::TOKIO_EVENT_INTERVAL as i64),
             "ticks between driver polls of a busy worker",
         ),
-        KeyDoc::new(
-            "blocking_threads",
+        pub(super) blocking_threads: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 100_000,
@@ -102,29 +106,30 @@ pub static RUNTIME: KeyTable = KeyTable {
             Need::DefaultCount(DEFAULT_BLOCKING_THREADS),
             "the blocking pool's limit; more work queues",
         ),
-        KeyDoc::new(
-            "driver",
+        pub(super) driver: Option<crate::scenario::values::Name<ticklab_models::executor::DriverKind>> => KeyDoc::unnamed(
             ValueType::Choice(DriverKind::NAMES),
             Need::Default("\"tokio\""),
             "the I/O and timer driver (tokio's wheel)",
         ),
-    ],
-};
+    }
+}
 
-/// `[[model.pool]]`.
-pub static POOL: KeyTable = KeyTable {
-    header: "[[model.pool]]",
-    about: "a connection pool `io` steps draw from",
-    serde_fields: crate::scenario::keys_of::<PoolSpec>,
-    keys: &[
-        KeyDoc::new(
-            "name",
+key_struct! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [[model.pool]] table")]
+    pub(crate) struct PoolSpec;
+    /// `[[model.pool]]`.
+    pub static POOL = (
+        "[[model.pool]]",
+        "a connection pool `io` steps draw from",
+    );
+    {
+        pub(super) name: Spanned<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Required,
             "what `io` steps call it",
         ),
-        KeyDoc::new(
-            "idle",
+        pub(super) idle: Spanned<i64> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 0,
                 max: 100_000,
@@ -132,41 +137,40 @@ pub static POOL: KeyTable = KeyTable {
             Need::Required,
             "idle connections kept; 0 disables reuse",
         ),
-        KeyDoc::new(
-            "shared",
+        pub(super) shared: Option<bool> => KeyDoc::unnamed(
             ValueType::Bool,
             Need::Default("true"),
             "one pool for every runtime, else one each",
         ),
-        KeyDoc::new(
-            "connect",
+        pub(super) connect: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::DefaultDuration(0),
             "added to the first request of a new connection",
         ),
-    ],
-};
+    }
+}
 
-/// `[[model.task]]`.
-pub static TASK: KeyTable = KeyTable {
-    header: "[[model.task]]",
-    about: "a group of alike tasks: when they arrive, where they run, their steps",
-    serde_fields: crate::scenario::keys_of::<TaskSpec>,
-    keys: &[
-        KeyDoc::new(
-            "name",
+key_struct! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [[model.task]] table")]
+    pub(crate) struct TaskSpec;
+    /// `[[model.task]]`.
+    pub static TASK = (
+        "[[model.task]]",
+        "a group of alike tasks: when they arrive, where they run, their steps",
+    );
+    {
+        pub(super) name: Spanned<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Required,
             "what `spawn` steps and `[expect.<name>]` call it",
         ),
-        KeyDoc::new(
-            "runtime",
+        pub(super) runtime: Spanned<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Required,
             "the runtime its instances run on",
         ),
-        KeyDoc::new(
-            "count",
+        pub(super) count: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 0,
                 max: 10_000_000,
@@ -174,26 +178,22 @@ pub static TASK: KeyTable = KeyTable {
             Need::DefaultCount(0),
             "instances that arrive on their own (0: only spawned)",
         ),
-        KeyDoc::new(
-            "start",
+        pub(super) start: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::DefaultDuration(0),
             "the first arrival",
         ),
-        KeyDoc::new(
-            "every",
+        pub(super) every: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Optional,
             "the gap between arrivals; without it, all arrive at `start`",
         ),
-        KeyDoc::new(
-            "arrival",
+        pub(super) arrival: Option<Spanned<String>> => KeyDoc::unnamed(
             ValueType::Choice(&["periodic", "poisson"]),
             Need::Default("\"periodic\""),
             "`poisson` draws exponential gaps with `every` as the mean",
         ),
-        KeyDoc::new(
-            "repeat",
+        pub(super) repeat: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 100_000_000,
@@ -201,98 +201,91 @@ pub static TASK: KeyTable = KeyTable {
             Need::DefaultCount(1),
             "times each instance runs its steps, as a loop",
         ),
-        KeyDoc::new(
-            "steps",
+        pub(super) steps: Spanned<Vec<Spanned<StepSpec>>> => KeyDoc::unnamed(
             ValueType::Tables(&STEP),
             Need::Required,
             "what each instance does, in order, such as `[{ cpu = \"1ms\" }, { io = \"http\", \
              latency = \"50ms\" }]`",
         ),
-    ],
-};
+    }
+}
 
-/// One step of a task: exactly one of the step keys, with `latency` and `timeout` for `io` and
-/// `missed_tick` for `tick`.
-pub static STEP: KeyTable = KeyTable {
-    header: "steps = [{ ... }]",
-    about: "one step: exactly one of its kind keys",
-    serde_fields: crate::scenario::keys_of::<StepSpec>,
-    keys: &[
-        KeyDoc::new(
-            "cpu",
+key_struct! {
+    /// One step as written: exactly one of the kind keys, plus `latency` for `io` and `missed_tick`
+    /// for `tick`.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a step such as { cpu = \"300ms\" }")]
+    pub(crate) struct StepSpec;
+    /// One step of a task: exactly one of the step keys, with `latency` and `timeout` for `io` and
+    /// `missed_tick` for `tick`.
+    pub static STEP = (
+        "steps = [{ ... }]",
+        "one step: exactly one of its kind keys",
+    );
+    {
+        pub(super) cpu: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "busy on its worker for that much CPU time, without yielding",
         ),
-        KeyDoc::new(
-            "yield",
+        pub(super) yield_now as "yield": Option<bool> => KeyDoc::unnamed(
             ValueType::Bool,
             Need::Optional,
             "`tokio::task::yield_now`: its wake is deferred to the worker's next park or \
              zero-timeout driver check",
         ),
-        KeyDoc::new(
-            "sleep",
+        pub(super) sleep: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "`tokio::time::sleep` on `Instant`: a timer in its runtime's driver, rounded up to \
              1 ms",
         ),
-        KeyDoc::new(
-            "tick",
+        pub(super) tick: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Optional,
             "`interval.tick().await` on the task's own `tokio::time::interval` of this period; \
              one `tick` step per task",
         ),
-        KeyDoc::new(
-            "missed_tick",
+        pub(super) missed_tick: Option<Name<MissedTick>> => KeyDoc::unnamed(
             ValueType::Choice(MissedTick::NAMES),
             Need::Default("\"burst\""),
             "with `tick`: the interval's behaviour after a missed tick",
         ),
-        KeyDoc::new(
-            "block",
+        pub(super) block: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "`std::thread::sleep` or another blocking call inside the task: the worker blocks \
              for that long without using CPU",
         ),
-        KeyDoc::new(
-            "io",
+        pub(super) io: Option<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Optional,
             "a request over a connection from the pool of that name",
         ),
-        KeyDoc::new(
-            "latency",
+        pub(super) latency: Option<DurationOrRange> => KeyDoc::unnamed(
             ValueType::DurationOrRange,
             Need::Optional,
             "with `io`: the reply's latency, or a range drawn per request",
         ),
-        KeyDoc::new(
-            "timeout",
+        pub(super) timeout: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Optional,
             "with `io`: `tokio::time::timeout` around the request",
         ),
-        KeyDoc::new(
-            "spawn",
+        pub(super) spawn: Option<String> => KeyDoc::unnamed(
             ValueType::Text,
             Need::Optional,
             "starts one instance of the group of that name; spawns may not form a cycle",
         ),
-        KeyDoc::new(
-            "spawn_blocking",
+        pub(super) spawn_blocking: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "CPU work on the runtime's blocking pool, awaited; the worker is free meanwhile",
         ),
-        KeyDoc::new(
-            "block_in_place",
+        pub(super) block_in_place: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "CPU work on this thread after handing the worker's core to a blocking-pool thread",
         ),
-    ],
-};
+    }
+}

@@ -8,8 +8,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{ExecutorConfig, ExecutorSpec, validate};
+use super::spec::{ExecutorConfig, validate};
 use super::{GROUP_METRICS, METRICS, runner};
+use crate::executor::keys::ExecutorSpec;
 
 /// tokio's multi-thread scheduler running task groups: `kind = "executor"`.
 #[derive(Debug)]

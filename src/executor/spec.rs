@@ -3,85 +3,15 @@
 
 use std::ops::Range;
 
-use serde::Deserialize;
 use ticklab_models::executor::SchedulerConfig;
 use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
+use crate::executor::keys::{ExecutorSpec, PoolSpec, RuntimeSpec, StepSpec, TaskSpec};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
-use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub struct ExecutorSpec {
-    /// Read by the model probe; kept here for its position.
-    kind: Spanned<String>,
-    cores: Option<Spanned<i64>>,
-    time_slice: Option<Spanned<DurationNs>>,
-    starvation_threshold: Option<Spanned<DurationNs>>,
-    #[serde(default)]
-    runtime: Vec<RuntimeSpec>,
-    #[serde(default)]
-    pool: Vec<PoolSpec>,
-    #[serde(default)]
-    task: Vec<TaskSpec>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.runtime]] table")]
-pub(crate) struct RuntimeSpec {
-    name: Spanned<String>,
-    workers: Spanned<i64>,
-    lifo_slot: Option<bool>,
-    global_queue_interval: Option<Spanned<i64>>,
-    event_interval: Option<Spanned<i64>>,
-    blocking_threads: Option<Spanned<i64>>,
-    driver: Option<crate::scenario::values::Name<ticklab_models::executor::DriverKind>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.pool]] table")]
-pub(crate) struct PoolSpec {
-    name: Spanned<String>,
-    idle: Spanned<i64>,
-    shared: Option<bool>,
-    connect: Option<DurationNs>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.task]] table")]
-pub(crate) struct TaskSpec {
-    name: Spanned<String>,
-    runtime: Spanned<String>,
-    count: Option<Spanned<i64>>,
-    start: Option<DurationNs>,
-    every: Option<Spanned<DurationNs>>,
-    arrival: Option<Spanned<String>>,
-    repeat: Option<Spanned<i64>>,
-    steps: Spanned<Vec<Spanned<StepSpec>>>,
-}
-
-/// One step as written: exactly one of the kind keys, plus `latency` for `io` and `missed_tick`
-/// for `tick`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a step such as { cpu = \"300ms\" }")]
-pub(crate) struct StepSpec {
-    cpu: Option<DurationNs>,
-    #[serde(rename = "yield")]
-    yield_now: Option<bool>,
-    sleep: Option<DurationNs>,
-    tick: Option<DurationNs>,
-    missed_tick: Option<Name<MissedTick>>,
-    block: Option<DurationNs>,
-    io: Option<String>,
-    latency: Option<DurationOrRange>,
-    timeout: Option<DurationNs>,
-    spawn: Option<String>,
-    spawn_blocking: Option<DurationNs>,
-    block_in_place: Option<DurationNs>,
-}
+use crate::scenario::values::{DurationNs, DurationOrRange};
 
 /// A validated executor model.
 #[derive(Clone, Debug, PartialEq, Eq)]

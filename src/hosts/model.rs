@@ -7,8 +7,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{HostsConfig, HostsSpec, validate};
+use super::spec::{HostsConfig, validate};
 use super::{METRICS, run};
+use crate::hosts::keys::HostsSpec;
 
 /// Hosts with clocks of their own, on a network: `kind = "hosts"`.
 #[derive(Debug)]

@@ -1,11 +1,11 @@
 //! The network between hosts: a latency range per link, spikes that raise it for a while, and
 //! partitions that drop every message between two hosts until they are repaired.
 
-use serde::Deserialize;
 use ticklab_sim::{Compact, SimRng};
 use toml::Spanned;
 
-use super::spec::{Carrier, HostNames, HostsSpec};
+use super::spec::{Carrier, HostNames};
+use crate::hosts::keys::HostsSpec;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::values::{DurationNs, DurationOrRange};
 
@@ -13,34 +13,6 @@ use crate::scenario::values::{DurationNs, DurationOrRange};
 pub(super) const DEFAULT_LATENCY_NS: (u64, u64) = (1_000_000, 5_000_000);
 /// Any one message takes at most this long; longer is a partition.
 const MAX_LATENCY_NS: u64 = 3_600 * 1_000_000_000;
-
-/// `[[model.link]]`: the latency range between two hosts, or between one and every other.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.link]] table")]
-pub struct LinkSpec {
-    between: Spanned<Vec<Spanned<String>>>,
-    latency: Spanned<DurationOrRange>,
-}
-
-/// `[[model.partition]]`: no message gets through between two hosts from `at`, until it is
-/// repaired after `duration` (never, without one).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.partition]] table")]
-pub struct PartitionSpec {
-    between: Spanned<Vec<Spanned<String>>>,
-    at: Spanned<DurationNs>,
-    duration: Option<Spanned<DurationNs>>,
-}
-
-/// `[[model.spike]]`: messages between two hosts take `latency` for a while.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.spike]] table")]
-pub struct SpikeSpec {
-    between: Spanned<Vec<Spanned<String>>>,
-    at: Spanned<DurationNs>,
-    duration: Spanned<DurationNs>,
-    latency: Spanned<DurationOrRange>,
-}
 
 /// Two hosts, or one host and every other (`"*"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,49 +7,25 @@ use serde::Deserialize;
 use ticklab_sim::{ClockId, Drift, Fault, Platform};
 use toml::Spanned;
 
-use self::host::{HostDefaults, HostSpec, validate_hosts};
+use self::host::{HostDefaults, validate_hosts};
 
-use super::heartbeat::{HeartbeatConfig, HeartbeatSpec};
-use super::lease::{LeaseConfig, LeaseSpec};
+use super::heartbeat::HeartbeatConfig;
+use super::lease::LeaseConfig;
 use super::network::{NetworkConfig, validate_network};
-use super::rpc::{RpcConfig, RpcSpec};
+use super::rpc::RpcConfig;
 use super::thaw::ThawOrder;
 use crate::expect::Metric;
-use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
+use crate::hosts::keys::HostsSpec;
+use crate::machine::keys::MachineSpec;
+use crate::machine::{MachineConfig, ModelMachineKeys};
 use crate::model::Head;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::explain::nearest;
 use crate::scenario::located::Located;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name};
+use crate::scenario::values::{DurationNs, Name};
 
 /// Most hosts one scenario may declare.
 pub const MAX_HOSTS: usize = 10_000;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub struct HostsSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    network: Option<Name<Carrier>>,
-    tick: Option<Spanned<crate::scenario::values::DurationNs>>,
-    pub(super) latency: Option<Spanned<DurationOrRange>>,
-    #[serde(default)]
-    host: Vec<Spanned<HostSpec>>,
-    #[serde(default)]
-    pub(super) link: Vec<Spanned<super::network::LinkSpec>>,
-    #[serde(default)]
-    pub(super) partition: Vec<Spanned<super::network::PartitionSpec>>,
-    #[serde(default)]
-    pub(super) spike: Vec<Spanned<super::network::SpikeSpec>>,
-    /// Every host's, unless it names its own.
-    thaw_order: Option<Name<ThawOrder>>,
-    lease: Option<Spanned<LeaseSpec>>,
-    heartbeat: Option<Spanned<HeartbeatSpec>>,
-    rpc: Option<Spanned<RpcSpec>>,
-}
 
 /// A host as validated.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,8 +8,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{IdleConfig, IdleSpec, validate};
+use super::spec::{IdleConfig, validate};
 use super::{METRICS, STRATEGY_METRICS, runner};
+use crate::idle::keys::IdleSpec;
 
 /// An event loop idling under several strategies side by side: `kind = "idle"`.
 #[derive(Debug)]

@@ -1,15 +1,14 @@
 //! The `[model]` table of an idle scenario: one event loop per strategy, all seeing the same
 //! events, or making a fixed number of idle calls with no events at all.
 
-use serde::Deserialize;
 use ticklab_models::idle::Strategy;
-use toml::Spanned;
 
+use super::keys::IdleSpec;
 use crate::profile::CostProfile;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
 use crate::scenario::numbers::optional_whole;
-use crate::scenario::values::{DurationNs, Name, Named};
+use crate::scenario::values::Named;
 
 /// A strategy as a scenario names it; its timeout comes from the model's `timeout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,26 +66,6 @@ impl Named for ArrivalKind {
         ArrivalKind::Bursts,
     ];
     const NAMES: &'static [&'static str] = &["periodic", "poisson", "bursts"];
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub struct IdleSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    profile: Spanned<String>,
-    strategies: Spanned<Vec<Name<StrategyKind>>>,
-    timeout: Option<Spanned<DurationNs>>,
-    timer_slack: Option<DurationNs>,
-    handle: Option<DurationNs>,
-    calls: Option<Spanned<i64>>,
-    arrival: Option<Name<ArrivalKind>>,
-    every: Option<Spanned<DurationNs>>,
-    burst: Option<Spanned<i64>>,
-    burst_spacing: Option<DurationNs>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,38 +1,50 @@
-//! The keys of an interval scenario's `[model]` table, for the reference and the schema.
+//! The keys of an interval scenario's `[model]` table, each read and documented in one declaration
+//! (`key_struct!`).
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::scenario::key_struct::key_struct;
+use crate::scenario::values::PhaseSpec;
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 
 use ticklab_models::interval::MissedTick;
 
-use super::spec::{IntervalSpec, MAX_COUNT};
-use crate::scenario::key_table::{KeyDoc, KeyTable, Need, ValueType};
+use super::spec::MAX_COUNT;
+use crate::scenario::key_table::{KeyDoc, Need, ValueType};
 
-/// `[model]` with `kind = "interval"`.
-pub static MODEL: KeyTable = KeyTable {
-    header: "[model]",
-    about: "tokio-style intervals on one runtime thread",
-    serde_fields: crate::scenario::keys_of::<IntervalSpec>,
-    keys: &[
-        KeyDoc::new(
-            "kind",
+key_struct! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [model] table")]
+    pub struct IntervalSpec;
+    /// `[model]` with `kind = "interval"`.
+    pub static MODEL = (
+        "[model]",
+        "tokio-style intervals on one runtime thread",
+    );
+    {
+        #[allow(
+            dead_code,
+            reason = "read by the model probe; listed so the key is accepted"
+        )]
+        pub(super) kind: String => KeyDoc::unnamed(
             ValueType::Choice(&["interval"]),
             Need::Required,
             "the model kind",
         ),
-        KeyDoc::new(
-            "missed_tick",
+        pub(super) missed_tick: Name<MissedTick> => KeyDoc::unnamed(
             ValueType::Choice(MissedTick::NAMES),
             Need::Required,
             "what an interval does after a missed tick: tokio 1.x's `burst`, `delay` or `skip`, \
              or tokio 0.1's `naive` and `fixed`, which tick one period after they are made",
         ),
-        KeyDoc::new(
-            "period",
+        pub(super) period: Spanned<DurationOrRange> => KeyDoc::unnamed(
             ValueType::DurationOrRange,
             Need::Required,
             "a duration, or `[\"10ms\", \"1s\"]`: each interval draws whole milliseconds from \
              the range",
         ),
-        KeyDoc::new(
-            "count",
+        pub(super) count: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: MAX_COUNT,
@@ -40,27 +52,25 @@ pub static MODEL: KeyTable = KeyTable {
             Need::DefaultCount(1),
             "how many intervals run side by side",
         ),
-        KeyDoc::new(
-            "tick_cost",
+        pub(super) tick_cost: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::DefaultDuration(0),
             "CPU time the runtime thread spends per tick; at most the whole run",
         ),
-        KeyDoc::new(
-            "phase",
+        pub(super) phase: Option<PhaseSpec> => KeyDoc::unnamed(
             ValueType::RandomOrDuration,
             Need::Default("\"random\""),
             "when each interval is made: `\"random\"` (seeded, uniform over one period) or a \
              fixed offset such as `\"0s\"`",
         ),
-        KeyDoc::new(
-            "driver_resolution",
+        /// Called `timer_resolution` before `[machine]` took that name for the platform's timer tick;
+        /// the old spelling is still read.
+        pub(super) driver_resolution | "timer_resolution": Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::DefaultDuration(ticklab_sim::NS_PER_MS),
             "the runtime's timer driver's granularity: deadlines round up to it, as in tokio's \
              wheel. `[machine] timer_resolution` is the platform's timer tick, which ends the \
              driver's timed waits",
-        )
-        .also_read_as(&["timer_resolution"]),
-    ],
-};
+        ),
+    }
+}

@@ -7,8 +7,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{IntervalConfig, IntervalSpec, validate};
+use super::spec::{IntervalConfig, validate};
 use super::{METRICS, runner};
+use crate::interval::keys::IntervalSpec;
 
 /// Periodic timers on one runtime thread: `kind = "interval"`.
 #[derive(Debug)]

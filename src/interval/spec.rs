@@ -1,36 +1,17 @@
 //! The `[model]` table of an interval scenario, and its validation.
 
-use serde::Deserialize;
 use ticklab_models::interval::MissedTick;
 use ticklab_sim::NS_PER_MS;
 use toml::Spanned;
 
+use crate::interval::keys::IntervalSpec;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name, PhaseSpec};
+use crate::scenario::values::{DurationNs, DurationOrRange, PhaseSpec};
 
 /// At most this many intervals in one scenario: enough for load tests, small enough that
 /// per-interval state stays in cache.
 pub const MAX_COUNT: i64 = 1_000_000;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub struct IntervalSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    missed_tick: Name<MissedTick>,
-    period: Spanned<DurationOrRange>,
-    count: Option<Spanned<i64>>,
-    tick_cost: Option<Spanned<DurationNs>>,
-    phase: Option<PhaseSpec>,
-    /// Called `timer_resolution` before `[machine]` took that name for the platform's timer tick;
-    /// the old spelling is still read.
-    #[serde(alias = "timer_resolution")]
-    driver_resolution: Option<Spanned<DurationNs>>,
-}
 
 /// A validated interval model.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,8 +20,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::explain::nearest;
 use crate::scenario::faults;
 use crate::scenario::located::Located;
-use crate::scenario::schema::{ModelKindProbe, ScenarioFile};
+use crate::scenario::schema::ModelKindProbe;
 use crate::scenario::setting::{Conditions, DEFAULT_WALL_START, Setting};
+use crate::scenario::top_keys::ScenarioFile;
 use expect::parse_expectations;
 
 /// The longest run ticklab accepts; physical time and wall readings stay far from overflow.

@@ -9,8 +9,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{LockConfig, LockSpec, validate};
+use super::spec::{LockConfig, validate};
 use super::{METRICS, runner};
+use crate::lock::keys::LockSpec;
 
 /// Threads spawning commands under a process-wide lock: `kind = "lock"`.
 #[derive(Debug)]

@@ -1,15 +1,15 @@
 //! The `[model]` table of a lock scenario: threads that spawn commands under a process-wide lock,
 //! threads that take it briefly for reading, threads that only compute, and a heap that grows.
 
-use serde::Deserialize;
 use ticklab_models::lock::LockKind;
 use toml::Spanned;
 
+use crate::lock::keys::LockSpec;
 use crate::profile::CostProfile;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
-use crate::scenario::values::{Bytes, DurationNs, Name, Named};
+use crate::scenario::values::{DurationNs, Named};
 
 /// How a command is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,32 +49,6 @@ impl Named for Spacing {
 impl Named for LockKind {
     const ALL: &'static [Self] = &[LockKind::Mutex, LockKind::ReadWrite];
     const NAMES: &'static [&'static str] = &["mutex", "rw"];
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model] table")]
-pub struct LockSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    profile: Spanned<String>,
-    cores: Option<Spanned<i64>>,
-    time_slice: Option<Spanned<DurationNs>>,
-    lock: Name<LockKind>,
-    spawn: Name<SpawnKind>,
-    spawners: Spanned<i64>,
-    spawn_every: Spanned<DurationNs>,
-    arrival: Option<Name<Spacing>>,
-    readers: Option<Spanned<i64>>,
-    read_every: Option<Spanned<DurationNs>>,
-    read_hold: Option<Spanned<DurationNs>>,
-    busy_threads: Option<Spanned<i64>>,
-    memory: Bytes,
-    memory_growth: Option<Bytes>,
-    memory_max: Option<Spanned<Bytes>>,
-    window: Option<Spanned<DurationNs>>,
 }
 
 /// A validated lock model.

@@ -1,16 +1,26 @@
-//! The keys of `[machine]`, for the reference and the schema.
+//! The keys of `[machine]`, each read and documented in one declaration (`key_struct!`).
 
-use super::spec::{DEFAULT_LOAD_BURST_NS, MAX_CORES, MAX_LOAD_THREADS, MachineSpec};
-use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
+use serde::Deserialize;
+use toml::Spanned;
 
-/// `[machine]`, for every kind; a hosts scenario's `[model.host.machine]` takes the same keys.
-pub static MACHINE: KeyTable = KeyTable {
-    header: "[machine]",
-    about: "the machine the model runs on: cores, outside load, the platform's timer rules",
-    serde_fields: crate::scenario::keys_of::<MachineSpec>,
-    keys: &[
-        KeyDoc::new(
-            "cores",
+use crate::scenario::key_struct::key_struct;
+use crate::scenario::values::DurationNs;
+
+use super::spec::{DEFAULT_LOAD_BURST_NS, MAX_CORES, MAX_LOAD_THREADS};
+use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
+
+key_struct! {
+    /// The `[machine]` table as TOML gives it.
+    #[derive(Clone, Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields, expecting = "a [machine] table")]
+    pub struct MachineSpec;
+    /// `[machine]`, for every kind; a hosts scenario's `[model.host.machine]` takes the same keys.
+    pub static MACHINE = (
+        "[machine]",
+        "the machine the model runs on: cores, outside load, the platform's timer rules",
+    );
+    {
+        pub(super) cores: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: MAX_CORES,
@@ -20,14 +30,12 @@ pub static MACHINE: KeyTable = KeyTable {
              runtime thread, timer threads, executor workers and blocking threads, lock and idle \
              threads) and the outside load",
         ),
-        KeyDoc::new(
-            "time_slice",
+        pub(super) time_slice: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Default("Linux EEVDF's base slice for the core count"),
             "the round-robin slice of threads sharing a core; needs `cores`",
         ),
-        KeyDoc::new(
-            "busy_threads",
+        pub(super) busy_threads: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 0,
                 max: MAX_LOAD_THREADS,
@@ -35,8 +43,7 @@ pub static MACHINE: KeyTable = KeyTable {
             Need::DefaultCount(0),
             "threads of other programs that compute the whole run long; needs `cores`",
         ),
-        KeyDoc::new(
-            "load",
+        pub(super) load: Option<Spanned<f64>> => KeyDoc::unnamed(
             ValueType::Float {
                 low: FloatEnd::Open(0.0),
                 high: FloatEnd::Open(1.0),
@@ -45,28 +52,25 @@ pub static MACHINE: KeyTable = KeyTable {
             "the share of each core other programs keep busy, in bursts arriving at random; \
              needs `cores`",
         ),
-        KeyDoc::new(
-            "load_burst",
+        pub(super) load_burst: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::DefaultDuration(DEFAULT_LOAD_BURST_NS),
             "the mean length of one such burst; needs `load`",
         ),
-        KeyDoc::new(
-            "timer_resolution",
+        pub(super) timer_resolution: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Default("\"15.625ms\" on Windows, 0 elsewhere"),
             "the platform's timer tick: every timed wait (a parked driver, a timer thread's \
              sleep, `thread::sleep`) ends on it; `\"1ms\"` is Windows with `timeBeginPeriod(1)`",
         ),
-        KeyDoc::new(
-            "timer_slack",
+        pub(super) timer_slack: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Default("\"50us\" on Linux, `android` and `android-aosp`, 0 elsewhere"),
             "added to every timed wait, as Linux's default timer slack; `\"0s\"` for realtime \
              threads",
         ),
-    ],
-};
+    }
+}
 
 /// `cores` in the `[model]` of a kind whose older files set it there, before `[machine]`.
 pub const MODEL_CORES: KeyDoc = KeyDoc::new(

@@ -31,7 +31,7 @@ use crate::runner::error::RunError;
 use crate::runner::faults::record_fault;
 use crate::trace::TraceSink;
 pub use load::Load;
-pub use spec::MachineSpec;
+
 use ticklab_sim::Step;
 pub use timing::{LINUX_TIMER_SLACK_NS, Timing, WINDOWS_TIMER_RESOLUTION_NS};
 

@@ -11,29 +11,16 @@
 //! timer_slack = "0s"         # Linux's 50 us by default; 0 for realtime threads
 //! ```
 
-use serde::Deserialize;
 use ticklab_sim::{Platform, default_slice_ns};
 use toml::Spanned;
 
 use super::config::{Bursts, MachineConfig, ModelMachineKeys, OutsideLoad};
 use super::timing::Timing;
+use crate::machine::keys::MachineSpec;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
 use crate::scenario::values::DurationNs;
-
-/// The `[machine]` table as TOML gives it.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [machine] table")]
-pub struct MachineSpec {
-    cores: Option<Spanned<i64>>,
-    time_slice: Option<Spanned<DurationNs>>,
-    busy_threads: Option<Spanned<i64>>,
-    load: Option<Spanned<f64>>,
-    load_burst: Option<Spanned<DurationNs>>,
-    timer_resolution: Option<Spanned<DurationNs>>,
-    timer_slack: Option<Spanned<DurationNs>>,
-}
 
 impl MachineSpec {
     /// The keys `[machine]` takes, for checking the docs.

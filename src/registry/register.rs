@@ -58,7 +58,7 @@ impl Registry {
 /// # Panics
 /// On the first name that clashes, naming it.
 fn check_own_names(entry: &TimerDesignEntry) {
-    let shared_keys = crate::scenario::keys_of::<crate::timer::spec::TimerSpec>();
+    let shared_keys = crate::scenario::keys_of::<crate::timer::keys::TimerSpec>();
     let mut keys: Vec<&str> = Vec::new();
     for key in entry.keys {
         assert!(

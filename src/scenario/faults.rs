@@ -7,7 +7,7 @@ use toml::Spanned;
 
 use super::error::ScenarioError;
 use super::located::Located;
-use super::schema::FaultSpec;
+use crate::scenario::top_keys::FaultSpec;
 
 /// The most a wall step may move the clock.
 const MAX_WALL_STEP_NS: i64 = 100 * 365 * 86_400 * 1_000_000_000;

@@ -71,10 +71,46 @@ impl KeyDoc {
         }
     }
 
+    /// A key's doc before it is given the name of the field it documents, as
+    /// [`key_struct!`](crate::scenario::key_struct::key_struct) does.
+    pub const fn unnamed(value: ValueType, need: Need, about: &'static str) -> Self {
+        KeyDoc::new("", value, need, about)
+    }
+
+    /// This doc as the doc of the field `name`, read also under `aliases` if any are given. A
+    /// doc written for a key of another name is refused: in a `static`, as a build error.
+    pub const fn for_field(self, name: &'static str, aliases: &'static [&'static str]) -> Self {
+        if !self.name.is_empty() && !same_text(self.name, name) {
+            panic!("a key's doc is written for another key than the field it documents");
+        }
+        let doc = KeyDoc { name, ..self };
+        if aliases.is_empty() {
+            doc
+        } else {
+            doc.also_read_as(aliases)
+        }
+    }
+
     /// The same key, still read under `aliases`.
     pub const fn also_read_as(self, aliases: &'static [&'static str]) -> Self {
         KeyDoc { aliases, ..self }
     }
+}
+
+/// Whether two texts are the same, in a `const fn`, where `==` on `str` is not allowed.
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < a.len() {
+        if a[at] != b[at] {
+            return false;
+        }
+        at += 1;
+    }
+    true
 }
 
 /// Whether a file must set a key, and what it means when it does not.

@@ -8,6 +8,7 @@
 pub(crate) mod error;
 pub(crate) mod explain;
 pub(crate) mod faults;
+pub(crate) mod key_struct;
 pub mod key_table;
 mod keys;
 pub(crate) mod located;

@@ -4,29 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use ticklab_sim::{ClockId, FaultKind, Platform};
 use toml::Spanned;
-
-use super::values::{Bytes, DurationNs, Name, SignedDurationNs};
-
-/// Top-level keys every scenario has; `M` is the model's own `[model]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a scenario")]
-pub(crate) struct ScenarioFile<M> {
-    pub about: String,
-    pub platform: Name<Platform>,
-    pub instant_clock: Option<Name<ClockId>>,
-    pub seed: Option<Spanned<i64>>,
-    pub run_for: Spanned<DurationNs>,
-    pub wall_start: Option<Spanned<String>>,
-    pub max_memory: Option<Spanned<Bytes>>,
-    pub max_events: Option<Spanned<i64>>,
-    pub machine: Option<crate::machine::MachineSpec>,
-    pub model: M,
-    #[serde(default, rename = "fault")]
-    pub faults: Vec<Spanned<FaultSpec>>,
-    pub expect: Option<ExpectTable>,
-}
 
 /// `[expect]` is checked against the model's metrics after parsing, so that its keys can be
 /// validated with positions and suggestions like every other key.
@@ -94,19 +72,6 @@ impl<'de> serde::de::Visitor<'de> for ExpectEntryVisitor {
         }
         Ok(ExpectEntry::Group(group))
     }
-}
-
-/// One `[[fault]]` table; which keys apply depends on `kind`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[fault]] table")]
-pub(crate) struct FaultSpec {
-    pub kind: Name<FaultKind>,
-    pub at: Spanned<DurationNs>,
-    pub duration: Option<Spanned<DurationNs>>,
-    pub by: Option<Spanned<SignedDurationNs>>,
-    pub rate: Option<Spanned<f64>>,
-    pub threads: Option<Spanned<i64>>,
-    pub share: Option<Spanned<f64>>,
 }
 
 /// Just enough of a `[model]` table to learn which kind it is.

@@ -1,41 +1,53 @@
-//! The keys every timer scenario's `[model]` table takes, for the reference and the schema. A
-//! design's own keys come from its `BuildTimerDesign::KEYS`, through the registry.
+//! The keys every timer scenario's `[model]` table takes, each read and documented in one
+//! declaration (`key_struct!`). A design's own keys come from its `BuildTimerDesign::KEYS`, through
+//! the registry.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::scenario::key_struct::key_struct;
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
 
 use ticklab_models::timer::TimerClock;
 
-use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES, TimerSpec};
+use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES};
 use super::thaw::ThawOrder;
-use crate::scenario::key_table::{FloatEnd, KeyDoc, KeyTable, Need, ValueType};
-use crate::scenario::values::Named;
+use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
 
-/// `[model]` with `kind = "timer"`, without the keys of its designs.
-pub static MODEL: KeyTable = KeyTable {
-    header: "[model]",
-    about: "an RPC-style load on one timer design: each call schedules a timer and its response \
+key_struct! {
+    /// The keys every timer scenario takes. A design's own keys are read beside them
+    /// (in `timer::design_keys`), which also refuses any key neither knows.
+    #[derive(Debug, Deserialize)]
+    #[serde(expecting = "a [model] table")]
+    pub struct TimerSpec;
+    /// `[model]` with `kind = "timer"`, without the keys of its designs.
+    pub static MODEL = (
+        "[model]",
+        "an RPC-style load on one timer design: each call schedules a timer and its response \
             unschedules it",
-    serde_fields: crate::scenario::keys_of::<TimerSpec>,
-    keys: &[
-        KeyDoc::new(
-            "kind",
+    );
+    {
+        #[allow(
+            dead_code,
+            reason = "read by the model probe; listed so the key is accepted"
+        )]
+        pub(super) kind: String => KeyDoc::unnamed(
             ValueType::Choice(&["timer"]),
             Need::Required,
             "the model kind",
         ),
-        KeyDoc::new(
-            "design",
+        pub(super) design: Spanned<String> => KeyDoc::unnamed(
             ValueType::TimerDesign,
             Need::Required,
             "the timer design under test: any registered design (see the designs page)",
         ),
-        KeyDoc::new(
-            "clock",
+        pub(super) clock: Name<TimerClock> => KeyDoc::unnamed(
             ValueType::Choice(TimerClock::NAMES),
             Need::Required,
             "the clock deadlines are kept on: `wall` (as brpc does, `butil::gettimeofday_us`) or \
              `monotonic`",
         ),
-        KeyDoc::new(
-            "capacity",
+        pub(super) capacity: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: DEFAULT_CAPACITY as i64,
@@ -45,8 +57,7 @@ pub static MODEL: KeyTable = KeyTable {
              freed), whatever bucket or thread they are in; slots are made as they are first \
              needed. A schedule that finds none free is a `schedule_failure`",
         ),
-        KeyDoc::new(
-            "task_bytes",
+        pub(super) task_bytes: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 1 << 20,
@@ -55,8 +66,7 @@ pub static MODEL: KeyTable = KeyTable {
             "what one timer slot stands for in `peak_live_bytes` and the trace's memory samples; \
              64 is brpc's cache-line-aligned `Task`",
         ),
-        KeyDoc::new(
-            "clients",
+        pub(super) clients: Spanned<i64> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 100_000,
@@ -64,26 +74,22 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Required,
             "calling threads, each starting a call every `call_interval` at a seeded phase",
         ),
-        KeyDoc::new(
-            "call_interval",
+        pub(super) call_interval: Spanned<DurationNs> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Required,
             "each client starts a call this often",
         ),
-        KeyDoc::new(
-            "timeout",
+        pub(super) timeout: Spanned<DurationNs> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::Required,
             "each call's timeout: the timer it schedules",
         ),
-        KeyDoc::new(
-            "latency",
+        pub(super) latency: Spanned<DurationOrRange> => KeyDoc::unnamed(
             ValueType::DurationOrRange,
             Need::Required,
             "a duration, or `[\"1ms\", \"20ms\"]`: response latency drawn uniformly",
         ),
-        KeyDoc::new(
-            "slow_responses",
+        pub(super) slow_responses: Option<Spanned<f64>> => KeyDoc::unnamed(
             ValueType::Float {
                 low: FloatEnd::Closed(0.0),
                 high: FloatEnd::Closed(1.0),
@@ -91,20 +97,17 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Default("0"),
             "the fraction of responses that take `slow_latency` instead",
         ),
-        KeyDoc::new(
-            "slow_latency",
+        pub(super) slow_latency: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "their latency, with `slow_responses`; longer than `timeout` makes them time out",
         ),
-        KeyDoc::new(
-            "callback_cost",
+        pub(super) callback_cost: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::DefaultDuration(0),
             "CPU time of each fired timer's callback on its timer thread",
         ),
-        KeyDoc::new(
-            "slow_callback_every",
+        pub(super) slow_callback_every: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: i64::MAX,
@@ -112,21 +115,18 @@ pub static MODEL: KeyTable = KeyTable {
             Need::Optional,
             "every nth callback costs `slow_callback_cost` instead; the two go together",
         ),
-        KeyDoc::new(
-            "slow_callback_cost",
+        pub(super) slow_callback_cost: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Optional,
             "what every `slow_callback_every`th callback costs",
         ),
-        KeyDoc::new(
-            "sleep_overshoot",
+        pub(super) sleep_overshoot: Option<DurationNs> => KeyDoc::unnamed(
             ValueType::DURATION,
             Need::Default("the platform's timed waits"),
             "how late each timed sleep ends (timer slack and wake-up latency); about 60 µs on \
              Linux",
         ),
-        KeyDoc::new(
-            "thaw_order",
+        pub(super) thaw_order: Option<Name<ThawOrder>> => KeyDoc::unnamed(
             ValueType::Choice(<ThawOrder as Named>::NAMES),
             Need::Default("\"timers-first\""),
             "what runs first when a frozen process or a sleeping system runs again: \
@@ -134,5 +134,5 @@ pub static MODEL: KeyTable = KeyTable {
              that favours the threads that slept most runs them; `callers-first`, the calls and \
              responses that came due, which then arm timers while the design still lags",
         ),
-    ],
-};
+    }
+}

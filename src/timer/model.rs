@@ -7,8 +7,9 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::key_table::KeyTable;
 use crate::trace::Summary;
 
-use super::spec::{TimerConfig, TimerSpec, validate};
+use super::spec::{TimerConfig, validate};
 use super::{METRICS, runner};
+use crate::timer::keys::TimerSpec;
 
 /// Timer designs under RPC timeouts: `kind = "timer"`.
 #[derive(Debug)]

@@ -1,6 +1,5 @@
 //! The `[model]` table of a timer scenario: an RPC-style load on one timer design.
 
-use serde::Deserialize;
 use ticklab_models::timer::{DesignKey, KeyValue, TimerClock, TimerParams};
 use toml::Spanned;
 
@@ -9,38 +8,12 @@ use crate::expect::Metric;
 use crate::registry::designs::{Registry, TimerDesignEntry};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
+use crate::scenario::values::{DurationNs, DurationOrRange, Named};
+use crate::timer::keys::TimerSpec;
 
 impl Named for TimerClock {
     const ALL: &'static [Self] = &TimerClock::ALL;
     const NAMES: &'static [&'static str] = TimerClock::NAMES;
-}
-
-/// The keys every timer scenario takes. A design's own keys are read beside them
-/// (in `timer::design_keys`), which also refuses any key neither knows.
-#[derive(Debug, Deserialize)]
-#[serde(expecting = "a [model] table")]
-pub struct TimerSpec {
-    #[allow(
-        dead_code,
-        reason = "read by the model probe; listed so the key is accepted"
-    )]
-    kind: String,
-    design: Spanned<String>,
-    clock: Name<TimerClock>,
-    capacity: Option<Spanned<i64>>,
-    task_bytes: Option<Spanned<i64>>,
-    clients: Spanned<i64>,
-    call_interval: Spanned<DurationNs>,
-    timeout: Spanned<DurationNs>,
-    latency: Spanned<DurationOrRange>,
-    slow_responses: Option<Spanned<f64>>,
-    slow_latency: Option<Spanned<DurationNs>>,
-    callback_cost: Option<Spanned<DurationNs>>,
-    slow_callback_every: Option<Spanned<i64>>,
-    slow_callback_cost: Option<Spanned<DurationNs>>,
-    sleep_overshoot: Option<DurationNs>,
-    thaw_order: Option<Name<ThawOrder>>,
 }
 
 /// A validated timer model.

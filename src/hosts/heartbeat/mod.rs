@@ -14,8 +14,8 @@ mod spec;
 mod workload;
 
 pub(crate) use spec::DEFAULT_PEERS;
+pub use spec::HeartbeatConfig;
 pub(crate) use spec::validate;
-pub use spec::{HeartbeatConfig, HeartbeatSpec};
 
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 

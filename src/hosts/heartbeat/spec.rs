@@ -1,25 +1,12 @@
 //! The `[model.heartbeat]` table.
 
-use serde::Deserialize;
 use ticklab_models::detector::Detector;
 use toml::Spanned;
 
 use super::super::spec::{HostClock, HostNames, positive_ns};
 use super::super::workload::HostId;
+use crate::hosts::keys::workloads::HeartbeatSpec;
 use crate::scenario::error::ScenarioError;
-use crate::scenario::values::{DurationNs, Name};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model.heartbeat] table")]
-pub struct HeartbeatSpec {
-    every: Spanned<DurationNs>,
-    suspect_after: Spanned<DurationNs>,
-    clock: Option<Name<HostClock>>,
-    peers: Option<Spanned<i64>>,
-    hosts: Option<Spanned<Vec<Spanned<String>>>>,
-    detector: Option<Name<Detector>>,
-    cpu: Option<Spanned<DurationNs>>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeartbeatConfig {

@@ -17,8 +17,8 @@ mod leaderless;
 mod spec;
 mod workload;
 
+pub use spec::LeaseConfig;
 pub(crate) use spec::validate;
-pub use spec::{LeaseConfig, LeaseSpec};
 
 use ticklab_sim::{ClockId, EdgeEffect, Platform};
 

@@ -1,29 +1,11 @@
 //! The `[model.lease]` table.
 
-use serde::Deserialize;
 use toml::Spanned;
 
 use super::super::spec::{HostClock, HostNames, positive_ns};
 use super::super::workload::HostId;
+use crate::hosts::keys::workloads::LeaseSpec;
 use crate::scenario::error::ScenarioError;
-use crate::scenario::values::{DurationNs, Name};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model.lease] table")]
-pub struct LeaseSpec {
-    length: Spanned<DurationNs>,
-    renew_every: Spanned<DurationNs>,
-    clock: Option<Name<HostClock>>,
-    drift_bound_ppm: Option<Spanned<f64>>,
-    #[serde(default)]
-    fencing: bool,
-    coordinator: Spanned<String>,
-    storage: Option<Spanned<String>>,
-    candidates: Option<Spanned<Vec<Spanned<String>>>>,
-    write_every: Option<Spanned<DurationNs>>,
-    write_takes: Option<DurationNs>,
-    cpu: Option<Spanned<DurationNs>>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaseConfig {

@@ -12,8 +12,8 @@
 mod spec;
 mod workload;
 
+pub use spec::RpcConfig;
 pub(crate) use spec::validate;
-pub use spec::{RpcConfig, RpcSpec};
 
 use ticklab_models::timer::{TimerClock, TimerId, TimerParams, Unscheduled};
 use ticklab_sim::{ClockId, Platform};

@@ -1,27 +1,14 @@
 //! The `[model.rpc]` table: who calls whom, how often, with which timer design and deadline.
 
-use serde::Deserialize;
 use toml::Spanned;
 
 use super::super::spec::{HostClock, HostNames, positive_ns};
 use super::super::workload::HostId;
+use crate::hosts::keys::workloads::RpcSpec;
 use crate::model::Head;
 use crate::registry::designs::TimerDesignEntry;
 use crate::scenario::error::ScenarioError;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [model.rpc] table")]
-pub struct RpcSpec {
-    clients: Spanned<Vec<Spanned<String>>>,
-    server: Spanned<String>,
-    design: Spanned<String>,
-    clock: Option<Name<HostClock>>,
-    call_every: Spanned<DurationNs>,
-    timeout: Spanned<DurationNs>,
-    serve_time: Option<Spanned<DurationOrRange>>,
-    cpu: Option<Spanned<DurationNs>>,
-}
+use crate::scenario::values::DurationOrRange;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RpcConfig {

@@ -3,37 +3,20 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
 use ticklab_sim::{Drift, MAX_DRIFT_PPB, Platform};
 use toml::Spanned;
 
 use super::{HostConfig, MAX_HOSTS};
+use crate::hosts::keys::HostSpec;
 use crate::hosts::thaw::ThawOrder;
-use crate::machine::{MachineConfig, MachineSpec, ModelMachineKeys};
+use crate::machine::keys::MachineSpec;
+use crate::machine::{MachineConfig, ModelMachineKeys};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::faults::{WallClock, check_wall_clock, validate_faults};
 use crate::scenario::located::Located;
-use crate::scenario::schema::FaultSpec as FaultTable;
-use crate::scenario::values::{Name, SignedDurationNs};
 
 /// Ten years: a host's wall clock may start that far from the scenario's `wall_start`.
 const MAX_WALL_OFFSET_NS: i64 = 10 * 365 * 86_400 * 1_000_000_000;
-
-/// One `[[model.host]]` table: a host, or `count` alike ones named `<name>-1`, `<name>-2`, ...
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [[model.host]] table")]
-pub(in crate::hosts) struct HostSpec {
-    name: Spanned<String>,
-    count: Option<Spanned<i64>>,
-    platform: Option<Name<Platform>>,
-    drift_ppm: Option<Spanned<f64>>,
-    wall_offset: Option<Spanned<SignedDurationNs>>,
-    thaw_order: Option<Name<ThawOrder>>,
-    /// `[model.host.machine]`: over the cluster's `[machine]`, key by key.
-    machine: Option<MachineSpec>,
-    #[serde(default)]
-    fault: Vec<Spanned<FaultTable>>,
-}
 
 /// What a host takes from the scenario unless its own table says otherwise.
 pub(in crate::hosts) struct HostDefaults {
