@@ -2,16 +2,14 @@
 //! each read and documented in one declaration (`key_struct!`).
 
 use serde::Deserialize;
-use toml::Spanned;
-
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-
 use ticklab_models::executor::{DriverKind, SchedulerConfig};
 use ticklab_models::interval::MissedTick;
+use toml::Spanned;
 
 use super::spec::{DEFAULT_BLOCKING_THREADS, DEFAULT_STARVATION_THRESHOLD_NS};
+use crate::scenario::key_struct::key_struct;
 use crate::scenario::key_table::{KeyDoc, Need, ValueType};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name};
 
 key_struct! {
     #[derive(Debug, Deserialize)]
@@ -30,7 +28,8 @@ key_struct! {
             "the model kind",
         ),
         pub(super) cores: Option<Spanned<i64>> => crate::machine::keys::MODEL_CORES,
-        pub(super) time_slice: Option<Spanned<DurationNs>> => crate::machine::keys::MODEL_TIME_SLICE,
+        pub(super) time_slice: Option<Spanned<DurationNs>> =>
+            crate::machine::keys::MODEL_TIME_SLICE,
         pub(super) starvation_threshold: Option<Spanned<DurationNs>> => KeyDoc::unnamed(
             ValueType::POSITIVE_DURATION,
             Need::DefaultDuration(DEFAULT_STARVATION_THRESHOLD_NS),
@@ -106,7 +105,7 @@ key_struct! {
             Need::DefaultCount(DEFAULT_BLOCKING_THREADS),
             "the blocking pool's limit; more work queues",
         ),
-        pub(super) driver: Option<crate::scenario::values::Name<ticklab_models::executor::DriverKind>> => KeyDoc::unnamed(
+        pub(super) driver: Option<Name<DriverKind>> => KeyDoc::unnamed(
             ValueType::Choice(DriverKind::NAMES),
             Need::Default("\"tokio\""),
             "the I/O and timer driver (tokio's wheel)",

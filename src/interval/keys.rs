@@ -2,16 +2,14 @@
 //! (`key_struct!`).
 
 use serde::Deserialize;
+use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
+use super::spec::MAX_COUNT;
 use crate::scenario::key_struct::key_struct;
+use crate::scenario::key_table::{KeyDoc, Need, ValueType};
 use crate::scenario::values::PhaseSpec;
 use crate::scenario::values::{DurationNs, DurationOrRange, Name};
-
-use ticklab_models::interval::MissedTick;
-
-use super::spec::MAX_COUNT;
-use crate::scenario::key_table::{KeyDoc, Need, ValueType};
 
 key_struct! {
     #[derive(Debug, Deserialize)]
@@ -63,14 +61,15 @@ key_struct! {
             "when each interval is made: `\"random\"` (seeded, uniform over one period) or a \
              fixed offset such as `\"0s\"`",
         ),
-        /// Called `timer_resolution` before `[machine]` took that name for the platform's timer tick;
-        /// the old spelling is still read.
-        pub(super) driver_resolution | "timer_resolution": Option<Spanned<DurationNs>> => KeyDoc::unnamed(
-            ValueType::POSITIVE_DURATION,
-            Need::DefaultDuration(ticklab_sim::NS_PER_MS),
-            "the runtime's timer driver's granularity: deadlines round up to it, as in tokio's \
-             wheel. `[machine] timer_resolution` is the platform's timer tick, which ends the \
-             driver's timed waits",
-        ),
+        /// Called `timer_resolution` before `[machine]` took that name for the platform's timer
+        /// tick; the old spelling is still read.
+        pub(super) driver_resolution | "timer_resolution": Option<Spanned<DurationNs>> =>
+            KeyDoc::unnamed(
+                ValueType::POSITIVE_DURATION,
+                Need::DefaultDuration(ticklab_sim::NS_PER_MS),
+                "the runtime's timer driver's granularity: deadlines round up to it, as in tokio's \
+                 wheel. `[machine] timer_resolution` is the platform's timer tick, which ends the \
+                 driver's timed waits",
+            ),
     }
 }

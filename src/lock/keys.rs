@@ -2,15 +2,13 @@
 //! (`key_struct!`).
 
 use serde::Deserialize;
+use ticklab_models::lock::LockKind;
 use toml::Spanned;
 
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::{Bytes, DurationNs, Name, Named};
-
-use ticklab_models::lock::LockKind;
-
 use super::spec::{DEFAULT_READ_HOLD_NS, Spacing, SpawnKind};
+use crate::scenario::key_struct::key_struct;
 use crate::scenario::key_table::{KeyDoc, Need, ValueType};
+use crate::scenario::values::{Bytes, DurationNs, Name, Named};
 
 key_struct! {
     #[derive(Debug, Deserialize)]
@@ -33,7 +31,8 @@ key_struct! {
         ),
         pub(super) profile: Spanned<String> => crate::profile::keys::PROFILE,
         pub(super) cores: Option<Spanned<i64>> => crate::machine::keys::MODEL_CORES,
-        pub(super) time_slice: Option<Spanned<DurationNs>> => crate::machine::keys::MODEL_TIME_SLICE,
+        pub(super) time_slice: Option<Spanned<DurationNs>> =>
+            crate::machine::keys::MODEL_TIME_SLICE,
         pub(super) lock: Name<LockKind> => KeyDoc::unnamed(
             ValueType::Choice(<LockKind as Named>::NAMES),
             Need::Required,

@@ -3,11 +3,10 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::DurationNs;
-
 use super::spec::{DEFAULT_LOAD_BURST_NS, MAX_CORES, MAX_LOAD_THREADS};
+use crate::scenario::key_struct::key_struct;
 use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
+use crate::scenario::values::DurationNs;
 
 key_struct! {
     /// The `[machine]` table as TOML gives it.

@@ -4,14 +4,16 @@
 
 /// Declares the serde struct a TOML table is read into, and the
 /// [`KeyTable`](crate::scenario::key_table::KeyTable) that documents it, from one list of
-/// fields. Each field carries its doc: [`KeyDoc::unnamed`](crate::scenario::key_table::KeyDoc::unnamed)
-/// for a key of its own, or a shared [`KeyDoc`](crate::scenario::key_table::KeyDoc) constant,
-/// whose name must be the field's (a mismatch fails the build). Older spellings follow the field
+/// fields. Each field carries its doc:
+/// [`KeyDoc::unnamed`](crate::scenario::key_table::KeyDoc::unnamed) for a key of its own, or a
+/// shared [`KeyDoc`](crate::scenario::key_table::KeyDoc) constant, whose name must be the
+/// field's (a mismatch fails the build). Older spellings follow the field
 /// with `|`: each is a serde alias and is documented as one. A key whose name is not a Rust
 /// identifier is read into a field of another name with `as`: `yield_now as "yield"`. Fields are
-/// documented in the order they are declared.
+/// documented in the order they are declared. Its tests below declare a table of every shape;
+/// in outline:
 ///
-/// ```ignore
+/// ```text
 /// key_struct! {
 ///     #[derive(Debug, Deserialize)]
 ///     #[serde(deny_unknown_fields, expecting = "a [model] table")]
@@ -19,7 +21,7 @@
 ///     /// `[model]` with `kind = "idle"`.
 ///     pub static MODEL = ("[model]", "one event loop per idle strategy");
 ///     {
-///         kind: String => KeyDoc::unnamed(ValueType::Choice(&["idle"]), Need::Required, "the model kind"),
+///         kind: String => KeyDoc::unnamed(ValueType::Choice(&["idle"]), Need::Required, "kind"),
 ///         profile: Spanned<String> => crate::profile::keys::PROFILE,
 ///         pub(super) timeout | "wait": Option<DurationNs> => KeyDoc::unnamed(..),
 ///     }
@@ -47,7 +49,8 @@ macro_rules! key_struct {
         }
     };
     (
-        @declare [$($struct_meta:tt)*] [$struct_vis:vis] [$name:ident] [$($generics:tt)*] [$probe:ty]
+        @declare [$($struct_meta:tt)*] [$struct_vis:vis] [$name:ident] [$($generics:tt)*]
+        [$probe:ty]
         $(#[$table_meta:meta])*
         $table_vis:vis static $table:ident = ($header:expr, $about:expr $(,)?);
         {

@@ -72,7 +72,7 @@ impl KeyDoc {
     }
 
     /// A key's doc before it is given the name of the field it documents, as
-    /// [`key_struct!`](crate::scenario::key_struct::key_struct) does.
+    /// `key_struct!` does.
     pub const fn unnamed(value: ValueType, need: Need, about: &'static str) -> Self {
         KeyDoc::new("", value, need, about)
     }

@@ -2,9 +2,8 @@
 //! documented in one declaration (`key_struct!`).
 
 use serde::Deserialize;
-use toml::Spanned;
-
 use ticklab_sim::{ClockId, FaultKind, Platform};
+use toml::Spanned;
 
 use super::schema::ExpectTable;
 use crate::scenario::key_struct::key_struct;
@@ -72,15 +71,15 @@ key_struct! {
             "raises the bound on a run's work for this scenario, such as `3_000_000_000`, for a \
              run that really does that much; never lowers it",
         ),
-        pub model: M => KeyDoc::unnamed(
-            ValueType::Model,
-            Need::Required,
-            "the design under test; `kind` picks it",
-        ),
         pub machine: Option<crate::machine::keys::MachineSpec> => KeyDoc::unnamed(
             ValueType::Table(&crate::machine::keys::MACHINE),
             Need::Optional,
             "the machine it runs on: cores, outside load, the platform's timer rules",
+        ),
+        pub model: M => KeyDoc::unnamed(
+            ValueType::Model,
+            Need::Required,
+            "the design under test; `kind` picks it",
         ),
         #[serde(default)]
         pub faults as "fault": Vec<Spanned<FaultSpec>> => KeyDoc::unnamed(

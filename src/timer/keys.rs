@@ -3,16 +3,14 @@
 //! the registry.
 
 use serde::Deserialize;
-use toml::Spanned;
-
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
-
 use ticklab_models::timer::TimerClock;
+use toml::Spanned;
 
 use super::spec::{DEFAULT_CAPACITY, DEFAULT_TASK_BYTES};
 use super::thaw::ThawOrder;
+use crate::scenario::key_struct::key_struct;
 use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
 
 key_struct! {
     /// The keys every timer scenario takes. A design's own keys are read beside them

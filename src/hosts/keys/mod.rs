@@ -1,25 +1,22 @@
 //! The keys of a hosts scenario's `[model]` table and its nested tables, each read and documented
 //! in one declaration (`key_struct!`).
 
-use serde::Deserialize;
-use toml::Spanned;
-
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named, SignedDurationNs};
-
-use crate::scenario::top_keys::FaultSpec as FaultTable;
-
 pub(crate) mod workloads;
 
+pub use workloads::{HEARTBEAT, LEASE, RPC};
+
+use serde::Deserialize;
 use ticklab_sim::{MAX_DRIFT_PPB, Platform};
+use toml::Spanned;
 
 use super::spec::{Carrier, MAX_HOSTS};
 use super::thaw::ThawOrder;
-use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
-
 use crate::hosts::keys::workloads::{HeartbeatSpec, LeaseSpec, RpcSpec};
 use crate::machine::keys::MachineSpec;
-pub use workloads::{HEARTBEAT, LEASE, RPC};
+use crate::scenario::key_struct::key_struct;
+use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
+use crate::scenario::top_keys::FaultSpec as FaultTable;
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named, SignedDurationNs};
 
 key_struct! {
     #[derive(Debug, Deserialize)]

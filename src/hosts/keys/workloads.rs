@@ -2,17 +2,14 @@
 //! `[model.rpc]`, each read and documented in one declaration (`key_struct!`).
 
 use serde::Deserialize;
+use ticklab_models::detector::Detector;
 use toml::Spanned;
 
-use crate::scenario::key_struct::key_struct;
-use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
-
-use ticklab_models::detector::Detector;
-
 use crate::hosts::heartbeat::DEFAULT_PEERS;
-
 use crate::hosts::spec::HostClock;
+use crate::scenario::key_struct::key_struct;
 use crate::scenario::key_table::{FloatEnd, KeyDoc, Need, ValueType};
+use crate::scenario::values::{DurationNs, DurationOrRange, Name, Named};
 
 const CLOCK_ABOUT: &str = "the clock every host measures it on: `instant` (the host's `Instant`, \
                            which its platform decides), `monotonic`, `boottime` or `wall`";
