@@ -1,9 +1,12 @@
-//! Every scenario under `scenarios/`: its trace matches the reviewed snapshot, and running it
-//! twice gives identical bytes. New scenario files are picked up without code changes.
+//! Every scenario under `scenarios/`: its trace matches the reviewed snapshot. New scenario files
+//! are picked up without code changes.
 //!
 //! A snapshot shows the elided text trace a reviewer reads, and ends with the size and SHA-256 of
 //! the whole JSON-lines trace, so that a change anywhere in the run (mid-run timing with the same
-//! totals, say) changes the snapshot too.
+//! totals, say) changes the snapshot too. A committed snapshot was written by another process, so
+//! a match is also the scenario's determinism check; a trace that differs from its snapshot (or
+//! has none yet) is run again, and two runs that differ are reported as not deterministic before
+//! any snapshot is written.
 //!
 //! Scenarios under a `full-scale/` folder (brpc #3383's 40 M calls, the 10,000-host hour) have
 //! traces of gigabytes and take many minutes in a debug build, so the debug tests leave them out.
@@ -88,18 +91,20 @@ impl Write for Sha256Writer {
     }
 }
 
-/// The snapshot: the elided text trace, then one line standing for the whole JSON-lines trace.
-fn snapshot(scenario: &Scenario) -> String {
+/// The snapshot: the elided text trace, then one line standing for the whole JSON-lines trace;
+/// and the size of that trace in bytes.
+fn snapshot(scenario: &Scenario) -> (String, u64) {
     let mut sink = JsonlSink::new(Sha256Writer::default());
     run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
     let whole = sink.into_inner();
     let digest = sha2::Digest::finalize(whole.hasher);
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-    format!(
+    let snapshot = format!(
         "{}# the whole trace as JSON lines: {} bytes, sha256 {hex}\n",
         text_trace(scenario),
         whole.bytes
-    )
+    );
+    (snapshot, whole.bytes)
 }
 
 /// Every scenario file, sorted, as (snapshot name, path): `interval/matrix/linux-…-naive.toml`
@@ -126,14 +131,21 @@ fn scenario_files() -> Vec<(String, PathBuf)> {
 }
 
 /// Compares each (name, path, trace) with its snapshot, and fails naming every one that differs,
-/// so that one run reports (and writes) all changed snapshots.
-fn assert_snapshots(traces: Vec<(String, PathBuf, String)>) {
+/// so that one run reports (and writes) all changed snapshots. A trace that differs is made again
+/// by `rerun`: if the two runs differ, the scenario is reported as not deterministic and no
+/// snapshot is written for it.
+fn assert_snapshots(traces: Vec<(String, PathBuf, String)>, rerun: impl Fn(&Path) -> String) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     let mut mismatches = Vec::new();
+    let mut nondeterministic = Vec::new();
     for (name, path, trace) in traces {
+        if !matches_snapshot(&name, &trace) && rerun(&path) != trace {
+            nondeterministic.push(name);
+            continue;
+        }
         settings.set_input_file(&path);
         let assert = || settings.bind(|| insta::assert_snapshot!(name.as_str(), trace));
         let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(assert));
@@ -142,9 +154,29 @@ fn assert_snapshots(traces: Vec<(String, PathBuf, String)>) {
         }
     }
     assert!(
+        nondeterministic.is_empty(),
+        "two runs of the same scenario and seed gave different traces: {nondeterministic:?}"
+    );
+    assert!(
         mismatches.is_empty(),
         "traces differ from their snapshots: {mismatches:?}"
     );
+}
+
+/// Whether `trace` is the committed snapshot `name`, read without insta, which would write one.
+fn matches_snapshot(name: &str, trace: &str) -> bool {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("{name}.snap"));
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    // insta's header (between two `---` lines) comes first, then the snapshot itself.
+    let body = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map_or("", |(_, body)| body);
+    body.trim_end() == trace.trim_end()
 }
 
 #[test]
@@ -154,11 +186,18 @@ fn every_scenario_but_full_scale_matches_its_snapshot() {
     let traces = files
         .into_iter()
         .map(|(name, path)| {
-            let trace = snapshot(&load(&path));
+            let (trace, bytes) = snapshot(&load(&path));
+            assert!(
+                bytes <= LIGHT_TRACE_BYTES,
+                "{}: its trace is {bytes} bytes, more than the debug tests run \
+                 ({LIGHT_TRACE_BYTES}): move it under a full-scale/ folder, which .ci/run checks \
+                 in release",
+                path.display(),
+            );
             (name, path, trace)
         })
         .collect();
-    assert_snapshots(traces);
+    assert_snapshots(traces, |path| snapshot(&load(path)).0);
 }
 
 /// Where `.ci/run` wrote the summaries of the full-scale scenarios, with the release binary.
@@ -204,7 +243,9 @@ fn full_scale_scenarios_match_their_snapshots() {
             (name, path, trace)
         })
         .collect();
-    assert_snapshots(traces);
+    assert_snapshots(traces, |path| {
+        full_scale_summary("a full-scale scenario", path)
+    });
 }
 
 /// The debug tests leave out `full-scale/`, trusting `.ci/run` to run those scenarios in release:
@@ -244,37 +285,6 @@ impl Write for Fingerprint {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
-}
-
-fn jsonl_fingerprint(scenario: &Scenario) -> (u64, u64) {
-    let mut sink = JsonlSink::new(Fingerprint::default());
-    run_scenario(scenario, &RunOptions::default(), &mut sink).unwrap();
-    let fingerprint = sink.into_inner();
-    (fingerprint.hasher.finish(), fingerprint.bytes)
-}
-
-#[test]
-fn every_scenario_but_full_scale_run_twice_gives_identical_bytes() {
-    let files = light_scenario_files();
-    for (_, path) in &files {
-        let scenario = load(path);
-        let first = jsonl_fingerprint(&scenario);
-        assert!(
-            first.1 <= LIGHT_TRACE_BYTES,
-            "{}: its trace is {} bytes, more than the debug tests run ({LIGHT_TRACE_BYTES}): \
-             move it under a full-scale/ folder, which .ci/run checks in release",
-            path.display(),
-            first.1
-        );
-        assert_eq!(first, jsonl_fingerprint(&scenario), "{}", path.display());
-        assert_eq!(
-            text_trace(&scenario),
-            text_trace(&scenario),
-            "{}",
-            path.display()
-        );
-    }
-    assert!(files.len() >= 60, "only {} scenarios found", files.len());
 }
 
 #[test]
@@ -333,4 +343,42 @@ fn every_registered_timer_design_has_a_shipped_scenario() {
             design.name
         );
     }
+}
+
+#[test]
+fn a_committed_snapshot_is_read_as_insta_wrote_it() {
+    let (name, path) = light_scenario_files()
+        .into_iter()
+        .next()
+        .expect("a light scenario");
+    let (trace, _) = snapshot(&load(&path));
+    assert!(matches_snapshot(&name, &trace), "{name}");
+    assert!(!matches_snapshot(&name, &format!("{trace}one more line\n")));
+    assert!(!matches_snapshot("no-such-scenario", &trace));
+}
+
+/// A planted scenario whose second run differs from its first is reported as not deterministic,
+/// and no snapshot is written for it.
+#[test]
+fn a_trace_that_changes_between_two_runs_is_reported_as_not_deterministic() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/planted-nondeterminism.toml");
+    let traces = vec![(
+        "planted-nondeterminism".to_string(),
+        path,
+        "first run\n".to_string(),
+    )];
+    let failure = std::panic::catch_unwind(|| assert_snapshots(traces, |_| "second run\n".into()))
+        .expect_err("a trace that differs between runs must fail");
+    let message = failure
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("two runs of the same scenario and seed gave different traces")
+            && message.contains("planted-nondeterminism"),
+        "{message}"
+    );
+    let written = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
+    assert!(!written.join("planted-nondeterminism.snap").exists());
+    assert!(!written.join("planted-nondeterminism.snap.new").exists());
 }
