@@ -181,10 +181,12 @@ fn matches_snapshot(name: &str, trace: &str) -> bool {
 
 #[test]
 fn every_scenario_but_full_scale_matches_its_snapshot() {
+    use rayon::prelude::*;
     let files = light_scenario_files();
     assert!(files.len() >= 60, "only {} scenarios found", files.len());
+    // The runs, on every core; the comparisons one by one (insta's settings belong to a thread).
     let traces = files
-        .into_iter()
+        .into_par_iter()
         .map(|(name, path)| {
             let (trace, bytes) = snapshot(&load(&path));
             assert!(
