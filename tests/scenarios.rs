@@ -12,8 +12,8 @@
 //! traces of gigabytes and take many minutes in a debug build, so the debug tests leave them out.
 //! Their snapshot is the summary, which `ticklab check` also reads, and
 //! `full_scale_scenarios_match_their_snapshots` (ignored by a plain `cargo test`) compares it:
-//! `.ci/run` runs each once with the release binary its main job builds (`ticklab run FILE
-//! --summary-only`, which checks its [expect] too), and this test, with `FULL_SCALE_SUMMARIES`
+//! `.ci/run` runs each once with the release binary `.ci/crate-user.sh` installs from the package
+//! (`ticklab run FILE --summary-only`, which checks its [expect] too), and this test, with `FULL_SCALE_SUMMARIES`
 //! naming the folder of those summaries, compares them; without it, the test runs the scenarios
 //! itself (`cargo test --release --test scenarios -- --ignored`). The snapshot was written by
 //! another process, so a match is also their determinism check.
@@ -251,16 +251,16 @@ fn full_scale_scenarios_match_their_snapshots() {
 }
 
 /// The debug tests leave out `full-scale/`, trusting `.ci/run` to run those scenarios in release:
-/// the main job skips them, and its next step runs each once, checking its [expect] and writing
-/// its summary for `full_scale_scenarios_match_their_snapshots`. Without these lines, nothing
-/// would check them.
+/// with the binary `.ci/crate-user.sh` installs, it runs each once, checking its [expect] and
+/// writing its summary for `full_scale_scenarios_match_their_snapshots`. Without these lines,
+/// nothing would check them.
 #[test]
 fn ci_compares_the_full_scale_scenarios_with_their_snapshots() {
     let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
     for line in [
-        "cargo run --release -- check --skip full-scale",
+        "ticklab=target/crate-user/install/bin/ticklab",
         "find scenarios -path '*/full-scale/*' -name '*.toml' | sort",
-        "./target/release/ticklab run \"$file\" --summary-only --out \"$summaries/${file%.toml}.txt\" --force",
+        "\"$ticklab\" run \"$file\" --summary-only --out \"$summaries/${file%.toml}.txt\" --force",
         "FULL_SCALE_SUMMARIES=\"$PWD/$summaries\" cargo test --test scenarios -- --ignored",
     ] {
         assert!(
