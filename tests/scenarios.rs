@@ -259,7 +259,7 @@ fn ci_compares_the_full_scale_scenarios_with_their_snapshots() {
     let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
     for line in [
         "ticklab=target/crate-user/install/bin/ticklab",
-        "find scenarios -path '*/full-scale/*' -name '*.toml' | sort",
+        "find scenarios -path '*/full-scale/*' -name '*.toml' | sort | xargs -n 1 -P 2 bash -c 'run_full_scale \"$0\"'",
         "\"$ticklab\" run \"$file\" --summary-only --out \"$summaries/${file%.toml}.txt\" --force",
         "FULL_SCALE_SUMMARIES=\"$PWD/$summaries\" cargo test --test scenarios -- --ignored",
     ] {
