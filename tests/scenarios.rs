@@ -12,9 +12,9 @@
 //! traces of gigabytes and take many minutes in a debug build, so the debug tests leave them out.
 //! Their snapshot is the summary, which `ticklab check` also reads, and
 //! `full_scale_scenarios_match_their_snapshots` (ignored by a plain `cargo test`) compares it:
-//! `.ci/run` runs each once with the release binary `.ci/crate-user.sh` installs from the package
-//! (`ticklab run FILE --summary-only`, which checks its [expect] too), and this test, with `FULL_SCALE_SUMMARIES`
-//! naming the folder of those summaries, compares them; without it, the test runs the scenarios
+//! `.ci/run` runs each once with the release binary `.ci/crate-user.sh` installs from the
+//! package (`ticklab run FILE --summary-only`, which checks its [expect] too), and this test,
+//! with `FULL_SCALE_SUMMARIES` naming the folder of those summaries, compares them; without it, the test runs the scenarios
 //! itself (`cargo test --release --test scenarios -- --ignored`). The snapshot was written by
 //! another process, so a match is also their determinism check.
 //!
