@@ -78,6 +78,9 @@ pub mod report;
 pub mod run;
 mod runner;
 pub mod scenario;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub mod service;
 pub mod sweep;
 pub mod timer;
 #[cfg(feature = "tokio")]

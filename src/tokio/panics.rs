@@ -18,6 +18,13 @@ pub(crate) fn install_hook() {
     INSTALLED.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if let Some(hosts) = answer::current_hosts() {
+                if !answer::holds_state() {
+                    hosts.fail(format!("panicked{}: {}", place(info), message(info)));
+                }
+                previous(info);
+                return;
+            }
             let Some((shared, thread)) = panicked_in() else {
                 previous(info);
                 return;
@@ -59,17 +66,7 @@ fn fail_the_run(shared: &Shared, thread: Thread, info: &PanicHookInfo<'_>) {
     if answer::holds_state() || !shared.task_panics_fail {
         return;
     }
-    let message = match (
-        info.payload().downcast_ref::<&str>(),
-        info.payload().downcast_ref::<String>(),
-    ) {
-        (Some(text), _) => (*text).to_string(),
-        (_, Some(text)) => text.clone(),
-        _ => "a panic without a message".to_string(),
-    };
-    let place = info
-        .location()
-        .map_or_else(String::new, |location| format!(" at {location}"));
+    let (message, place) = (message(info), place(info));
     shared.fail(match thread {
         Thread::Harness => format!(
             "a task of the code under test panicked{place}: {message}. tokio would swallow a \
@@ -82,4 +79,22 @@ fn fail_the_run(shared: &Shared, thread: Thread, info: &PanicHookInfo<'_>) {
              `swallowing_task_panics()` on the harness to leave it to the code)"
         ),
     });
+}
+
+/// What a panic said.
+fn message(info: &PanicHookInfo<'_>) -> String {
+    match (
+        info.payload().downcast_ref::<&str>(),
+        info.payload().downcast_ref::<String>(),
+    ) {
+        (Some(text), _) => (*text).to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic without a message".to_string(),
+    }
+}
+
+/// Where a panic happened, as ` at file:line:column`.
+fn place(info: &PanicHookInfo<'_>) -> String {
+    info.location()
+        .map_or_else(String::new, |location| format!(" at {location}"))
 }

@@ -57,11 +57,22 @@ const SLEEPS_PAST_THE_END: u32 = 1_000;
 /// than any taken in it.
 const CLOCK_BASE_NS: i128 = 100 * 365 * 86_400 * 1_000_000_000;
 
+/// The clocks of a service run's hosts, as the host whose code runs now reads them.
+pub(crate) trait HostClocks: Send + Sync + std::fmt::Debug {
+    /// What that host's `Instant` and boottime read (ns since the run began) and its wall clock
+    /// (ns since the Unix epoch); `Err` with the reason where no host's code may read a clock.
+    fn now(&self) -> Result<(u64, u64, i64), String>;
+    /// Fails the run with `why`, which names what the code did: the run adds which host did it.
+    fn fail(&self, why: String);
+}
+
 /// What a run's clocks read before its first instant, and the run once it exists.
 #[derive(Debug)]
 pub(crate) struct RunClocks {
     wall_start_ns: i64,
     pub(crate) shared: OnceLock<Arc<Shared>>,
+    /// A service run's hosts, which answer in place of a harness run's state.
+    pub(crate) hosts: OnceLock<Arc<dyn HostClocks>>,
     /// Why the run must fail, when it was found before the run's state existed.
     early_failure: Mutex<Option<String>>,
     /// The runtime's blocking-pool threads alive now.
@@ -73,6 +84,7 @@ impl RunClocks {
         Arc::new(RunClocks {
             wall_start_ns,
             shared: OnceLock::new(),
+            hosts: OnceLock::new(),
             early_failure: Mutex::new(None),
             blocking_threads: AtomicUsize::new(0),
         })
@@ -240,8 +252,26 @@ pub(crate) fn current_run() -> Option<Arc<Shared>> {
         .flatten()
 }
 
+/// The hosts of the service run this thread belongs to, if any: a panic here fails it.
+pub(crate) fn current_hosts() -> Option<Arc<dyn HostClocks>> {
+    if !in_run() {
+        return None;
+    }
+    SCOPE
+        .try_with(|scope| {
+            let scope = scope.try_borrow().ok()?;
+            scope.as_ref()?.0.hosts.get().cloned()
+        })
+        .ok()
+        .flatten()
+}
+
 /// Fails the run with `why`: at once if it has begun, or as it begins.
-fn fail(clocks: &RunClocks, why: String) {
+pub(crate) fn fail(clocks: &RunClocks, why: String) {
+    if let Some(hosts) = clocks.hosts.get() {
+        hosts.fail(why);
+        return;
+    }
     match clocks.shared.get() {
         Some(shared) => shared.fail(why),
         None => {
@@ -264,6 +294,9 @@ pub(crate) fn fatal(why: &str) -> ! {
 /// a run, whose call goes on to libc.
 pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
     let (clocks, role) = current()?;
+    if let Some(hosts) = clocks.hosts.get() {
+        return read_on_host(hosts.as_ref(), clock, call);
+    }
     if let Some(shared) = clocks.shared.get() {
         // The runtime thread reads for the code under test only while it polls.
         let reader = match role {
@@ -286,6 +319,25 @@ pub(crate) fn read(clock: Clock, call: &str) -> Option<i128> {
         return None;
     }
     Some(now_on(&clocks, clock))
+}
+
+/// What `clock` reads on the service host whose code runs now.
+fn read_on_host(hosts: &dyn HostClocks, clock: Clock, call: &str) -> Option<i128> {
+    if let Clock::Other(id) = clock {
+        hosts.fail(format!(
+            "called {call} on clock {id}, a clock the simulated machine does not have (a \
+             CPU-time clock, or one read through a file descriptor); it read the real clock, so \
+             the run cannot be trusted"
+        ));
+        return None;
+    }
+    match hosts.now() {
+        Ok((instant_ns, boot_ns, wall_ns)) => Some(reading(clock, instant_ns, boot_ns, wall_ns)),
+        Err(why) => {
+            hosts.fail(format!("called {call} {why}"));
+            None
+        }
+    }
 }
 
 /// What `clock` reads now, from the run's timeline as last brought up to tokio's clock.
@@ -319,6 +371,14 @@ pub(crate) fn sleep(sleep: Sleep, call: &str) -> bool {
     let Some((clocks, role)) = current() else {
         return false;
     };
+    if let Some(hosts) = clocks.hosts.get() {
+        // Every host runs on this one thread: a sleep that held it would hold them all.
+        hosts.fail(format!(
+            "called {call}, which would block the thread every host runs on; sleep with \
+             tokio::time::sleep in a task instead"
+        ));
+        return true;
+    }
     let Some(shared) = clocks.shared.get().cloned() else {
         return false;
     };

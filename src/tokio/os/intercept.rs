@@ -38,8 +38,8 @@ use super::answer::{self, RunClocks};
 use super::lineage;
 use inside::{NS_PER_S, guarded};
 use libc_fns::{
-    CLOCK_GETTIME, CLOCK_NANOSLEEP, GETTIMEOFDAY, NANOSLEEP, PTHREAD_CREATE, SLEEP, StartRoutine,
-    TIME, TIMESPEC_GET, USLEEP,
+    CLOCK_GETTIME, CLOCK_NANOSLEEP, EPOLL_WAIT, GETTIMEOFDAY, NANOSLEEP, PTHREAD_CREATE, SLEEP,
+    StartRoutine, TIME, TIMESPEC_GET, USLEEP,
 };
 
 /// Reads `clockid` from libc itself, whoever calls.
@@ -174,6 +174,32 @@ pub unsafe extern "C" fn usleep(microseconds: libc::useconds_t) -> c_int {
         return unsafe { real(microseconds) };
     }
     inside::usleep(microseconds)
+}
+
+/// How long a runtime would block for its next timer: a service run steps each host's runtime
+/// until it would park, and learns from the timeout when its next timer falls due.
+///
+/// # Safety
+///
+/// As libc's `epoll_wait`: `events` is valid to write `maxevents` events to.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn epoll_wait(
+    epfd: c_int,
+    events: *mut libc::epoll_event,
+    maxevents: c_int,
+    timeout_ms: c_int,
+) -> c_int {
+    if !answer::any_thread_in_run()
+        && let Some(real) = EPOLL_WAIT.looked_up()
+    {
+        // SAFETY: the caller's arguments, passed on as they came.
+        return unsafe { real(epfd, events, maxevents, timeout_ms) };
+    }
+    let timeout_ms = guarded("libc's epoll_wait", || {
+        super::park::on_wait(timeout_ms)
+    });
+    // SAFETY: the caller's arguments, with the timeout the run allows.
+    unsafe { EPOLL_WAIT.get()(epfd, events, maxevents, timeout_ms) }
 }
 
 /// A thread that the code under test starts, and the run it comes from.

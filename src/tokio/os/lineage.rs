@@ -32,6 +32,14 @@ pub(crate) mod on_create {
     /// ticklab itself starts the thread), or the run that started this one.
     pub(crate) fn run_for_new_thread() -> Option<Weak<RunClocks>> {
         if let Some((clocks, _)) = current() {
+            if let Some(hosts) = clocks.hosts.get() {
+                hosts.fail(
+                    "started a thread (std::thread::spawn, tokio's spawn_blocking or tokio::fs, \
+                     or a library's own): it would run beside the simulation on the real clocks, \
+                     and every host runs on one thread; run the work in a task instead"
+                        .to_string(),
+                );
+            }
             return Some(Arc::downgrade(&clocks));
         }
         STARTED_BY

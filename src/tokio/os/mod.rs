@@ -19,6 +19,7 @@ pub(crate) mod answer;
 ))]
 mod intercept;
 pub(crate) mod lineage;
+pub(crate) mod park;
 
 use ticklab_sim::ClockId;
 
@@ -82,6 +83,7 @@ pub(crate) fn keep_linked() {
     {
         std::hint::black_box(intercept::clock_gettime as *const ());
         std::hint::black_box(intercept::pthread_create as *const ());
+        std::hint::black_box(intercept::epoll_wait as *const ());
     }
 }
 

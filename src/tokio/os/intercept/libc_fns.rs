@@ -21,6 +21,8 @@ pub(super) type TimespecGet = unsafe extern "C" fn(*mut timespec, c_int) -> c_in
 pub(super) type Nanosleep = unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int;
 pub(super) type ClockNanosleep =
     unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
+pub(super) type EpollWait =
+    unsafe extern "C" fn(c_int, *mut libc::epoll_event, c_int, c_int) -> c_int;
 pub(super) type StartRoutine = extern "C" fn(*mut c_void) -> *mut c_void;
 pub(super) type PthreadCreate = unsafe extern "C" fn(
     *mut libc::pthread_t,
@@ -105,4 +107,5 @@ pub(super) static SLEEP: Libc<SleepSeconds> = unsafe { Libc::new(c"sleep") };
 pub(super) static USLEEP: Libc<Usleep> = unsafe { Libc::new(c"usleep") };
 pub(super) static TIMESPEC_GET: Libc<TimespecGet> = unsafe { Libc::new(c"timespec_get") };
 pub(super) static CLOCK_NANOSLEEP: Libc<ClockNanosleep> = unsafe { Libc::new(c"clock_nanosleep") };
+pub(super) static EPOLL_WAIT: Libc<EpollWait> = unsafe { Libc::new(c"epoll_wait") };
 pub(super) static PTHREAD_CREATE: Libc<PthreadCreate> = unsafe { Libc::new(c"pthread_create") };

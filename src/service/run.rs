@@ -1,0 +1,508 @@
+//! The run: one physical timeline for every host, stepped in (time, sequence) order.
+//!
+//! A host runs when something reaches it: its start, its next timer, a segment for its kernel, a
+//! thaw. The run then steps its runtime until every task waits, takes what it sent, and files
+//! its next timer at the physical moment its own `Instant` reads it. Nothing happens between
+//! those moments, so a quiet hour costs nothing.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use ticklab_sim::{Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, Secs};
+
+use super::clockwork::{Clockwork, HostClock, SharedClockwork};
+use super::host::HostRuntime;
+use super::net::fabric::{Fabric, Segment};
+use super::net::{OnHost, SharedFabric};
+use super::notes::{Collecting, HostNote};
+use super::queue::{Event, Queue};
+use super::service::{Role, Service};
+use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
+use crate::tokio::os::park::{ParkWatch, Parked};
+use crate::trace::Wall;
+
+const MS_NS: u64 = 1_000_000;
+
+/// Why a service run failed, naming the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceError {
+    message: String,
+}
+
+impl fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
+fn error(message: impl Into<String>) -> ServiceError {
+    ServiceError {
+        message: message.into(),
+    }
+}
+
+/// A finished service run: when it ended, the hosts' notes, and its trace.
+#[derive(Debug)]
+pub struct ServiceRun {
+    ended_at_ns: u64,
+    notes: Vec<HostNote>,
+    trace: Vec<String>,
+}
+
+impl ServiceRun {
+    /// Physical time at which the run ended: when its time ran out, or the last client returned.
+    pub fn ended_at_ns(&self) -> u64 {
+        self.ended_at_ns
+    }
+
+    /// Every note, in the order the hosts made them.
+    pub fn notes(&self) -> &[HostNote] {
+        &self.notes
+    }
+
+    /// The notes of host `host`.
+    pub fn notes_on<'a>(&'a self, host: &'a str) -> impl Iterator<Item = &'a HostNote> + 'a {
+        self.notes.iter().filter(move |note| note.host == host)
+    }
+
+    /// The first note on `host` whose text starts with `prefix`.
+    pub fn first_note(&self, host: &str, prefix: &str) -> Option<&HostNote> {
+        self.notes
+            .iter()
+            .find(|note| note.host == host && note.text.starts_with(prefix))
+    }
+
+    /// The run as text, a line per event: each host's start, fault edges and notes, partitions,
+    /// lost datagrams and returned clients, with physical time first. The same service gives
+    /// the same bytes.
+    pub fn trace(&self) -> String {
+        let mut text = String::new();
+        for line in &self.trace {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// A partition between two hosts, by index.
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    a: usize,
+    b: usize,
+    at_ns: u64,
+    end_ns: u64,
+}
+
+struct Runner {
+    clockwork: SharedClockwork,
+    fabric: SharedFabric,
+    queue: Queue,
+    runtimes: Vec<HostRuntime>,
+    roles: Vec<Role>,
+    names: Vec<String>,
+    /// Each host's next timer, in whole ms of its `Instant`, and its filing's generation.
+    next_tick_ms: Vec<Option<u64>>,
+    generation: Vec<u64>,
+    /// TCP segments that reached a host whose system slept, for when it wakes.
+    backlog: Vec<Vec<Segment>>,
+    cuts: Vec<Cut>,
+    /// When the last segment from one host to another arrives: a connection keeps its order.
+    last_arrival_ns: BTreeMap<(usize, usize), u64>,
+    latency_ns: u64,
+    end_ns: u64,
+    now_ns: u64,
+    trace: Vec<String>,
+    /// How many of the hosts' notes are in the trace.
+    notes_seen: usize,
+    watch: ParkWatch,
+}
+
+pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
+    check_can_run();
+    if let Some(why) = service.invalid.first() {
+        return Err(error(why.clone()));
+    }
+    let cuts = resolve_cuts(&service)?;
+    crate::tokio::os::keep_linked();
+    crate::tokio::panics::install_hook();
+    let hosts: Vec<HostClock> = service
+        .hosts
+        .iter()
+        .map(|host| HostClock {
+            name: host.name.clone(),
+            machine: Machine::new(
+                host.platform,
+                host.platform.instant_clock(),
+                service.wall_start_ns.saturating_add(host.wall_offset_ns),
+            ),
+            drift: Drift::new(host.drift_ppb),
+        })
+        .collect();
+    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(hosts))));
+    let clocks = RunClocks::new(service.wall_start_ns);
+    clocks
+        .hosts
+        .set(Arc::new(clockwork.clone()))
+        .expect("set once, as the run begins");
+    let _scope = Scope::enter(&clocks, ThreadRole::Runtime);
+    let notes = Collecting::start(&clockwork);
+    let names: Vec<String> = service.hosts.iter().map(|host| host.name.clone()).collect();
+    let mut runner = Runner {
+        fabric: SharedFabric(Arc::new(Mutex::new(Fabric::new(names.clone())))),
+        queue: Queue::default(),
+        runtimes: Vec::with_capacity(names.len()),
+        roles: service.hosts.iter().map(|host| host.role).collect(),
+        next_tick_ms: vec![None; names.len()],
+        generation: vec![0; names.len()],
+        backlog: (0..names.len()).map(|_| Vec::new()).collect(),
+        cuts,
+        last_arrival_ns: BTreeMap::new(),
+        latency_ns: service.latency_ns,
+        end_ns: service.run_for_ns,
+        now_ns: 0,
+        trace: Vec::new(),
+        notes_seen: 0,
+        watch: ParkWatch::start(),
+        names,
+        clockwork,
+    };
+    runner.start(service);
+    let outcome = runner.drive();
+    runner.shut_down();
+    let notes = notes.finish();
+    let ended_at_ns = outcome?;
+    Ok(ServiceRun {
+        ended_at_ns,
+        notes,
+        trace: runner.trace,
+    })
+}
+
+/// Panics, naming the cure, where a service cannot run.
+fn check_can_run() {
+    assert!(
+        tokio::runtime::Handle::try_current().is_err(),
+        "ticklab: Service::run was called inside a tokio runtime (such as under \
+         #[tokio::test]); it runs each host on a runtime of its own, so call it from a plain \
+         #[test]"
+    );
+    assert!(
+        crate::tokio::os::INTERCEPTED,
+        "ticklab: this build cannot bring std::time::Instant inside the simulation (that needs \
+         Linux with glibc and the `os-clocks` feature); a service's hosts read their clocks \
+         through it, tokio's included"
+    );
+}
+
+fn resolve_cuts(service: &Service) -> Result<Vec<Cut>, ServiceError> {
+    let index = |name: &str| {
+        service
+            .hosts
+            .iter()
+            .position(|host| host.name == name)
+            .ok_or_else(|| error(format!("a partition names `{name}`, which is no host")))
+    };
+    service
+        .partitions
+        .iter()
+        .map(|partition| {
+            Ok(Cut {
+                a: index(&partition.between.0)?,
+                b: index(&partition.between.1)?,
+                at_ns: partition.at_ns,
+                end_ns: partition.at_ns.saturating_add(partition.duration_ns),
+            })
+        })
+        .collect()
+}
+
+impl Runner {
+    /// Builds every host's runtime and queues the faults, partitions and starts.
+    fn start(&mut self, service: Service) {
+        for (host, spec) in service.hosts.into_iter().enumerate() {
+            let mut schedule = FaultSchedule::new(&spec.faults);
+            while let Some(edge) = schedule.pop() {
+                self.queue.push(edge.at_ns, Event::Edge { host, edge });
+            }
+            // The runtime's clock starts at the host's `Instant`, read as it is built.
+            self.clockwork.lock().current = Some(host);
+            self.runtimes.push(HostRuntime::new(spec.software));
+            self.clockwork.lock().current = None;
+        }
+        for (index, cut) in self.cuts.clone().into_iter().enumerate() {
+            self.queue.push(
+                cut.at_ns,
+                Event::Partition {
+                    index,
+                    begins: true,
+                },
+            );
+            self.queue.push(
+                cut.end_ns,
+                Event::Partition {
+                    index,
+                    begins: false,
+                },
+            );
+        }
+        for host in 0..self.runtimes.len() {
+            self.queue.push(0, Event::Start { host });
+        }
+    }
+
+    /// Runs to the end; when the run ended.
+    fn drive(&mut self) -> Result<u64, ServiceError> {
+        while let Some(at_ns) = self.queue.peek_ns() {
+            if at_ns >= self.end_ns {
+                break;
+            }
+            let (at_ns, event) = self.queue.pop().expect("peeked");
+            self.now_ns = at_ns;
+            self.clockwork.lock().now_ns = at_ns;
+            self.handle(event)?;
+            if self.every_client_returned() {
+                return Ok(self.now_ns);
+            }
+        }
+        self.now_ns = self.end_ns;
+        self.clockwork.lock().now_ns = self.end_ns;
+        let waiting: Vec<&str> = (0..self.roles.len())
+            .filter(|&host| {
+                self.roles[host] == Role::Client && self.runtimes[host].outcome.borrow().is_none()
+            })
+            .map(|host| self.names[host].as_str())
+            .collect();
+        if !waiting.is_empty() {
+            return Err(error(format!(
+                "the run's {} ran out before client{} {} returned",
+                Secs(self.end_ns),
+                if waiting.len() == 1 { "" } else { "s" },
+                waiting
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(self.end_ns)
+    }
+
+    fn every_client_returned(&self) -> bool {
+        let mut clients = (0..self.roles.len()).filter(|&h| self.roles[h] == Role::Client);
+        let any = clients.clone().next().is_some();
+        any && clients.all(|host| self.runtimes[host].outcome.borrow().is_some())
+    }
+
+    fn handle(&mut self, event: Event) -> Result<(), ServiceError> {
+        match event {
+            Event::Start { host } => {
+                if self.can_run(host) && !self.runtimes[host].started() {
+                    self.line(host, "starts".to_string());
+                    self.step(host)?;
+                }
+            }
+            Event::Edge { host, edge } => self.apply_edge(host, edge)?,
+            Event::Timer { host, generation } => {
+                if generation == self.generation[host] && self.can_run(host) {
+                    self.step(host)?;
+                }
+            }
+            Event::Deliver(segment) => self.deliver(segment)?,
+            Event::Partition { index, begins } => {
+                let cut = self.cuts[index];
+                let (a, b) = (&self.names[cut.a], &self.names[cut.b]);
+                let what = if begins { "begins" } else { "heals" };
+                let line = format!("{}  {a} <-> {b}  partition {what}", Secs(self.now_ns));
+                self.trace.push(line);
+            }
+        }
+        Ok(())
+    }
+
+    fn can_run(&self, host: usize) -> bool {
+        self.clockwork.lock().hosts[host].machine.can_run()
+    }
+
+    fn line(&mut self, host: usize, what: String) {
+        let line = format!("{}  {}  {what}", Secs(self.now_ns), self.names[host]);
+        self.trace.push(line);
+    }
+
+    fn apply_edge(&mut self, host: usize, edge: FaultEdge) -> Result<(), ServiceError> {
+        let (effect, awake) = {
+            let mut clockwork = self.clockwork.lock();
+            let clock = &mut clockwork.hosts[host];
+            let local = FaultEdge {
+                at_ns: clock.drift.local_ns(edge.at_ns),
+                ..edge
+            };
+            let effect: EdgeEffect = clock.machine.apply(&local);
+            (effect, clock.machine.system_awake())
+        };
+        let what = match edge.edge {
+            ticklab_sim::Edge::Begin => "begins",
+            ticklab_sim::Edge::End => "ends",
+            ticklab_sim::Edge::Point => "",
+        };
+        self.line(host, format!("{} {what}", edge.fault).trim_end().to_string());
+        if effect.changed_clock.is_some() {
+            self.refile_timer(host);
+        }
+        if awake {
+            for segment in std::mem::take(&mut self.backlog[host]) {
+                self.queue.push(self.now_ns, Event::Deliver(segment));
+            }
+        }
+        if effect.resumed_after_ns.is_some() {
+            // What came due while it could not run happens now, all at once.
+            self.step(host)?;
+        }
+        Ok(())
+    }
+
+    fn deliver(&mut self, segment: Segment) -> Result<(), ServiceError> {
+        let to = segment.to;
+        let awake = self.clockwork.lock().hosts[to].machine.system_awake();
+        if !awake {
+            if segment.reliable() {
+                self.backlog[to].push(segment);
+            } else {
+                let from = segment.from;
+                self.line(to, format!("lost a datagram from {} (asleep)", self.names[from]));
+            }
+            return Ok(());
+        }
+        let waker = self.fabric.lock().deliver(segment);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        self.send_outbox();
+        if self.can_run(to) && self.runtimes[to].started() {
+            self.step(to)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `host`'s tasks until every one waits.
+    fn step(&mut self, host: usize) -> Result<(), ServiceError> {
+        self.clockwork.lock().current = Some(host);
+        let parked = {
+            let _on = OnHost::enter(&self.fabric, host);
+            self.runtimes[host].step(&self.watch)
+        };
+        self.trace
+            .extend(super::notes::new_since(&mut self.notes_seen).iter().map(note_line));
+        let failure = {
+            let mut clockwork = self.clockwork.lock();
+            clockwork.current = None;
+            clockwork.failure.take()
+        };
+        if let Some(why) = failure {
+            return Err(error(why));
+        }
+        self.next_tick_ms[host] = match parked {
+            Parked::For { ms } => {
+                let now_ms = self.clockwork.lock().reading(host).instant_ns / MS_NS;
+                Some(now_ms + ms)
+            }
+            Parked::UntilWoken => None,
+        };
+        self.refile_timer(host);
+        self.send_outbox();
+        let ended = self.runtimes[host].outcome.borrow().clone();
+        match ended {
+            Some(Err(why)) => Err(error(format!(
+                "host `{}` returned an error: {why}",
+                self.names[host]
+            ))),
+            Some(Ok(())) if self.roles[host] == Role::Client => {
+                if !self.trace.last().is_some_and(|line| line.ends_with("returned")) {
+                    self.line(host, "returned".to_string());
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Files `host`'s next timer at the physical moment its `Instant` reads it.
+    fn refile_timer(&mut self, host: usize) {
+        self.generation[host] += 1;
+        let Some(tick_ms) = self.next_tick_ms[host] else {
+            return;
+        };
+        let at_ns = self
+            .clockwork
+            .lock()
+            .phys_when_instant(host, tick_ms.saturating_mul(MS_NS));
+        if let Some(at_ns) = at_ns {
+            let generation = self.generation[host];
+            self.queue.push(at_ns, Event::Timer { host, generation });
+        }
+    }
+
+    fn partitioned(&self, a: usize, b: usize, at_ns: u64) -> Option<Cut> {
+        self.cuts.iter().copied().find(|cut| {
+            ((cut.a, cut.b) == (a, b) || (cut.a, cut.b) == (b, a))
+                && cut.at_ns <= at_ns
+                && at_ns < cut.end_ns
+        })
+    }
+
+    /// Queues what the hosts sent: after the link's latency, in order per pair of hosts.
+    fn send_outbox(&mut self) {
+        let sent = std::mem::take(&mut self.fabric.lock().outbox);
+        for segment in sent {
+            let (from, to) = (segment.from, segment.to);
+            let latency_ns = if from == to { 0 } else { self.latency_ns };
+            let mut at_ns = self.now_ns.saturating_add(latency_ns);
+            if let Some(cut) = self.partitioned(from, to, self.now_ns) {
+                if !segment.reliable() {
+                    let line = format!("lost a datagram to {} (partition)", self.names[to]);
+                    self.line(from, line);
+                    continue;
+                }
+                at_ns = cut.end_ns.saturating_add(latency_ns);
+            }
+            let last = self.last_arrival_ns.entry((from, to)).or_default();
+            at_ns = at_ns.max(*last);
+            *last = at_ns;
+            self.queue.push(at_ns, Event::Deliver(segment));
+        }
+    }
+
+    /// Drops every host's tasks, each on its own clocks, then its runtime.
+    fn shut_down(&mut self) {
+        for host in 0..self.runtimes.len() {
+            self.clockwork.lock().current = Some(host);
+            let _on = OnHost::enter(&self.fabric, host);
+            self.runtimes[host].shut_down();
+        }
+        self.clockwork.lock().current = None;
+    }
+}
+
+impl fmt::Debug for Runner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner")
+            .field("now_ns", &self.now_ns)
+            .field("queued", &self.queue.len())
+            .finish()
+    }
+}
+
+/// A note's line in the trace.
+fn note_line(note: &HostNote) -> String {
+    format!(
+        "{}  {}  instant {}  wall {}  {}",
+        Secs(note.at_ns),
+        note.host,
+        Secs(note.instant_ns),
+        Wall(note.wall_ns),
+        note.text
+    )
+}

@@ -1,0 +1,273 @@
+//! A service of the user's own code on hosts with clocks of their own: each test works out by
+//! hand when each host does what, and checks it to the nanosecond.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use ticklab::service::{Service, net, note};
+use ticklab::sim::Platform;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const S: u64 = 1_000_000_000;
+const MS: u64 = 1_000_000;
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+/// A server that echoes one byte per connection, noting each.
+fn echo_server<'a>(service: &'a mut Service, name: &str) -> ticklab::service::HostSettings<'a> {
+    service.host(name, || async {
+        let listener = net::TcpListener::bind(("0.0.0.0", 9000)).await?;
+        loop {
+            let (mut stream, _) = listener.accept().await?;
+            tokio::task::spawn_local(async move {
+                let mut byte = [0];
+                while stream.read_exact(&mut byte).await.is_ok() {
+                    note("echo");
+                    if stream.write_all(&byte).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    })
+}
+
+#[test]
+fn a_client_frozen_past_its_timer_connects_as_it_thaws() {
+    let mut service = Service::new();
+    echo_server(&mut service, "server");
+    service
+        .client("client", async {
+            tokio::time::sleep(secs(10)).await;
+            let mut stream = net::TcpStream::connect(("server", 9000)).await?;
+            stream.write_all(b"x").await?;
+            let mut byte = [0];
+            stream.read_exact(&mut byte).await?;
+            note("pong");
+            Ok(())
+        })
+        .process_suspend(secs(5), secs(20));
+    let run = service.run().unwrap();
+    // The sleep falls due at 10 s, inside the freeze (5 s to 25 s): it ends as the client thaws.
+    // SYN 25.000 -> server 25.001, SYN-ACK -> client 25.002, the byte -> server 25.003, echoed
+    // -> client 25.004.
+    assert_eq!(run.first_note("server", "echo").unwrap().at_ns, 25_003 * MS);
+    assert_eq!(run.first_note("client", "pong").unwrap().at_ns, 25_004 * MS);
+    assert_eq!(run.ended_at_ns(), 25_004 * MS);
+}
+
+#[test]
+fn each_host_reads_its_own_clocks_at_the_same_moment() {
+    let mut service = Service::new();
+    service.run_for(secs(30));
+    let body = || async {
+        let (tokio_start, std_start) = (tokio::time::Instant::now(), Instant::now());
+        let wall_start = SystemTime::now();
+        tokio::time::sleep(secs(10)).await;
+        let tokio_ns = tokio_start.elapsed().as_nanos();
+        let std_ns = std_start.elapsed().as_nanos();
+        let wall_ns = SystemTime::now().duration_since(wall_start)?.as_nanos();
+        note(format!("tokio {tokio_ns} std {std_ns} wall {wall_ns}"));
+        Ok(())
+    };
+    service.host("slow", body).drift_ppm(-500.0);
+    service
+        .host("stepped", body)
+        .wall_step_back(secs(4), Duration::from_millis(1500));
+    let run = service.run().unwrap();
+    // 500 ppm slow: its Instant reads 10 s at physical 10 s / 0.9995 = 10.005002501... s.
+    let slow = run.first_note("slow", "tokio").unwrap();
+    assert_eq!(slow.at_ns, 10_005_002_502);
+    assert_eq!(slow.instant_ns, 10 * S);
+    assert_eq!(slow.text, "tokio 10000000000 std 10000000000 wall 10000000000");
+    // The step back moves the wall clock alone, and on that host alone.
+    let stepped = run.first_note("stepped", "tokio").unwrap();
+    assert_eq!(stepped.at_ns, 10 * S);
+    assert_eq!(stepped.text, "tokio 10000000000 std 10000000000 wall 8500000000");
+    // Each host's wall clock read 10 s on from the same start as its sleep ended, by its own
+    // crystal: the step back leaves one 1.5 s behind the other.
+    assert_eq!(stepped.wall_ns - slow.wall_ns, -1_500_000_000);
+}
+
+#[test]
+fn a_system_suspend_stops_instant_where_the_platform_does() {
+    let body = || async {
+        tokio::time::sleep(secs(10)).await;
+        note("woke");
+        Ok(())
+    };
+    let mut service = Service::new();
+    service.run_for(secs(300));
+    service
+        .host("linux", body)
+        .system_suspend(secs(5), secs(100));
+    service
+        .host("windows", body)
+        .platform(Platform::Windows)
+        .system_suspend(secs(5), secs(100));
+    let run = service.run().unwrap();
+    // Linux's CLOCK_MONOTONIC stops for the 100 s: 5 s before, 5 s after, at 110 s. Windows'
+    // counts it: the sleep is long due as the machine wakes at 105 s.
+    assert_eq!(run.first_note("linux", "woke").unwrap().at_ns, 110 * S);
+    assert_eq!(run.first_note("windows", "woke").unwrap().at_ns, 105 * S);
+}
+
+#[test]
+fn a_frozen_kernel_queues_datagrams_and_a_sleeping_one_loses_them() {
+    let receiver = || async {
+        let socket = net::UdpSocket::bind(("0.0.0.0", 7000)).await?;
+        let mut buf = [0; 16];
+        loop {
+            let (len, _) = socket.recv_from(&mut buf).await?;
+            note(String::from_utf8_lossy(&buf[..len]).into_owned());
+        }
+    };
+    let mut service = Service::new();
+    service.run_for(secs(60));
+    service.host("frozen", receiver).process_suspend(secs(5), secs(10));
+    service.host("asleep", receiver).system_suspend(secs(5), secs(10));
+    service.client("sender", async {
+        tokio::time::sleep(secs(6)).await;
+        let socket = net::UdpSocket::bind(("0.0.0.0", 0)).await?;
+        socket.send_to(b"during", ("frozen", 7000)).await?;
+        socket.send_to(b"during", ("asleep", 7000)).await?;
+        tokio::time::sleep(secs(14)).await;
+        socket.send_to(b"after", ("frozen", 7000)).await?;
+        socket.send_to(b"after", ("asleep", 7000)).await?;
+        tokio::time::sleep(secs(1)).await;
+        Ok(())
+    });
+    let run = service.run().unwrap();
+    let texts = |host| {
+        run.notes_on(host)
+            .map(|note| (note.at_ns, note.text.clone()))
+            .collect::<Vec<_>>()
+    };
+    // Sent at 6 s, arrived at 6.001 s: the frozen process reads it as it thaws at 15 s.
+    assert_eq!(
+        texts("frozen"),
+        [(15 * S, "during".into()), (20 * S + MS, "after".into())]
+    );
+    assert_eq!(texts("asleep"), [(20 * S + MS, "after".to_string())]);
+    assert!(run.trace().contains("6.001000000s  asleep  lost a datagram from sender (asleep)"));
+}
+
+#[test]
+fn a_partition_holds_tcp_until_it_heals() {
+    let mut service = Service::new();
+    echo_server(&mut service, "server");
+    service.partition("client", "server", secs(2), secs(8));
+    service.client("client", async {
+        let mut stream = net::TcpStream::connect(("server", 9000)).await?;
+        let mut byte = [0];
+        tokio::time::sleep(secs(3)).await;
+        stream.write_all(b"x").await?;
+        stream.read_exact(&mut byte).await?;
+        note("pong");
+        Ok(())
+    });
+    let run = service.run().unwrap();
+    // Connected by 2 ms; the byte sent at 3.002 s waits for the heal at 10 s, arrives 10.001 s,
+    // and the echo is back at 10.002 s.
+    assert_eq!(run.first_note("client", "pong").unwrap().at_ns, 10_002 * MS);
+}
+
+#[test]
+fn nothing_listening_refuses_the_connection() {
+    let mut service = Service::new();
+    service.host("server", || async { Ok(()) });
+    service.client("client", async {
+        let refused = net::TcpStream::connect(("server", 9000)).await.unwrap_err();
+        note(format!("{:?}", refused.kind()));
+        Ok(())
+    });
+    let run = service.run().unwrap();
+    let note = run.first_note("client", "").unwrap();
+    assert_eq!((note.at_ns, note.text.as_str()), (2 * MS, "ConnectionRefused"));
+}
+
+#[test]
+fn a_panic_on_a_host_fails_the_run_naming_the_host() {
+    let mut service = Service::new();
+    service.host("fine", || async { Ok(()) });
+    service.host("broken", || async {
+        tokio::time::sleep(secs(3)).await;
+        panic!("lost the lease");
+    });
+    let failure = service.run().unwrap_err().to_string();
+    assert!(
+        failure.starts_with("the code on host `broken` panicked at tests/service.rs:"),
+        "{failure}"
+    );
+    assert!(failure.ends_with(": lost the lease"), "{failure}");
+}
+
+#[test]
+fn what_the_simulation_cannot_see_fails_the_run() {
+    let mut service = Service::new();
+    service.host("sleeper", || async {
+        std::thread::sleep(Duration::from_millis(1));
+        Ok(())
+    });
+    let failure = service.run().unwrap_err().to_string();
+    assert!(
+        failure.starts_with("the code on host `sleeper` called libc's"),
+        "{failure}"
+    );
+    let mut service = Service::new();
+    service.host("threads", || async {
+        std::thread::spawn(|| ()).join().ok();
+        Ok(())
+    });
+    let failure = service.run().unwrap_err().to_string();
+    assert!(
+        failure.starts_with("the code on host `threads` started a thread"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn a_client_that_never_returns_fails_and_an_error_names_its_host() {
+    let mut service = Service::new();
+    service.run_for(secs(5));
+    service.client("stuck", std::future::pending());
+    assert_eq!(
+        service.run().unwrap_err().to_string(),
+        "the run's 5.000000000s ran out before client `stuck` returned"
+    );
+    let mut service = Service::new();
+    service.client("failing", async { Err("no quorum".into()) });
+    assert_eq!(
+        service.run().unwrap_err().to_string(),
+        "host `failing` returned an error: no quorum"
+    );
+}
+
+#[test]
+fn the_same_service_gives_the_same_trace() {
+    let trace = || {
+        let mut service = Service::new();
+        service.run_for(secs(20));
+        echo_server(&mut service, "server").process_suspend(secs(3), secs(4));
+        for name in ["a", "b"] {
+            service.client(name, async {
+                let mut stream = net::TcpStream::connect(("server", 9000)).await?;
+                let mut interval = tokio::time::interval(Duration::from_millis(700));
+                for _ in 0..10 {
+                    interval.tick().await;
+                    stream.write_all(b"x").await?;
+                    let mut byte = [0];
+                    stream.read_exact(&mut byte).await?;
+                    note("pong");
+                }
+                Ok(())
+            });
+        }
+        service.run().unwrap().trace()
+    };
+    let first = trace();
+    assert_eq!(first, trace());
+    assert!(first.contains("3.000000000s  server  process-suspend for 4s begins"), "{first}");
+    assert_eq!(first.matches("pong").count(), 20, "{first}");
+}
