@@ -80,11 +80,17 @@ fn each_host_reads_its_own_clocks_at_the_same_moment() {
     let slow = run.first_note("slow", "tokio").unwrap();
     assert_eq!(slow.at_ns, 10_005_002_502);
     assert_eq!(slow.instant_ns, 10 * S);
-    assert_eq!(slow.text, "tokio 10000000000 std 10000000000 wall 10000000000");
+    assert_eq!(
+        slow.text,
+        "tokio 10000000000 std 10000000000 wall 10000000000"
+    );
     // The step back moves the wall clock alone, and on that host alone.
     let stepped = run.first_note("stepped", "tokio").unwrap();
     assert_eq!(stepped.at_ns, 10 * S);
-    assert_eq!(stepped.text, "tokio 10000000000 std 10000000000 wall 8500000000");
+    assert_eq!(
+        stepped.text,
+        "tokio 10000000000 std 10000000000 wall 8500000000"
+    );
     // Each host's wall clock read 10 s on from the same start as its sleep ended, by its own
     // crystal: the step back leaves one 1.5 s behind the other.
     assert_eq!(stepped.wall_ns - slow.wall_ns, -1_500_000_000);
@@ -125,8 +131,12 @@ fn a_frozen_kernel_queues_datagrams_and_a_sleeping_one_loses_them() {
     };
     let mut service = Service::new();
     service.run_for(secs(60));
-    service.host("frozen", receiver).process_suspend(secs(5), secs(10));
-    service.host("asleep", receiver).system_suspend(secs(5), secs(10));
+    service
+        .host("frozen", receiver)
+        .process_suspend(secs(5), secs(10));
+    service
+        .host("asleep", receiver)
+        .system_suspend(secs(5), secs(10));
     service.client("sender", async {
         tokio::time::sleep(secs(6)).await;
         let socket = net::UdpSocket::bind(("0.0.0.0", 0)).await?;
@@ -150,7 +160,10 @@ fn a_frozen_kernel_queues_datagrams_and_a_sleeping_one_loses_them() {
         [(15 * S, "during".into()), (20 * S + MS, "after".into())]
     );
     assert_eq!(texts("asleep"), [(20 * S + MS, "after".to_string())]);
-    assert!(run.trace().contains("6.001000000s  asleep  lost a datagram from sender (asleep)"));
+    assert!(
+        run.trace()
+            .contains("6.001000000s  asleep  lost a datagram from sender (asleep)")
+    );
 }
 
 #[test]
@@ -184,7 +197,10 @@ fn nothing_listening_refuses_the_connection() {
     });
     let run = service.run().unwrap();
     let note = run.first_note("client", "").unwrap();
-    assert_eq!((note.at_ns, note.text.as_str()), (2 * MS, "ConnectionRefused"));
+    assert_eq!(
+        (note.at_ns, note.text.as_str()),
+        (2 * MS, "ConnectionRefused")
+    );
 }
 
 #[test]
@@ -268,6 +284,9 @@ fn the_same_service_gives_the_same_trace() {
     };
     let first = trace();
     assert_eq!(first, trace());
-    assert!(first.contains("3.000000000s  server  process-suspend for 4s begins"), "{first}");
+    assert!(
+        first.contains("3.000000000s  server  process-suspend for 4s begins"),
+        "{first}"
+    );
     assert_eq!(first.matches("pong").count(), 20, "{first}");
 }

@@ -30,7 +30,7 @@ pub mod keys;
 mod lease;
 mod memory;
 mod model;
-mod network;
+pub(crate) mod network;
 mod out;
 mod picture;
 mod picture_legend;

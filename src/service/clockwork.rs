@@ -57,7 +57,11 @@ impl Clockwork {
         let local_ns = clock.drift.local_ns(self.now_ns);
         Reading {
             instant_ns: clock.machine.instant_ns(local_ns).max(0) as u64,
-            boot_ns: clock.machine.clocks().read(ClockId::Boottime, local_ns).max(0) as u64,
+            boot_ns: clock
+                .machine
+                .clocks()
+                .read(ClockId::Boottime, local_ns)
+                .max(0) as u64,
             wall_ns: clock.machine.wall_ns(local_ns),
         }
     }
@@ -69,9 +73,10 @@ impl Clockwork {
         let machine = &clock.machine;
         let local_now_ns = clock.drift.local_ns(self.now_ns);
         let target_ns = machine.instant_to_clock_ns(i64::try_from(instant_ns).ok()?);
-        let wait_ns = machine
-            .clocks()
-            .phys_until(machine.instant_clock(), local_now_ns, target_ns)?;
+        let wait_ns =
+            machine
+                .clocks()
+                .phys_until(machine.instant_clock(), local_now_ns, target_ns)?;
         let local_ns = local_now_ns.saturating_add(wait_ns);
         Some(clock.drift.phys_at_or_after(local_ns).max(self.now_ns))
     }
@@ -93,7 +98,9 @@ pub(crate) struct SharedClockwork(pub(crate) Arc<Mutex<Clockwork>>);
 
 impl SharedClockwork {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Clockwork> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

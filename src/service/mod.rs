@@ -60,14 +60,14 @@
 //! `std::net` sockets are real ones, outside the simulation: use [`net`]'s.
 
 mod clockwork;
+mod declare;
 mod host;
 pub mod net;
 mod notes;
 mod queue;
 mod run;
-mod service;
 
+pub use declare::{HostSettings, Service};
 pub use host::Result;
 pub use notes::{HostNote, note};
 pub use run::{ServiceError, ServiceRun};
-pub use service::{HostSettings, Service};

@@ -10,12 +10,25 @@ use super::net::fabric::Segment;
 #[derive(Debug)]
 pub(crate) enum Event {
     /// A host's code starts.
-    Start { host: usize },
-    Edge { host: usize, edge: FaultEdge },
+    Start {
+        host: usize,
+    },
+    Edge {
+        host: usize,
+        edge: FaultEdge,
+    },
     /// A host's next timer falls due, if it is still the one of `generation`.
-    Timer { host: usize, generation: u64 },
+    Timer {
+        host: usize,
+        generation: u64,
+    },
     Deliver(Segment),
-    Partition { index: usize, begins: bool },
+    /// A partition or latency spike begins or ends.
+    Network {
+        begins: bool,
+        is_partition: bool,
+        index: usize,
+    },
 }
 
 #[derive(Debug)]

@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex};
 use ticklab_sim::{Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, Secs};
 
 use super::clockwork::{Clockwork, HostClock, SharedClockwork};
+use super::declare::{Role, Service};
 use super::host::HostRuntime;
 use super::net::fabric::{Fabric, Segment};
 use super::net::{OnHost, SharedFabric};
 use super::notes::{Collecting, HostNote};
 use super::queue::{Event, Queue};
-use super::service::{Role, Service};
+use crate::hosts::network::Network;
+use crate::hosts::thaw::ThawOrder;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
 use crate::tokio::os::park::{ParkWatch, Parked};
 use crate::trace::Wall;
@@ -88,15 +90,6 @@ impl ServiceRun {
     }
 }
 
-/// A partition between two hosts, by index.
-#[derive(Clone, Copy, Debug)]
-struct Cut {
-    a: usize,
-    b: usize,
-    at_ns: u64,
-    end_ns: u64,
-}
-
 struct Runner {
     clockwork: SharedClockwork,
     fabric: SharedFabric,
@@ -109,10 +102,12 @@ struct Runner {
     generation: Vec<u64>,
     /// TCP segments that reached a host whose system slept, for when it wakes.
     backlog: Vec<Vec<Segment>>,
-    cuts: Vec<Cut>,
+    /// What reached a frozen host that handles its timers first as it thaws, for after them.
+    held: Vec<Vec<Segment>>,
+    thaw_orders: Vec<ThawOrder>,
+    network: Network,
     /// When the last segment from one host to another arrives: a connection keeps its order.
     last_arrival_ns: BTreeMap<(usize, usize), u64>,
-    latency_ns: u64,
     end_ns: u64,
     now_ns: u64,
     trace: Vec<String>,
@@ -126,7 +121,13 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
     if let Some(why) = service.invalid.first() {
         return Err(error(why.clone()));
     }
-    let cuts = resolve_cuts(&service)?;
+    let network = service.resolved_network().map_err(error)?;
+    if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
+        return Err(error(format!(
+            "host `{}` was given no code: give it some with `host` or `client`",
+            host.name
+        )));
+    }
     crate::tokio::os::keep_linked();
     crate::tokio::panics::install_hook();
     let hosts: Vec<HostClock> = service
@@ -159,9 +160,10 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         next_tick_ms: vec![None; names.len()],
         generation: vec![0; names.len()],
         backlog: (0..names.len()).map(|_| Vec::new()).collect(),
-        cuts,
+        held: (0..names.len()).map(|_| Vec::new()).collect(),
+        thaw_orders: service.hosts.iter().map(|host| host.thaw_order).collect(),
+        network: Network::new(&network, service.seed),
         last_arrival_ns: BTreeMap::new(),
-        latency_ns: service.latency_ns,
         end_ns: service.run_for_ns,
         now_ns: 0,
         trace: Vec::new(),
@@ -190,34 +192,13 @@ fn check_can_run() {
          #[tokio::test]); it runs each host on a runtime of its own, so call it from a plain \
          #[test]"
     );
-    assert!(
-        crate::tokio::os::INTERCEPTED,
-        "ticklab: this build cannot bring std::time::Instant inside the simulation (that needs \
+    if !crate::tokio::os::INTERCEPTED {
+        panic!(
+            "ticklab: this build cannot bring std::time::Instant inside the simulation (that needs \
          Linux with glibc and the `os-clocks` feature); a service's hosts read their clocks \
          through it, tokio's included"
-    );
-}
-
-fn resolve_cuts(service: &Service) -> Result<Vec<Cut>, ServiceError> {
-    let index = |name: &str| {
-        service
-            .hosts
-            .iter()
-            .position(|host| host.name == name)
-            .ok_or_else(|| error(format!("a partition names `{name}`, which is no host")))
-    };
-    service
-        .partitions
-        .iter()
-        .map(|partition| {
-            Ok(Cut {
-                a: index(&partition.between.0)?,
-                b: index(&partition.between.1)?,
-                at_ns: partition.at_ns,
-                end_ns: partition.at_ns.saturating_add(partition.duration_ns),
-            })
-        })
-        .collect()
+        );
+    }
 }
 
 impl Runner {
@@ -230,24 +211,17 @@ impl Runner {
             }
             // The runtime's clock starts at the host's `Instant`, read as it is built.
             self.clockwork.lock().current = Some(host);
-            self.runtimes.push(HostRuntime::new(spec.software));
+            let software = spec.software.expect("checked as the run began");
+            self.runtimes.push(HostRuntime::new(software));
             self.clockwork.lock().current = None;
         }
-        for (index, cut) in self.cuts.clone().into_iter().enumerate() {
-            self.queue.push(
-                cut.at_ns,
-                Event::Partition {
-                    index,
-                    begins: true,
-                },
-            );
-            self.queue.push(
-                cut.end_ns,
-                Event::Partition {
-                    index,
-                    begins: false,
-                },
-            );
+        for (at_ns, begins, is_partition, index) in self.network.edges(self.end_ns) {
+            let event = Event::Network {
+                begins,
+                is_partition,
+                index,
+            };
+            self.queue.push(at_ns, event);
         }
         for host in 0..self.runtimes.len() {
             self.queue.push(0, Event::Start { host });
@@ -312,11 +286,21 @@ impl Runner {
                 }
             }
             Event::Deliver(segment) => self.deliver(segment)?,
-            Event::Partition { index, begins } => {
-                let cut = self.cuts[index];
-                let (a, b) = (&self.names[cut.a], &self.names[cut.b]);
-                let what = if begins { "begins" } else { "heals" };
-                let line = format!("{}  {a} <-> {b}  partition {what}", Secs(self.now_ns));
+            Event::Network {
+                begins,
+                is_partition,
+                index,
+            } => {
+                let window = *self.network.window(is_partition, index);
+                let a = &self.names[window.pair.a];
+                let b = window.pair.b.map_or("*", |b| self.names[b].as_str());
+                let what = match (is_partition, begins) {
+                    (true, true) => "partition begins".to_string(),
+                    (true, false) => "partition heals".to_string(),
+                    (false, true) => format!("latency spike to {}", Secs(window.latency_ns.1)),
+                    (false, false) => "latency spike ends".to_string(),
+                };
+                let line = format!("{}  {a} <-> {b}  {what}", Secs(self.now_ns));
                 self.trace.push(line);
             }
         }
@@ -348,7 +332,10 @@ impl Runner {
             ticklab_sim::Edge::End => "ends",
             ticklab_sim::Edge::Point => "",
         };
-        self.line(host, format!("{} {what}", edge.fault).trim_end().to_string());
+        self.line(
+            host,
+            format!("{} {what}", edge.fault).trim_end().to_string(),
+        );
         if effect.changed_clock.is_some() {
             self.refile_timer(host);
         }
@@ -358,21 +345,41 @@ impl Runner {
             }
         }
         if effect.resumed_after_ns.is_some() {
-            // What came due while it could not run happens now, all at once.
+            // What came due while it could not run happens now, all at once: the timers first,
+            // if the host handles them first, then what its kernel queued.
             self.step(host)?;
+            for segment in std::mem::take(&mut self.held[host]) {
+                self.deliver(segment)?;
+            }
         }
         Ok(())
     }
 
     fn deliver(&mut self, segment: Segment) -> Result<(), ServiceError> {
-        let to = segment.to;
+        let (from, to) = (segment.from, segment.to);
+        if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
+            // A partition that began while the segment was on its way.
+            if segment.reliable() {
+                self.queue.push(heals_ns, Event::Deliver(segment));
+            } else {
+                self.line(to, format!("lost a datagram from {} (partition)", self.names[from]));
+            }
+            return Ok(());
+        }
         let awake = self.clockwork.lock().hosts[to].machine.system_awake();
+        if awake && !self.can_run(to) && self.thaw_orders[to] == ThawOrder::TimersFirst {
+            self.held[to].push(segment);
+            return Ok(());
+        }
         if !awake {
             if segment.reliable() {
                 self.backlog[to].push(segment);
             } else {
                 let from = segment.from;
-                self.line(to, format!("lost a datagram from {} (asleep)", self.names[from]));
+                self.line(
+                    to,
+                    format!("lost a datagram from {} (asleep)", self.names[from]),
+                );
             }
             return Ok(());
         }
@@ -394,8 +401,11 @@ impl Runner {
             let _on = OnHost::enter(&self.fabric, host);
             self.runtimes[host].step(&self.watch)
         };
-        self.trace
-            .extend(super::notes::new_since(&mut self.notes_seen).iter().map(note_line));
+        self.trace.extend(
+            super::notes::new_since(&mut self.notes_seen)
+                .iter()
+                .map(note_line),
+        );
         let failure = {
             let mut clockwork = self.clockwork.lock();
             clockwork.current = None;
@@ -420,7 +430,11 @@ impl Runner {
                 self.names[host]
             ))),
             Some(Ok(())) if self.roles[host] == Role::Client => {
-                if !self.trace.last().is_some_and(|line| line.ends_with("returned")) {
+                if !self
+                    .trace
+                    .last()
+                    .is_some_and(|line| line.ends_with("returned"))
+                {
                     self.line(host, "returned".to_string());
                 }
                 Ok(())
@@ -445,28 +459,24 @@ impl Runner {
         }
     }
 
-    fn partitioned(&self, a: usize, b: usize, at_ns: u64) -> Option<Cut> {
-        self.cuts.iter().copied().find(|cut| {
-            ((cut.a, cut.b) == (a, b) || (cut.a, cut.b) == (b, a))
-                && cut.at_ns <= at_ns
-                && at_ns < cut.end_ns
-        })
-    }
-
     /// Queues what the hosts sent: after the link's latency, in order per pair of hosts.
     fn send_outbox(&mut self) {
         let sent = std::mem::take(&mut self.fabric.lock().outbox);
         for segment in sent {
             let (from, to) = (segment.from, segment.to);
-            let latency_ns = if from == to { 0 } else { self.latency_ns };
+            let latency_ns = match from == to {
+                true => 0,
+                false => self.network.draw_latency_ns(from, to, self.now_ns),
+            };
             let mut at_ns = self.now_ns.saturating_add(latency_ns);
-            if let Some(cut) = self.partitioned(from, to, self.now_ns) {
+            if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
                 if !segment.reliable() {
                     let line = format!("lost a datagram to {} (partition)", self.names[to]);
                     self.line(from, line);
                     continue;
                 }
-                at_ns = cut.end_ns.saturating_add(latency_ns);
+                // The sender's kernel sends it again until the partition heals.
+                at_ns = heals_ns.saturating_add(latency_ns);
             }
             let last = self.last_arrival_ns.entry((from, to)).or_default();
             at_ns = at_ns.max(*last);

@@ -17,14 +17,27 @@ pub(crate) type EndId = usize;
 #[derive(Debug)]
 pub(crate) enum Body {
     /// A connection request from `client` to a listener on `port`.
-    Syn { client: EndId, port: u16 },
+    Syn {
+        client: EndId,
+        port: u16,
+    },
     /// The server's kernel accepted `client`'s request into `server`.
-    SynAck { client: EndId, server: EndId },
+    SynAck {
+        client: EndId,
+        server: EndId,
+    },
     /// No listener was there.
-    Refused { client: EndId },
-    Data { end: EndId, bytes: Vec<u8> },
+    Refused {
+        client: EndId,
+    },
+    Data {
+        end: EndId,
+        bytes: Vec<u8>,
+    },
     /// The sender will write no more.
-    Fin { end: EndId },
+    Fin {
+        end: EndId,
+    },
     Datagram {
         from: SocketAddr,
         port: u16,
@@ -212,10 +225,7 @@ impl Fabric {
             waker: None,
         });
         self.send(to, from, Body::SynAck { client, server });
-        let listener = self
-            .listeners
-            .get_mut(&(to, port))
-            .expect("checked above");
+        let listener = self.listeners.get_mut(&(to, port)).expect("checked above");
         listener.accepted.push_back(server);
         if let Some(waker) = listener.waker.take() {
             waker.wake();

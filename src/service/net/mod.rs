@@ -29,7 +29,9 @@ pub(crate) struct SharedFabric(pub(crate) Arc<Mutex<Fabric>>);
 
 impl SharedFabric {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Fabric> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Resolves `addr` for a socket on `host`: a name of the run, an address, or this host's own
@@ -77,12 +79,14 @@ impl Drop for OnHost {
 
 /// The network and this host, for a socket made now.
 fn current(what: &str) -> (SharedFabric, usize) {
-    CURRENT.with_borrow(|current| current.clone()).unwrap_or_else(|| {
-        panic!(
-            "ticklab::service::net::{what} was used outside a service host's code; sockets \
+    CURRENT
+        .with_borrow(|current| current.clone())
+        .unwrap_or_else(|| {
+            panic!(
+                "ticklab::service::net::{what} was used outside a service host's code; sockets \
              exist only inside `Service::run`"
-        )
-    })
+            )
+        })
 }
 
 /// The address of the host named `name` (or written out), as `turmoil::lookup` gives it.

@@ -287,7 +287,11 @@ impl AsyncRead for OwnedReadHalf {
 }
 
 impl AsyncWrite for TcpStream {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         poll_write(&self.fabric, self.end, buf)
     }
 
@@ -301,7 +305,11 @@ impl AsyncWrite for TcpStream {
 }
 
 impl AsyncWrite for OwnedWriteHalf {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         poll_write(&self.fabric, self.end, buf)
     }
 

@@ -195,9 +195,7 @@ pub unsafe extern "C" fn epoll_wait(
         // SAFETY: the caller's arguments, passed on as they came.
         return unsafe { real(epfd, events, maxevents, timeout_ms) };
     }
-    let timeout_ms = guarded("libc's epoll_wait", || {
-        super::park::on_wait(timeout_ms)
-    });
+    let timeout_ms = guarded("libc's epoll_wait", || super::park::on_wait(timeout_ms));
     // SAFETY: the caller's arguments, with the timeout the run allows.
     unsafe { EPOLL_WAIT.get()(epfd, events, maxevents, timeout_ms) }
 }

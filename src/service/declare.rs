@@ -2,12 +2,17 @@
 //! and the network between them.
 
 use std::future::Future;
+use std::path::Path;
 use std::time::Duration;
 
-use ticklab_sim::{Fault, Platform};
+use ticklab_sim::{Drift, Fault, Platform};
 
 use super::host::{Result, Software};
 use super::run::{ServiceError, ServiceRun, run};
+use crate::hosts::HostsConfig;
+use crate::hosts::network::{NetworkConfig, Pair, Window};
+use crate::hosts::thaw::ThawOrder;
+use crate::scenario::error::ScenarioError;
 
 /// Whether a host's code serves (the run goes on after it returns) or is a client (the run ends
 /// once every client has returned), as turmoil's hosts and clients.
@@ -25,7 +30,9 @@ pub(crate) struct HostSpec {
     pub(crate) drift_ppb: i64,
     pub(crate) wall_offset_ns: i64,
     pub(crate) faults: Vec<Fault>,
-    pub(crate) software: Software,
+    pub(crate) thaw_order: ThawOrder,
+    /// Its code; `None` for a host a file declared and no code was given.
+    pub(crate) software: Option<Software>,
 }
 
 impl std::fmt::Debug for HostSpec {
@@ -40,12 +47,13 @@ impl std::fmt::Debug for HostSpec {
     }
 }
 
-/// A partition between two hosts, in physical time.
+/// A partition or latency spike between two hosts named in code, in physical time.
 #[derive(Clone, Debug)]
-pub(crate) struct PartitionSpec {
+pub(crate) struct NamedWindow {
     pub(crate) between: (String, String),
     pub(crate) at_ns: u64,
     pub(crate) duration_ns: u64,
+    pub(crate) latency_ns: (u64, u64),
 }
 
 /// Several hosts, each running its own async code, on one physical timeline. See [the
@@ -53,10 +61,17 @@ pub(crate) struct PartitionSpec {
 #[derive(Debug)]
 pub struct Service {
     pub(crate) run_for_ns: u64,
-    pub(crate) latency_ns: u64,
+    pub(crate) seed: u64,
     pub(crate) wall_start_ns: i64,
     pub(crate) hosts: Vec<HostSpec>,
-    pub(crate) partitions: Vec<PartitionSpec>,
+    /// The network a file declared, or the latency set in code, with the file's partitions and
+    /// spikes between its hosts.
+    pub(crate) network: NetworkConfig,
+    /// Partitions and spikes declared in code, by host name.
+    pub(crate) partitions: Vec<NamedWindow>,
+    pub(crate) spikes: Vec<NamedWindow>,
+    /// The file the hosts came from: code then runs on hosts it declares.
+    pub(crate) source: Option<String>,
     /// Why the declaration cannot run, found as it was made.
     pub(crate) invalid: Vec<String>,
 }
@@ -79,12 +94,78 @@ impl Service {
     pub fn new() -> Service {
         Service {
             run_for_ns: 60_000_000_000,
-            latency_ns: 1_000_000,
+            seed: 0,
             wall_start_ns: WALL_START_NS,
             hosts: Vec::new(),
+            network: NetworkConfig {
+                latency_ns: (1_000_000, 1_000_000),
+                links: Vec::new(),
+                partitions: Vec::new(),
+                spikes: Vec::new(),
+            },
             partitions: Vec::new(),
+            spikes: Vec::new(),
+            source: None,
             invalid: Vec::new(),
         }
+    }
+
+    /// The hosts, network, faults and length of a `kind = "hosts"` scenario file, with no code
+    /// on any host yet: [`host`](Service::host) and [`client`](Service::client) give each host
+    /// its code by the name the file gives it. The file's `[model]` workloads are checked, then
+    /// set aside: the same file runs ticklab's built-in protocol and yours under the same faults.
+    pub fn load(path: impl AsRef<Path>) -> std::result::Result<Service, ScenarioError> {
+        let path = path.as_ref();
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            ScenarioError::whole_file(&source, format!("cannot read the scenario: {error}"))
+                .with_hint("a path relative to the test runs from the crate's folder")
+        })?;
+        Service::parse(&source, &text)
+    }
+
+    /// The same as [`Service::load`], from text; `source` names it in errors.
+    pub fn parse(source: &str, text: &str) -> std::result::Result<Service, ScenarioError> {
+        let scenario = crate::loader::parse(source, text)?;
+        let Some(config) = scenario.model.config::<HostsConfig>() else {
+            return Err(ScenarioError::whole_file(
+                source,
+                "a service runs on the hosts of a `kind = \"hosts\"` scenario",
+            )
+            .with_hint("declare the hosts under [model] with kind = \"hosts\" and [[model.host]]"));
+        };
+        if let Some(host) = config.hosts.iter().find(|host| host.machine.is_some()) {
+            return Err(ScenarioError::whole_file(
+                source,
+                format!(
+                    "host `{}` has a [machine]: a service's code costs no simulated CPU time yet",
+                    host.name
+                ),
+            )
+            .with_hint("remove the [machine] tables; the book's limits say what to do instead"));
+        }
+        let conditions = &scenario.setting.conditions;
+        let mut service = Service::new();
+        service.run_for_ns = conditions.run_for_ns;
+        service.seed = conditions.seed;
+        service.wall_start_ns = conditions.wall_start_ns;
+        service.network = config.network.clone();
+        service.source = Some(source.to_string());
+        service.hosts = config
+            .hosts
+            .iter()
+            .map(|host| HostSpec {
+                name: host.name.clone(),
+                role: Role::Server,
+                platform: host.platform,
+                drift_ppb: host.drift.ppb(),
+                wall_offset_ns: host.wall_offset_ns,
+                faults: host.faults.clone(),
+                thaw_order: host.thaw_order,
+                software: None,
+            })
+            .collect();
+        Ok(service)
     }
 
     /// The physical length of the run: it ends then, or once every client has returned.
@@ -95,7 +176,25 @@ impl Service {
 
     /// How long every link takes to carry a segment.
     pub fn latency(&mut self, latency: Duration) -> &mut Self {
-        self.latency_ns = ns(latency);
+        self.network.latency_ns = (ns(latency), ns(latency));
+        self
+    }
+
+    /// Each segment takes from `shortest` to `longest`, drawn from the run's seed; a connection
+    /// keeps its order all the same.
+    pub fn latency_between(&mut self, shortest: Duration, longest: Duration) -> &mut Self {
+        if shortest > longest {
+            self.invalid.push(format!(
+                "the shortest latency, {shortest:?}, is longer than the longest, {longest:?}"
+            ));
+        }
+        self.network.latency_ns = (ns(shortest), ns(longest));
+        self
+    }
+
+    /// The seed the network's latencies are drawn from.
+    pub fn seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = seed;
         self
     }
 
@@ -127,34 +226,102 @@ impl Service {
     }
 
     fn add(&mut self, name: &str, role: Role, software: Software) -> HostSettings<'_> {
-        if self.hosts.iter().any(|host| host.name == name) {
-            self.invalid
-                .push(format!("two hosts are named `{name}`; each needs a name of its own"));
-        }
-        self.hosts.push(HostSpec {
-            name: name.to_string(),
-            role,
-            platform: Platform::Linux,
-            drift_ppb: 0,
-            wall_offset_ns: 0,
-            faults: Vec::new(),
-            software,
-        });
-        let index = self.hosts.len() - 1;
+        let declared = self.hosts.iter().position(|host| host.name == name);
+        let index = match (declared, &self.source) {
+            (Some(index), Some(_)) if self.hosts[index].software.is_none() => index,
+            (Some(index), _) => {
+                self.invalid
+                    .push(format!("host `{name}` was given code twice; each host runs one"));
+                index
+            }
+            (None, Some(source)) => {
+                let names: Vec<&str> = self.hosts.iter().map(|host| host.name.as_str()).collect();
+                self.invalid.push(format!(
+                    "{source} declares no host `{name}`; its hosts are {}",
+                    names.join(", ")
+                ));
+                self.push_host(name)
+            }
+            (None, None) => self.push_host(name),
+        };
+        let host = &mut self.hosts[index];
+        host.role = role;
+        host.software = Some(software);
         HostSettings {
             service: self,
             index,
         }
     }
 
+    fn push_host(&mut self, name: &str) -> usize {
+        self.hosts.push(HostSpec {
+            name: name.to_string(),
+            role: Role::Server,
+            platform: Platform::Linux,
+            drift_ppb: Drift::NONE.ppb(),
+            wall_offset_ns: 0,
+            faults: Vec::new(),
+            thaw_order: ThawOrder::IoFirst,
+            software: None,
+        });
+        self.hosts.len() - 1
+    }
+
     /// The network between `a` and `b` is cut from `at` for `duration`, both ways.
     pub fn partition(&mut self, a: &str, b: &str, at: Duration, duration: Duration) -> &mut Self {
-        self.partitions.push(PartitionSpec {
+        self.partitions.push(NamedWindow {
             between: (a.to_string(), b.to_string()),
             at_ns: ns(at),
             duration_ns: ns(duration),
+            latency_ns: (0, 0),
         });
         self
+    }
+
+    /// The link between `a` and `b` takes `latency` from `at` for `duration`, both ways.
+    pub fn latency_spike(
+        &mut self,
+        (a, b): (&str, &str),
+        at: Duration,
+        duration: Duration,
+        latency: Duration,
+    ) -> &mut Self {
+        self.spikes.push(NamedWindow {
+            between: (a.to_string(), b.to_string()),
+            at_ns: ns(at),
+            duration_ns: ns(duration),
+            latency_ns: (ns(latency), ns(latency)),
+        });
+        self
+    }
+
+    /// The network with the partitions and spikes declared in code added to the file's.
+    pub(crate) fn resolved_network(&self) -> std::result::Result<NetworkConfig, String> {
+        let index = |name: &str| {
+            self.hosts
+                .iter()
+                .position(|host| host.name == name)
+                .ok_or_else(|| format!("a partition or spike names `{name}`, which is no host"))
+        };
+        let window = |named: &NamedWindow| {
+            Ok::<_, String>(Window {
+                pair: Pair {
+                    a: index(&named.between.0)?,
+                    b: Some(index(&named.between.1)?),
+                },
+                at_ns: named.at_ns,
+                end_ns: named.at_ns.saturating_add(named.duration_ns),
+                latency_ns: named.latency_ns,
+            })
+        };
+        let mut network = self.network.clone();
+        for named in &self.partitions {
+            network.partitions.push(window(named)?);
+        }
+        for named in &self.spikes {
+            network.spikes.push(window(named)?);
+        }
+        Ok(network)
     }
 
     /// Runs every host's code until the run's time ends, or every client has returned.
@@ -189,6 +356,14 @@ impl HostSettings<'_> {
 
     fn fault(mut self, fault: Fault) -> Self {
         self.spec().faults.push(fault);
+        self
+    }
+
+    /// What the host's code finds first as it thaws: by default tokio's own order (the
+    /// messages its kernel queued wake their tasks before the timers that fell due); with
+    /// [`ThawOrder::TimersFirst`], the timers' tasks run before the messages are handed over.
+    pub fn thaw_order(mut self, order: ThawOrder) -> Self {
+        self.spec().thaw_order = order;
         self
     }
 
