@@ -290,3 +290,75 @@ fn the_same_service_gives_the_same_trace() {
     );
     assert_eq!(first.matches("pong").count(), 20, "{first}");
 }
+
+#[test]
+fn a_host_whose_tasks_never_wait_fails_the_run_naming_it() {
+    let mut service = Service::new();
+    service.host("spinner", || async {
+        loop {
+            tokio::task::yield_now().await;
+        }
+    });
+    let failure = service.run().unwrap_err().to_string();
+    assert!(
+        failure.starts_with("host `spinner`'s tasks never all waited at 0.000000000s"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn the_work_bound_counts_every_host_step() {
+    let ticker = || async {
+        let mut interval = tokio::time::interval(Duration::from_millis(10));
+        loop {
+            interval.tick().await;
+        }
+    };
+    let mut service = Service::new();
+    service.run_for(secs(1));
+    service.host("a", ticker);
+    service.host("b", ticker);
+    // Each host starts, then wakes every 10 ms from 10 ms to 990 ms: 2 x (1 + 99) steps. tokio's
+    // wheel also wakes its runtime where a timer moves down a level, at the start of a 64 ms
+    // slot: at most 16 more a host in a second.
+    let steps = service.run().unwrap().steps();
+    assert!((200..=232).contains(&steps), "{steps}");
+    let mut service = Service::new();
+    service.run_for(secs(1));
+    service.max_events(150);
+    service.host("a", ticker);
+    service.host("b", ticker);
+    let failure = service.run().unwrap_err().to_string();
+    assert!(
+        failure.starts_with("the run stepped its hosts more than 150 times by 0."),
+        "{failure}"
+    );
+}
+
+#[test]
+fn real_time_blocking_on_a_host_is_a_warning_naming_it() {
+    let mut service = Service::new();
+    service.run_for(secs(2));
+    service.warn_when_blocked_for(Duration::from_millis(20));
+    service.host("blocked", || async {
+        tokio::time::sleep(secs(1)).await;
+        // A real socket's timed receive waits 60 ms of real time in the kernel, unseen.
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+        socket.set_read_timeout(Some(Duration::from_millis(60)))?;
+        let _ = socket.recv(&mut [0; 1]);
+        Ok(())
+    });
+    let run = service.run().unwrap();
+    // A slow start on a loaded machine may add a warning at 0 s; the block is the one at 1 s.
+    let blocked: Vec<&String> = run
+        .warnings()
+        .iter()
+        .filter(|warning| warning.contains("without waiting at 1.000000000s"))
+        .collect();
+    assert_eq!(blocked.len(), 1, "{:?}", run.warnings());
+    assert!(
+        blocked[0].starts_with("host `blocked`'s code ran for "),
+        "{}",
+        blocked[0]
+    );
+}

@@ -70,6 +70,10 @@ pub struct Service {
     /// Partitions and spikes declared in code, by host name.
     pub(crate) partitions: Vec<NamedWindow>,
     pub(crate) spikes: Vec<NamedWindow>,
+    /// Most host steps the run may take.
+    pub(crate) max_steps: u64,
+    /// Real time a host's code may run without waiting before a warning.
+    pub(crate) warn_after_real_ns: u64,
     /// The file the hosts came from: code then runs on hosts it declares.
     pub(crate) source: Option<String>,
     /// Why the declaration cannot run, found as it was made.
@@ -105,9 +109,26 @@ impl Service {
             },
             partitions: Vec::new(),
             spikes: Vec::new(),
+            max_steps: crate::run::DEFAULT_MAX_EVENTS,
+            warn_after_real_ns: 50_000_000,
             source: None,
             invalid: Vec::new(),
         }
+    }
+
+    /// Bounds the run's work: it fails once it has stepped its hosts' runtimes this many
+    /// times (250 million unless set), rather than run for hours.
+    pub fn max_events(&mut self, max_events: u64) -> &mut Self {
+        self.max_steps = max_events;
+        self
+    }
+
+    /// Warns when a host's code runs for longer than `real` of real time without waiting (50 ms
+    /// unless set): something blocked it that simulated time cannot see. The warnings go to
+    /// stderr and [`ServiceRun::warnings`], and never change the run.
+    pub fn warn_when_blocked_for(&mut self, real: Duration) -> &mut Self {
+        self.warn_after_real_ns = ns(real);
+        self
     }
 
     /// The hosts, network, faults and length of a `kind = "hosts"` scenario file, with no code
@@ -132,7 +153,9 @@ impl Service {
                 source,
                 "a service runs on the hosts of a `kind = \"hosts\"` scenario",
             )
-            .with_hint("declare the hosts under [model] with kind = \"hosts\" and [[model.host]]"));
+            .with_hint(
+                "declare the hosts under [model] with kind = \"hosts\" and [[model.host]]",
+            ));
         };
         if let Some(host) = config.hosts.iter().find(|host| host.machine.is_some()) {
             return Err(ScenarioError::whole_file(
@@ -230,8 +253,9 @@ impl Service {
         let index = match (declared, &self.source) {
             (Some(index), Some(_)) if self.hosts[index].software.is_none() => index,
             (Some(index), _) => {
-                self.invalid
-                    .push(format!("host `{name}` was given code twice; each host runs one"));
+                self.invalid.push(format!(
+                    "host `{name}` was given code twice; each host runs one"
+                ));
                 index
             }
             (None, Some(source)) => {

@@ -60,9 +60,11 @@ impl HostRuntime {
     }
 
     /// Runs the host's tasks until every one waits; how long the runtime would then block.
-    pub(crate) fn step(&mut self, watch: &ParkWatch) -> Parked {
+    /// `None` if they never all wait: some task is always ready (one that yields in a loop), so
+    /// the host's clock could never move.
+    pub(crate) fn step(&mut self, watch: &ParkWatch) -> Option<Parked> {
         let (Some(runtime), Some(local)) = (&self.runtime, &self.local) else {
-            return Parked::UntilWoken;
+            return Some(Parked::UntilWoken);
         };
         if let Some(software) = self.software.take() {
             let outcome = Rc::clone(&self.outcome);
@@ -73,7 +75,10 @@ impl HostRuntime {
             });
         }
         watch.take();
-        let until_parked = UntilParked { watch };
+        let until_parked = UntilParked {
+            watch,
+            busy_parks: 0,
+        };
         runtime.block_on(local.run_until(until_parked))
     }
 
@@ -84,23 +89,33 @@ impl HostRuntime {
     }
 }
 
+/// Parks in one step with work still ready before the host is taken to never wait: at about a
+/// microsecond each, a second or two of real time.
+const MAX_BUSY_PARKS: u32 = 1_000_000;
+
 /// Ready once the runtime has parked for a timer in the future or for good: every task waits.
 struct UntilParked<'a> {
     watch: &'a ParkWatch,
+    /// Parks that found work still ready, in a row.
+    busy_parks: u32,
 }
 
 impl Future for UntilParked<'_> {
-    type Output = Parked;
+    type Output = Option<Parked>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Parked> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Parked>> {
         match self.watch.take() {
             // Not parked yet, or a timer was due as it parked (the runtime fires it and runs
             // on), or it only looked for events on its way.
             None | Some(Parked::For { ms: 0 }) => {
+                self.busy_parks += 1;
+                if self.busy_parks > MAX_BUSY_PARKS {
+                    return Poll::Ready(None);
+                }
                 self.watch.wake_on_park(cx.waker());
                 Poll::Pending
             }
-            Some(parked) => Poll::Ready(parked),
+            Some(parked) => Poll::Ready(Some(parked)),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use ticklab_sim::{Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, Secs};
@@ -52,12 +53,24 @@ pub struct ServiceRun {
     ended_at_ns: u64,
     notes: Vec<HostNote>,
     trace: Vec<String>,
+    steps: u64,
+    warnings: Vec<String>,
 }
 
 impl ServiceRun {
     /// Physical time at which the run ended: when its time ran out, or the last client returned.
     pub fn ended_at_ns(&self) -> u64 {
         self.ended_at_ns
+    }
+
+    /// How many times the run stepped a host's runtime: its work, which `max_events` bounds.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Warnings of code that held the thread in real time, naming the host; also on stderr.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Every note, in the order the hosts made them.
@@ -113,6 +126,10 @@ struct Runner {
     trace: Vec<String>,
     /// How many of the hosts' notes are in the trace.
     notes_seen: usize,
+    steps: u64,
+    max_steps: u64,
+    warn_after_real_ns: u64,
+    warnings: Vec<String>,
     watch: ParkWatch,
 }
 
@@ -122,6 +139,7 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         return Err(error(why.clone()));
     }
     let network = service.resolved_network().map_err(error)?;
+    check_descriptors(service.hosts.len())?;
     if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
         return Err(error(format!(
             "host `{}` was given no code: give it some with `host` or `client`",
@@ -168,6 +186,10 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         now_ns: 0,
         trace: Vec::new(),
         notes_seen: 0,
+        steps: 0,
+        max_steps: service.max_steps,
+        warn_after_real_ns: service.warn_after_real_ns,
+        warnings: Vec::new(),
         watch: ParkWatch::start(),
         names,
         clockwork,
@@ -181,6 +203,8 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         ended_at_ns,
         notes,
         trace: runner.trace,
+        steps: runner.steps,
+        warnings: runner.warnings,
     })
 }
 
@@ -199,6 +223,23 @@ fn check_can_run() {
          through it, tokio's included"
         );
     }
+}
+
+/// File descriptors each host's runtime holds: its epoll instance and the eventfd that wakes it.
+const DESCRIPTORS_PER_HOST: u64 = 2;
+
+/// Refuses a service whose runtimes would need more file descriptors than the process may open.
+fn check_descriptors(hosts: usize) -> Result<(), ServiceError> {
+    let needed = hosts as u64 * DESCRIPTORS_PER_HOST + 64;
+    let allowed = crate::tokio::os::open_files_limit();
+    if allowed.is_some_and(|allowed| needed > allowed) {
+        return Err(error(format!(
+            "{hosts} hosts need about {needed} file descriptors for their runtimes, and this \
+             process may open {} (`ulimit -n`): raise the limit, or run fewer hosts",
+            allowed.unwrap_or_default()
+        )));
+    }
+    Ok(())
 }
 
 impl Runner {
@@ -362,7 +403,10 @@ impl Runner {
             if segment.reliable() {
                 self.queue.push(heals_ns, Event::Deliver(segment));
             } else {
-                self.line(to, format!("lost a datagram from {} (partition)", self.names[from]));
+                self.line(
+                    to,
+                    format!("lost a datagram from {} (partition)", self.names[from]),
+                );
             }
             return Ok(());
         }
@@ -396,6 +440,7 @@ impl Runner {
 
     /// Runs `host`'s tasks until every one waits.
     fn step(&mut self, host: usize) -> Result<(), ServiceError> {
+        let began_real_ns = crate::tokio::os::real_monotonic_ns();
         self.clockwork.lock().current = Some(host);
         let parked = {
             let _on = OnHost::enter(&self.fabric, host);
@@ -414,6 +459,15 @@ impl Runner {
         if let Some(why) = failure {
             return Err(error(why));
         }
+        self.check_work(host, began_real_ns)?;
+        let Some(parked) = parked else {
+            return Err(error(format!(
+                "host `{}`'s tasks never all waited at {}: some task was always ready to run (one \
+                 that yields in a loop?), so its clock could never move",
+                self.names[host],
+                Secs(self.now_ns)
+            )));
+        };
         self.next_tick_ms[host] = match parked {
             Parked::For { ms } => {
                 let now_ms = self.clockwork.lock().reading(host).instant_ns / MS_NS;
@@ -441,6 +495,35 @@ impl Runner {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Counts the step against the run's bound, and warns of one that held the thread for long
+    /// in real time: something blocked the host's code that simulated time cannot see.
+    fn check_work(&mut self, host: usize, began_real_ns: i128) -> Result<(), ServiceError> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(error(format!(
+                "the run stepped its hosts more than {} times by {} (host `{}` last): raise \
+                 `max_events` if that much work is meant",
+                self.max_steps,
+                Secs(self.now_ns),
+                self.names[host]
+            )));
+        }
+        let took_ns =
+            u64::try_from(crate::tokio::os::real_monotonic_ns() - began_real_ns).unwrap_or(0);
+        if took_ns > self.warn_after_real_ns {
+            let warning = format!(
+                "host `{}`'s code ran for {} of real time without waiting at {}: something \
+                 blocked it that simulated time cannot see, and its clock stood still meanwhile",
+                self.names[host],
+                ticklab_sim::Approx(took_ns),
+                Secs(self.now_ns)
+            );
+            let _ = writeln!(std::io::stderr(), "ticklab::service warning: {warning}");
+            self.warnings.push(warning);
+        }
+        Ok(())
     }
 
     /// Files `host`'s next timer at the physical moment its `Instant` reads it.

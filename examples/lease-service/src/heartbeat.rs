@@ -33,15 +33,16 @@ struct Watch {
 }
 
 /// Runs the detector on host `me`, one of `hosts` (in the ring's order), for ever.
-pub async fn run(
-    me: String,
-    hosts: Vec<String>,
-    detector: Detector,
-) -> ticklab::service::Result {
+pub async fn run(me: String, hosts: Vec<String>, detector: Detector) -> ticklab::service::Result {
     let n = hosts.len();
-    let position = hosts.iter().position(|host| *host == me).ok_or("not in the ring")?;
+    let position = hosts
+        .iter()
+        .position(|host| *host == me)
+        .ok_or("not in the ring")?;
     let peers = detector.peers.min(n - 1);
-    let targets: Vec<String> = (1..=peers).map(|k| hosts[(position + k) % n].clone()).collect();
+    let targets: Vec<String> = (1..=peers)
+        .map(|k| hosts[(position + k) % n].clone())
+        .collect();
     let now = Instant::now();
     let watches: Rc<RefCell<Vec<Watch>>> = Rc::new(RefCell::new(
         (1..=peers)

@@ -27,7 +27,10 @@ fn built_in(path: &str) -> Verdicts {
     let scenario = ticklab::loader::load(Path::new(path)).unwrap();
     let mut sink = JsonlSink::new(Vec::new());
     let report = run_scenario(&scenario, &RunOptions::default(), &mut sink).unwrap();
-    assert!(report.passed(), "{path}: the built-in run's [expect] failed");
+    assert!(
+        report.passed(),
+        "{path}: the built-in run's [expect] failed"
+    );
     let text = String::from_utf8(sink.into_inner()).unwrap();
     let mut verdicts = Vec::new();
     for line in text.lines() {
@@ -56,7 +59,9 @@ fn as_service(path: &str) -> Verdicts {
     };
     for me in &hosts {
         let (me, hosts) = (me.clone(), hosts.clone());
-        service.host(&me.clone(), move || heartbeat::run(me.clone(), hosts.clone(), detector));
+        service.host(&me.clone(), move || {
+            heartbeat::run(me.clone(), hosts.clone(), detector)
+        });
     }
     let run = service.run().unwrap();
     run.notes()

@@ -18,7 +18,10 @@ fn gc_pause(fenced: bool) -> ServiceRun {
     service.host("lock", || lock::lock_service(TTL));
     service.host("storage", move || lock::storage(fenced));
     service
-        .client("client-1", lock::client("client-1", TTL, Duration::from_secs(5)))
+        .client(
+            "client-1",
+            lock::client("client-1", TTL, Duration::from_secs(5)),
+        )
         .process_suspend(Duration::from_micros(5_004_500), Duration::from_secs(15));
     service.client("client-2", async {
         tokio::time::sleep(Duration::from_secs(12)).await;
@@ -85,12 +88,18 @@ fn a_pause_before_the_check_loses_the_lease_cleanly() {
     service.host("lock", || lock::lock_service(TTL));
     service.host("storage", || lock::storage(false));
     service
-        .client("client-1", lock::client("client-1", TTL, Duration::from_secs(5)))
+        .client(
+            "client-1",
+            lock::client("client-1", TTL, Duration::from_secs(5)),
+        )
         .process_suspend(Duration::from_micros(5_003_500), Duration::from_secs(15));
     let run = service.run().unwrap();
     assert_eq!(
         notes(&run, "client-1"),
-        [(20_003_500_000, "lost its lease, and does not write".to_string())]
+        [(
+            20_003_500_000,
+            "lost its lease, and does not write".to_string()
+        )]
     );
     assert_eq!(notes(&run, "storage"), []);
 }

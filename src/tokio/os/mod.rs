@@ -66,6 +66,20 @@ pub(crate) fn real_clock_ns(clock: ClockId) -> i128 {
     }
 }
 
+/// How many files this process may open (its soft limit, as `/proc/self/limits` gives it),
+/// where that can be read.
+pub(crate) fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))?;
+    line.trim_start_matches("Max open files")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// The host's `CLOCK_MONOTONIC` now: what warnings about real time measure.
 pub(crate) fn real_monotonic_ns() -> i128 {
     real_clock_ns(ClockId::Monotonic)
