@@ -66,8 +66,10 @@ pub mod net;
 mod notes;
 mod queue;
 mod run;
+mod sweep;
 
 pub use declare::{HostSettings, Service};
 pub use host::Result;
 pub use notes::{HostNote, note};
 pub use run::{ServiceError, ServiceRun};
+pub use sweep::ServiceSweep;

@@ -62,7 +62,7 @@ pub(crate) mod os;
 pub(crate) mod panics;
 mod picture;
 mod picture_notes;
-mod regressions;
+pub(crate) mod regressions;
 mod replay_command;
 mod run;
 mod runtime;

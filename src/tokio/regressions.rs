@@ -14,7 +14,7 @@ const MARK: &str = "# Swept from base ";
 
 /// The base's identity: eight hex digits of the SHA-256 of its conditions, written out as TOML
 /// with each table's keys in order (so that comments and layout in a base's file do not count).
-pub(super) fn base_id(base_text: &str) -> String {
+pub(crate) fn base_id(base_text: &str) -> String {
     let normal = base_text.parse::<Table>().map_or_else(
         |_| base_text.to_string(),
         |table| sorted(Value::Table(table)).to_string(),
@@ -40,7 +40,7 @@ fn sorted(value: Value) -> Value {
 }
 
 /// The first line of a regression file of the base `id`, called `name`.
-pub(super) fn mark_line(id: &str, name: &str) -> String {
+pub(crate) fn mark_line(id: &str, name: &str) -> String {
     format!("{MARK}{id} ({name}): only a sweep of that base replays this file.\n")
 }
 
@@ -53,7 +53,7 @@ fn marked_base(text: &str) -> Option<&str> {
 /// The base's regression files in `folder`, in name order. `stem` is what the base's files are
 /// named after and `name` what their `about` says was swept, for files written before files
 /// named their base.
-pub(super) fn files_of(folder: &Path, base_text: &str, stem: &str, name: &str) -> Vec<PathBuf> {
+pub(crate) fn files_of(folder: &Path, base_text: &str, stem: &str, name: &str) -> Vec<PathBuf> {
     let id = base_id(base_text);
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();

@@ -5,7 +5,7 @@
 //! service's grant counter, which storage refuses to see go back) stop it.
 
 use std::cell::{Cell, RefCell};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use ticklab::service::note;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -80,16 +80,57 @@ pub async fn storage(fenced: bool) -> ticklab::service::Result {
     .await
 }
 
-/// A client: takes the lease once it is free, works for `work` while its lease lasts by its own
-/// `Instant`, checks it still holds it, spends a millisecond preparing the write, and writes.
-pub async fn client(name: &str, ttl: Duration, work: Duration) -> ticklab::service::Result {
-    let token = loop {
+/// Asks for the lease until it is granted (again a second after each refusal): its token.
+async fn acquire(name: &str) -> std::io::Result<String> {
+    loop {
         let answer = ask("lock", LOCK_PORT, format!("ACQUIRE {name}\n")).await?;
         if let Some(token) = answer.strip_prefix("GRANTED ") {
-            break token.to_string();
+            return Ok(token.to_string());
         }
         sleep(Duration::from_secs(1)).await;
-    };
+    }
+}
+
+/// Holds the lease for `ttl` by this host's `Instant` from when the grant came, noting when it
+/// takes it and when it gives it up.
+pub async fn hold(name: &str, ttl: Duration) -> ticklab::service::Result {
+    let token = acquire(name).await?;
+    let expires = Instant::now() + ttl;
+    note(format!("holds the lease with token {token}"));
+    tokio::time::sleep_until(expires).await;
+    note("gives the lease up");
+    Ok(())
+}
+
+/// As [`client`], with the lease timed on the wall clock (`SystemTime`), as a client that
+/// compares the lock service's expiry time with its own clock does.
+pub async fn wall_clock_client(
+    name: &str,
+    ttl: Duration,
+    work: Duration,
+) -> ticklab::service::Result {
+    let token = acquire(name).await?;
+    let expires = SystemTime::now() + ttl;
+    sleep(work).await;
+    if SystemTime::now() >= expires {
+        note("lost its lease, and does not write");
+        return Ok(());
+    }
+    let answer = ask("storage", STORAGE_PORT, format!("WRITE {name} {token}\n")).await?;
+    note(format!("wrote with token {token}: {answer}"));
+    Ok(())
+}
+
+/// A client: takes the lease once it is free (asking again every second), works for `work`
+/// while its lease lasts by its own `Instant`, checks it still holds it, spends `prepare`
+/// getting the write ready, and writes.
+pub async fn client(
+    name: &str,
+    ttl: Duration,
+    work: Duration,
+    prepare: Duration,
+) -> ticklab::service::Result {
+    let token = acquire(name).await?;
     // The lease runs from when the answer came, on this host's own clock.
     let expires = Instant::now() + ttl;
     sleep(work).await;
@@ -97,7 +138,7 @@ pub async fn client(name: &str, ttl: Duration, work: Duration) -> ticklab::servi
         note("lost its lease, and does not write");
         return Ok(());
     }
-    sleep(Duration::from_millis(1)).await;
+    sleep(prepare).await;
     let answer = ask("storage", STORAGE_PORT, format!("WRITE {name} {token}\n")).await?;
     note(format!("wrote with token {token}: {answer}"));
     Ok(())
