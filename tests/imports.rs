@@ -711,6 +711,13 @@ const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
         "`ticklab compare` runs timer designs, the registry holds them, and hosts' RPC calls \
          time out on them",
     ),
+    (
+        "hosts",
+        &["src/service/declare.rs", "src/service/run.rs"],
+        "`ticklab::service` runs a user's own code on a hosts scenario's hosts: it takes their \
+         file, their network and their thaw order, so that the same file runs the built-in \
+         workloads and the user's",
+    ),
 ];
 
 /// The kinds `KINDS` lists, by the folder each lives in.

@@ -362,3 +362,122 @@ fn real_time_blocking_on_a_host_is_a_warning_naming_it() {
         blocked[0]
     );
 }
+
+const THREE_HOSTS: &str = r#"
+about = "three hosts"
+platform = "linux"
+run_for = "10s"
+
+[model]
+kind = "hosts"
+network = "events"
+latency = "2ms"
+
+[[model.host]]
+name = "a"
+
+[[model.host.fault]]
+kind = "process-suspend"
+at = "2s"
+duration = "3s"
+
+[[model.host]]
+name = "b"
+platform = "windows"
+
+[[model.host]]
+name = "c"
+
+[model.heartbeat]
+every = "1s"
+suspect_after = "3s"
+"#;
+
+#[test]
+fn a_hosts_file_gives_the_hosts_their_faults_and_network() {
+    let mut service = Service::parse("three.toml", THREE_HOSTS).unwrap();
+    let beat = || async {
+        let socket = net::UdpSocket::bind(("0.0.0.0", 9)).await?;
+        socket.send_to(b"x", ("c", 9)).await?;
+        std::future::pending::<()>().await;
+        Ok(())
+    };
+    service.host("a", beat);
+    service.host("b", beat);
+    service.host("c", || async {
+        let socket = net::UdpSocket::bind(("0.0.0.0", 9)).await?;
+        let mut buf = [0; 1];
+        loop {
+            let (_, from) = socket.recv_from(&mut buf).await?;
+            note(net::reverse_lookup(from.ip()).unwrap());
+        }
+    });
+    let run = service.run().unwrap();
+    // The file's 2 ms links; a's freeze (2 s to 5 s) does not touch its send at 0 s.
+    let heard: Vec<(u64, &str)> = run
+        .notes_on("c")
+        .map(|note| (note.at_ns, note.text.as_str()))
+        .collect();
+    assert_eq!(heard, [(2 * MS, "a"), (2 * MS, "b")]);
+    assert!(run.trace().contains("2.000000000s  a  process-suspend for 3s begins"));
+    assert_eq!(run.ended_at_ns(), 10 * S);
+}
+
+#[test]
+fn a_declaration_that_cannot_run_is_refused_naming_what_is_wrong() {
+    let failure = |service: Service| service.run().unwrap_err().to_string();
+    let mut service = Service::parse("three.toml", THREE_HOSTS).unwrap();
+    service.host("a", || async { Ok(()) });
+    service.host("b", || async { Ok(()) });
+    assert_eq!(
+        failure(service),
+        "host `c` was given no code: give it some with `host` or `client`"
+    );
+    let mut service = Service::parse("three.toml", THREE_HOSTS).unwrap();
+    service.host("d", || async { Ok(()) });
+    assert_eq!(
+        failure(service),
+        "three.toml declares no host `d`; its hosts are a, b, c"
+    );
+    let mut service = Service::new();
+    service.host("a", || async { Ok(()) });
+    service.host("a", || async { Ok(()) });
+    assert_eq!(
+        failure(service),
+        "host `a` was given code twice; each host runs one"
+    );
+    let mut service = Service::new();
+    service.host("a", || async { Ok(()) });
+    service.partition("a", "z", secs(1), secs(1));
+    assert_eq!(
+        failure(service),
+        "a partition or spike names `z`, which is no host"
+    );
+    let mut service = Service::new();
+    service.host("a", || async { Ok(()) }).drift_ppm(2e6);
+    assert_eq!(
+        failure(service),
+        "host `a`: a drift of 2000000 ppm is beyond the 100000 ppm any crystal could be off"
+    );
+}
+
+#[test]
+fn a_file_a_service_cannot_run_is_refused_with_the_loaders_error() {
+    let interval = "about = \"a tick\"\nplatform = \"linux\"\nrun_for = \"1s\"\n\n[model]\nkind = \"interval\"\nperiod = \"1s\"\nmissed_tick = \"burst\"\n";
+    let error = Service::parse("interval.toml", interval).unwrap_err().to_string();
+    assert!(
+        error.contains("a service runs on the hosts of a `kind = \"hosts\"` scenario"),
+        "{error}"
+    );
+    let machine = THREE_HOSTS.replace(
+        "[[model.host]]\nname = \"c\"",
+        "[[model.host]]\nname = \"c\"\n\n[model.host.machine]\ncores = 2",
+    );
+    let error = Service::parse("machine.toml", &machine).unwrap_err().to_string();
+    assert!(error.contains("host `c` has a [machine]"), "{error}");
+    let typo = THREE_HOSTS.replace("latency = \"2ms\"", "latencyy = \"2ms\"");
+    let error = Service::parse("typo.toml", &typo).unwrap_err().to_string();
+    assert!(error.contains("typo.toml:9:1"), "{error}");
+    assert!(error.contains("latency"), "{error}");
+    assert!(Service::load("no/such/file.toml").is_err());
+}
