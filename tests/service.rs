@@ -419,7 +419,10 @@ fn a_hosts_file_gives_the_hosts_their_faults_and_network() {
         .map(|note| (note.at_ns, note.text.as_str()))
         .collect();
     assert_eq!(heard, [(2 * MS, "a"), (2 * MS, "b")]);
-    assert!(run.trace().contains("2.000000000s  a  process-suspend for 3s begins"));
+    assert!(
+        run.trace()
+            .contains("2.000000000s  a  process-suspend for 3s begins")
+    );
     assert_eq!(run.ended_at_ns(), 10 * S);
 }
 
@@ -464,7 +467,9 @@ fn a_declaration_that_cannot_run_is_refused_naming_what_is_wrong() {
 #[test]
 fn a_file_a_service_cannot_run_is_refused_with_the_loaders_error() {
     let interval = "about = \"a tick\"\nplatform = \"linux\"\nrun_for = \"1s\"\n\n[model]\nkind = \"interval\"\nperiod = \"1s\"\nmissed_tick = \"burst\"\n";
-    let error = Service::parse("interval.toml", interval).unwrap_err().to_string();
+    let error = Service::parse("interval.toml", interval)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("a service runs on the hosts of a `kind = \"hosts\"` scenario"),
         "{error}"
@@ -473,7 +478,9 @@ fn a_file_a_service_cannot_run_is_refused_with_the_loaders_error() {
         "[[model.host]]\nname = \"c\"",
         "[[model.host]]\nname = \"c\"\n\n[model.host.machine]\ncores = 2",
     );
-    let error = Service::parse("machine.toml", &machine).unwrap_err().to_string();
+    let error = Service::parse("machine.toml", &machine)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("host `c` has a [machine]"), "{error}");
     let typo = THREE_HOSTS.replace("latency = \"2ms\"", "latencyy = \"2ms\"");
     let error = Service::parse("typo.toml", &typo).unwrap_err().to_string();
