@@ -80,8 +80,13 @@ pub struct Service {
     pub(crate) invalid: Vec<String>,
 }
 
-/// The wall clock at the start unless set: 2024-01-01T00:00:00Z.
-const WALL_START_NS: i64 = 1_704_067_200_000_000_000;
+/// The wall clock at the start unless set: a scenario file's own default.
+fn default_wall_start_ns() -> i64 {
+    let start: jiff::Timestamp = crate::scenario::DEFAULT_WALL_START
+        .parse()
+        .expect("the default wall start is RFC 3339");
+    i64::try_from(start.as_nanosecond()).expect("2026 fits in i64 ns")
+}
 
 fn ns(duration: Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
@@ -99,7 +104,7 @@ impl Service {
         Service {
             run_for_ns: 60_000_000_000,
             seed: 0,
-            wall_start_ns: WALL_START_NS,
+            wall_start_ns: default_wall_start_ns(),
             hosts: Vec::new(),
             network: NetworkConfig {
                 latency_ns: (1_000_000, 1_000_000),
