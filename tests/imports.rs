@@ -713,7 +713,12 @@ const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
     ),
     (
         "hosts",
-        &["src/service/declare.rs", "src/service/run.rs"],
+        &[
+            "src/service/declare.rs",
+            "src/service/host_settings.rs",
+            "src/service/run/mod.rs",
+            "src/service/run/delivery.rs",
+        ],
         "`ticklab::service` runs a user's own code on a hosts scenario's hosts: it takes their \
          file, their network and their thaw order, so that the same file runs the built-in \
          workloads and the user's",

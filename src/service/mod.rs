@@ -62,14 +62,17 @@
 mod clockwork;
 mod declare;
 mod host;
+mod host_settings;
 pub mod net;
 mod notes;
+mod outcome;
 mod queue;
 mod run;
 mod sweep;
 
-pub use declare::{HostSettings, Service};
+pub use declare::Service;
 pub use host::Result;
+pub use host_settings::HostSettings;
 pub use notes::{HostNote, note};
-pub use run::{ServiceError, ServiceRun};
+pub use outcome::{ServiceError, ServiceRun};
 pub use sweep::ServiceSweep;

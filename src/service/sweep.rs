@@ -13,7 +13,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRunner};
 
 use super::declare::Service;
-use super::run::ServiceRun;
+use super::outcome::ServiceRun;
 use crate::scenario::error::ScenarioError;
 use crate::sweep::FaultSpec;
 use crate::sweep::faults::{self, Case};

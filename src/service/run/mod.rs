@@ -10,98 +10,25 @@ use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use ticklab_sim::{Drift, EdgeEffect, FaultEdge, FaultSchedule, Machine, Secs};
+use ticklab_sim::{Drift, FaultSchedule, Machine, Secs};
 
 use super::clockwork::{Clockwork, HostClock, SharedClockwork};
 use super::declare::{Role, Service};
 use super::host::HostRuntime;
 use super::net::fabric::{Fabric, Segment};
 use super::net::{OnHost, SharedFabric};
-use super::notes::{Collecting, HostNote};
+use super::notes::Collecting;
 use super::queue::{Event, Queue};
-use crate::hosts::network::Network;
+use crate::hosts::network::{Network, NetworkConfig};
 use crate::hosts::thaw::ThawOrder;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
 use crate::tokio::os::park::{ParkWatch, Parked};
-use crate::trace::Wall;
+
+mod delivery;
+
+use super::outcome::{ServiceError, ServiceRun, error, note_line};
 
 const MS_NS: u64 = 1_000_000;
-
-/// Why a service run failed, naming the host.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServiceError {
-    message: String,
-}
-
-impl fmt::Display for ServiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ServiceError {}
-
-fn error(message: impl Into<String>) -> ServiceError {
-    ServiceError {
-        message: message.into(),
-    }
-}
-
-/// A finished service run: when it ended, the hosts' notes, and its trace.
-#[derive(Debug)]
-pub struct ServiceRun {
-    ended_at_ns: u64,
-    notes: Vec<HostNote>,
-    trace: Vec<String>,
-    steps: u64,
-    warnings: Vec<String>,
-}
-
-impl ServiceRun {
-    /// Physical time at which the run ended: when its time ran out, or the last client returned.
-    pub fn ended_at_ns(&self) -> u64 {
-        self.ended_at_ns
-    }
-
-    /// How many times the run stepped a host's runtime: its work, which `max_events` bounds.
-    pub fn steps(&self) -> u64 {
-        self.steps
-    }
-
-    /// Warnings of code that held the thread in real time, naming the host; also on stderr.
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
-    }
-
-    /// Every note, in the order the hosts made them.
-    pub fn notes(&self) -> &[HostNote] {
-        &self.notes
-    }
-
-    /// The notes of host `host`.
-    pub fn notes_on<'a>(&'a self, host: &'a str) -> impl Iterator<Item = &'a HostNote> + 'a {
-        self.notes.iter().filter(move |note| note.host == host)
-    }
-
-    /// The first note on `host` whose text starts with `prefix`.
-    pub fn first_note(&self, host: &str, prefix: &str) -> Option<&HostNote> {
-        self.notes
-            .iter()
-            .find(|note| note.host == host && note.text.starts_with(prefix))
-    }
-
-    /// The run as text, a line per event: each host's start, fault edges and notes, partitions,
-    /// lost datagrams and returned clients, with physical time first. The same service gives
-    /// the same bytes.
-    pub fn trace(&self) -> String {
-        let mut text = String::new();
-        for line in &self.trace {
-            text.push_str(line);
-            text.push('\n');
-        }
-        text
-    }
-}
 
 struct Runner {
     clockwork: SharedClockwork,
@@ -135,33 +62,10 @@ struct Runner {
 
 pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
     check_can_run();
-    if let Some(why) = service.invalid.first() {
-        return Err(error(why.clone()));
-    }
-    let network = service.resolved_network().map_err(error)?;
-    check_descriptors(service.hosts.len())?;
-    if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
-        return Err(error(format!(
-            "host `{}` was given no code: give it some with `host` or `client`",
-            host.name
-        )));
-    }
+    let network = check_declaration(&service)?;
     crate::tokio::os::keep_linked();
     crate::tokio::panics::install_hook();
-    let hosts: Vec<HostClock> = service
-        .hosts
-        .iter()
-        .map(|host| HostClock {
-            name: host.name.clone(),
-            machine: Machine::new(
-                host.platform,
-                host.platform.instant_clock(),
-                service.wall_start_ns.saturating_add(host.wall_offset_ns),
-            ),
-            drift: Drift::new(host.drift_ppb),
-        })
-        .collect();
-    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(hosts))));
+    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(host_clocks(&service)))));
     let clocks = RunClocks::new(service.wall_start_ns);
     clocks
         .hosts
@@ -169,31 +73,7 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         .expect("set once, as the run begins");
     let _scope = Scope::enter(&clocks, ThreadRole::Runtime);
     let notes = Collecting::start(&clockwork);
-    let names: Vec<String> = service.hosts.iter().map(|host| host.name.clone()).collect();
-    let mut runner = Runner {
-        fabric: SharedFabric(Arc::new(Mutex::new(Fabric::new(names.clone())))),
-        queue: Queue::default(),
-        runtimes: Vec::with_capacity(names.len()),
-        roles: service.hosts.iter().map(|host| host.role).collect(),
-        next_tick_ms: vec![None; names.len()],
-        generation: vec![0; names.len()],
-        backlog: (0..names.len()).map(|_| Vec::new()).collect(),
-        held: (0..names.len()).map(|_| Vec::new()).collect(),
-        thaw_orders: service.hosts.iter().map(|host| host.thaw_order).collect(),
-        network: Network::new(&network, service.seed),
-        last_arrival_ns: BTreeMap::new(),
-        end_ns: service.run_for_ns,
-        now_ns: 0,
-        trace: Vec::new(),
-        notes_seen: 0,
-        steps: 0,
-        max_steps: service.max_steps,
-        warn_after_real_ns: service.warn_after_real_ns,
-        warnings: Vec::new(),
-        watch: ParkWatch::start(),
-        names,
-        clockwork,
-    };
+    let mut runner = Runner::new(&service, &network, clockwork);
     runner.start(service);
     let outcome = runner.drive();
     runner.shut_down();
@@ -206,6 +86,40 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         steps: runner.steps,
         warnings: runner.warnings,
     })
+}
+
+/// The network with the partitions and spikes declared in code, once the declaration is found
+/// able to run.
+fn check_declaration(service: &Service) -> Result<NetworkConfig, ServiceError> {
+    if let Some(why) = service.invalid.first() {
+        return Err(error(why.clone()));
+    }
+    let network = service.resolved_network().map_err(error)?;
+    check_descriptors(service.hosts.len())?;
+    if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
+        return Err(error(format!(
+            "host `{}` was given no code: give it some with `host` or `client`",
+            host.name
+        )));
+    }
+    Ok(network)
+}
+
+/// Each host's machine and crystal, its wall clock at the service's start plus its offset.
+fn host_clocks(service: &Service) -> Vec<HostClock> {
+    service
+        .hosts
+        .iter()
+        .map(|host| HostClock {
+            name: host.name.clone(),
+            machine: Machine::new(
+                host.platform,
+                host.platform.instant_clock(),
+                service.wall_start_ns.saturating_add(host.wall_offset_ns),
+            ),
+            drift: Drift::new(host.drift_ppb),
+        })
+        .collect()
 }
 
 /// Panics, naming the cure, where a service cannot run.
@@ -243,6 +157,35 @@ fn check_descriptors(hosts: usize) -> Result<(), ServiceError> {
 }
 
 impl Runner {
+    fn new(service: &Service, network: &NetworkConfig, clockwork: SharedClockwork) -> Runner {
+        let names: Vec<String> = service.hosts.iter().map(|host| host.name.clone()).collect();
+        let hosts = names.len();
+        Runner {
+            fabric: SharedFabric(Arc::new(Mutex::new(Fabric::new(names.clone())))),
+            queue: Queue::default(),
+            runtimes: Vec::with_capacity(hosts),
+            roles: service.hosts.iter().map(|host| host.role).collect(),
+            next_tick_ms: vec![None; hosts],
+            generation: vec![0; hosts],
+            backlog: (0..hosts).map(|_| Vec::new()).collect(),
+            held: (0..hosts).map(|_| Vec::new()).collect(),
+            thaw_orders: service.hosts.iter().map(|host| host.thaw_order).collect(),
+            network: Network::new(network, service.seed),
+            last_arrival_ns: BTreeMap::new(),
+            end_ns: service.run_for_ns,
+            now_ns: 0,
+            trace: Vec::new(),
+            notes_seen: 0,
+            steps: 0,
+            max_steps: service.max_steps,
+            warn_after_real_ns: service.warn_after_real_ns,
+            warnings: Vec::new(),
+            watch: ParkWatch::start(),
+            names,
+            clockwork,
+        }
+    }
+
     /// Builds every host's runtime and queues the faults, partitions and starts.
     fn start(&mut self, service: Service) {
         for (host, spec) in service.hosts.into_iter().enumerate() {
@@ -357,87 +300,6 @@ impl Runner {
         self.trace.push(line);
     }
 
-    fn apply_edge(&mut self, host: usize, edge: FaultEdge) -> Result<(), ServiceError> {
-        let (effect, awake) = {
-            let mut clockwork = self.clockwork.lock();
-            let clock = &mut clockwork.hosts[host];
-            let local = FaultEdge {
-                at_ns: clock.drift.local_ns(edge.at_ns),
-                ..edge
-            };
-            let effect: EdgeEffect = clock.machine.apply(&local);
-            (effect, clock.machine.system_awake())
-        };
-        let what = match edge.edge {
-            ticklab_sim::Edge::Begin => "begins",
-            ticklab_sim::Edge::End => "ends",
-            ticklab_sim::Edge::Point => "",
-        };
-        self.line(
-            host,
-            format!("{} {what}", edge.fault).trim_end().to_string(),
-        );
-        if effect.changed_clock.is_some() {
-            self.refile_timer(host);
-        }
-        if awake {
-            for segment in std::mem::take(&mut self.backlog[host]) {
-                self.queue.push(self.now_ns, Event::Deliver(segment));
-            }
-        }
-        if effect.resumed_after_ns.is_some() {
-            // What came due while it could not run happens now, all at once: the timers first,
-            // if the host handles them first, then what its kernel queued.
-            self.step(host)?;
-            for segment in std::mem::take(&mut self.held[host]) {
-                self.deliver(segment)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn deliver(&mut self, segment: Segment) -> Result<(), ServiceError> {
-        let (from, to) = (segment.from, segment.to);
-        if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
-            // A partition that began while the segment was on its way.
-            if segment.reliable() {
-                self.queue.push(heals_ns, Event::Deliver(segment));
-            } else {
-                self.line(
-                    to,
-                    format!("lost a datagram from {} (partition)", self.names[from]),
-                );
-            }
-            return Ok(());
-        }
-        let awake = self.clockwork.lock().hosts[to].machine.system_awake();
-        if awake && !self.can_run(to) && self.thaw_orders[to] == ThawOrder::TimersFirst {
-            self.held[to].push(segment);
-            return Ok(());
-        }
-        if !awake {
-            if segment.reliable() {
-                self.backlog[to].push(segment);
-            } else {
-                let from = segment.from;
-                self.line(
-                    to,
-                    format!("lost a datagram from {} (asleep)", self.names[from]),
-                );
-            }
-            return Ok(());
-        }
-        let waker = self.fabric.lock().deliver(segment);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-        self.send_outbox();
-        if self.can_run(to) && self.runtimes[to].started() {
-            self.step(to)?;
-        }
-        Ok(())
-    }
-
     /// Runs `host`'s tasks until every one waits.
     fn step(&mut self, host: usize) -> Result<(), ServiceError> {
         let began_real_ns = crate::tokio::os::real_monotonic_ns();
@@ -542,32 +404,6 @@ impl Runner {
         }
     }
 
-    /// Queues what the hosts sent: after the link's latency, in order per pair of hosts.
-    fn send_outbox(&mut self) {
-        let sent = std::mem::take(&mut self.fabric.lock().outbox);
-        for segment in sent {
-            let (from, to) = (segment.from, segment.to);
-            let latency_ns = match from == to {
-                true => 0,
-                false => self.network.draw_latency_ns(from, to, self.now_ns),
-            };
-            let mut at_ns = self.now_ns.saturating_add(latency_ns);
-            if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
-                if !segment.reliable() {
-                    let line = format!("lost a datagram to {} (partition)", self.names[to]);
-                    self.line(from, line);
-                    continue;
-                }
-                // The sender's kernel sends it again until the partition heals.
-                at_ns = heals_ns.saturating_add(latency_ns);
-            }
-            let last = self.last_arrival_ns.entry((from, to)).or_default();
-            at_ns = at_ns.max(*last);
-            *last = at_ns;
-            self.queue.push(at_ns, Event::Deliver(segment));
-        }
-    }
-
     /// Drops every host's tasks, each on its own clocks, then its runtime.
     fn shut_down(&mut self) {
         for host in 0..self.runtimes.len() {
@@ -586,16 +422,4 @@ impl fmt::Debug for Runner {
             .field("queued", &self.queue.len())
             .finish()
     }
-}
-
-/// A note's line in the trace.
-fn note_line(note: &HostNote) -> String {
-    format!(
-        "{}  {}  instant {}  wall {}  {}",
-        Secs(note.at_ns),
-        note.host,
-        Secs(note.instant_ns),
-        Wall(note.wall_ns),
-        note.text
-    )
 }

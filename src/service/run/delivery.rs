@@ -1,0 +1,117 @@
+//! What reaches a host: a fault edge of its own, and the segments the hosts send each other,
+//! after their link's latency, through partitions and a system's sleep.
+
+use ticklab_sim::{EdgeEffect, FaultEdge};
+
+use super::{Event, Runner, ServiceError};
+use crate::hosts::thaw::ThawOrder;
+use crate::service::net::fabric::Segment;
+
+impl Runner {
+    pub(super) fn apply_edge(&mut self, host: usize, edge: FaultEdge) -> Result<(), ServiceError> {
+        let (effect, awake) = {
+            let mut clockwork = self.clockwork.lock();
+            let clock = &mut clockwork.hosts[host];
+            let local = FaultEdge {
+                at_ns: clock.drift.local_ns(edge.at_ns),
+                ..edge
+            };
+            let effect: EdgeEffect = clock.machine.apply(&local);
+            (effect, clock.machine.system_awake())
+        };
+        let what = match edge.edge {
+            ticklab_sim::Edge::Begin => "begins",
+            ticklab_sim::Edge::End => "ends",
+            ticklab_sim::Edge::Point => "",
+        };
+        self.line(
+            host,
+            format!("{} {what}", edge.fault).trim_end().to_string(),
+        );
+        if effect.changed_clock.is_some() {
+            self.refile_timer(host);
+        }
+        if awake {
+            for segment in std::mem::take(&mut self.backlog[host]) {
+                self.queue.push(self.now_ns, Event::Deliver(segment));
+            }
+        }
+        if effect.resumed_after_ns.is_some() {
+            // What came due while it could not run happens now, all at once: the timers first,
+            // if the host handles them first, then what its kernel queued.
+            self.step(host)?;
+            for segment in std::mem::take(&mut self.held[host]) {
+                self.deliver(segment)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn deliver(&mut self, segment: Segment) -> Result<(), ServiceError> {
+        let (from, to) = (segment.from, segment.to);
+        if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
+            // A partition that began while the segment was on its way.
+            if segment.reliable() {
+                self.queue.push(heals_ns, Event::Deliver(segment));
+            } else {
+                self.line(
+                    to,
+                    format!("lost a datagram from {} (partition)", self.names[from]),
+                );
+            }
+            return Ok(());
+        }
+        let awake = self.clockwork.lock().hosts[to].machine.system_awake();
+        if awake && !self.can_run(to) && self.thaw_orders[to] == ThawOrder::TimersFirst {
+            self.held[to].push(segment);
+            return Ok(());
+        }
+        if !awake {
+            if segment.reliable() {
+                self.backlog[to].push(segment);
+            } else {
+                let from = segment.from;
+                self.line(
+                    to,
+                    format!("lost a datagram from {} (asleep)", self.names[from]),
+                );
+            }
+            return Ok(());
+        }
+        let waker = self.fabric.lock().deliver(segment);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        self.send_outbox();
+        if self.can_run(to) && self.runtimes[to].started() {
+            self.step(to)?;
+        }
+        Ok(())
+    }
+
+    /// Queues what the hosts sent: after the link's latency, in order per pair of hosts.
+    pub(super) fn send_outbox(&mut self) {
+        let sent = std::mem::take(&mut self.fabric.lock().outbox);
+        for segment in sent {
+            let (from, to) = (segment.from, segment.to);
+            let latency_ns = match from == to {
+                true => 0,
+                false => self.network.draw_latency_ns(from, to, self.now_ns),
+            };
+            let mut at_ns = self.now_ns.saturating_add(latency_ns);
+            if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
+                if !segment.reliable() {
+                    let line = format!("lost a datagram to {} (partition)", self.names[to]);
+                    self.line(from, line);
+                    continue;
+                }
+                // The sender's kernel sends it again until the partition heals.
+                at_ns = heals_ns.saturating_add(latency_ns);
+            }
+            let last = self.last_arrival_ns.entry((from, to)).or_default();
+            at_ns = at_ns.max(*last);
+            *last = at_ns;
+            self.queue.push(at_ns, Event::Deliver(segment));
+        }
+    }
+}
