@@ -488,3 +488,67 @@ fn a_file_a_service_cannot_run_is_refused_with_the_loaders_error() {
     assert!(error.contains("latency"), "{error}");
     assert!(Service::load("no/such/file.toml").is_err());
 }
+
+#[test]
+fn a_lossy_link_loses_datagrams_and_delays_tcp_by_its_retransmission_timeouts() {
+    let lossy = |seed: u64| {
+        let mut service = Service::new();
+        service.run_for(secs(120)).loss(0.25).seed(seed);
+        echo_server(&mut service, "server");
+        service.host("sink", || async {
+            let socket = net::UdpSocket::bind(("0.0.0.0", 7)).await?;
+            let mut buf = [0; 4];
+            loop {
+                socket.recv_from(&mut buf).await?;
+                note("datagram");
+            }
+        });
+        service.client("client", async {
+            let socket = net::UdpSocket::bind(("0.0.0.0", 0)).await?;
+            for _ in 0..400 {
+                socket.send_to(b"x", ("sink", 7)).await?;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            let mut stream = net::TcpStream::connect(("server", 9000)).await?;
+            for round in 0..40u8 {
+                let began = tokio::time::Instant::now();
+                stream.write_all(&[round]).await?;
+                let mut byte = [0];
+                stream.read_exact(&mut byte).await?;
+                assert_eq!(byte[0], round, "TCP keeps its bytes and their order");
+                note(format!("{}", began.elapsed().as_millis()));
+            }
+            Ok(())
+        });
+        service.run().unwrap()
+    };
+    let run = lossy(1);
+    let received = run.notes_on("sink").count();
+    let lost = run
+        .trace()
+        .matches("lost a datagram to sink (loss)")
+        .count();
+    assert_eq!(received + lost, 400);
+    // A quarter lost, give or take: 100 expected, with a standard deviation of 8.7.
+    assert!((60..=140).contains(&lost), "{lost}");
+    // Each way, a copy lost waits 200 ms, then 400 ms, ...: a round trip takes its 2 ms plus a
+    // sum of such waits, one for each way.
+    let waits: Vec<u64> = (0..6).map(|lost| 200 * ((1 << lost) - 1)).collect();
+    let round_trips: Vec<u64> = run
+        .notes_on("client")
+        .map(|note| note.text.parse().unwrap())
+        .collect();
+    assert_eq!(round_trips.len(), 40);
+    for &rtt in &round_trips {
+        let late = rtt - 2;
+        assert!(
+            waits
+                .iter()
+                .any(|a| waits.contains(&(late.wrapping_sub(*a)))),
+            "{rtt} ms is 2 ms and no two runs of retransmissions"
+        );
+    }
+    assert!(round_trips.iter().any(|&rtt| rtt > 2), "{round_trips:?}");
+    assert_eq!(lossy(1).trace(), run.trace());
+    assert_ne!(lossy(2).trace(), run.trace());
+}

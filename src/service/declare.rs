@@ -72,6 +72,8 @@ pub struct Service {
     /// Partitions and spikes declared in code, by host name.
     pub(crate) partitions: Vec<NamedWindow>,
     pub(crate) spikes: Vec<NamedWindow>,
+    /// The chance that a link loses a copy of a segment, in parts per million.
+    pub(crate) loss_ppm: u64,
     /// Most host steps the run may take.
     pub(crate) max_steps: u64,
     /// Real time a host's code may run without waiting before a warning.
@@ -116,6 +118,7 @@ impl Service {
             },
             partitions: Vec::new(),
             spikes: Vec::new(),
+            loss_ppm: 0,
             max_steps: crate::run::DEFAULT_MAX_EVENTS,
             warn_after_real_ns: 50_000_000,
             source: None,
@@ -219,6 +222,21 @@ impl Service {
             ));
         }
         self.network.latency_ns = (ns(shortest), ns(longest));
+        self
+    }
+
+    /// Every link between two hosts loses each copy of a segment with chance `rate` (0 to under
+    /// 1), drawn from the run's seed. A datagram is lost for good. A TCP segment is sent again by
+    /// its sender's kernel, as Linux does: after 200 ms (`TCP_RTO_MIN`), then each wait twice the
+    /// last, so it arrives that much late; its connection keeps its order.
+    pub fn loss(&mut self, rate: f64) -> &mut Self {
+        if !(0.0..1.0).contains(&rate) {
+            self.invalid.push(format!(
+                "a loss rate of {rate} is not a chance from 0 to under 1"
+            ));
+            return self;
+        }
+        self.loss_ppm = (rate * 1e6).round() as u64;
         self
     }
 

@@ -25,7 +25,7 @@ const DEFAULT_CASES: u64 = 32;
 /// Each phase of shrinking stops after this many tries, however far it got.
 const MAX_SHRINK_STEPS: u32 = 300;
 
-/// A sweep of fault schedules around a service's base file. See [the module](self).
+/// A sweep of fault schedules around a service's base file. See [the service module](super).
 #[derive(Clone, Debug)]
 pub struct ServiceSweep {
     base_text: String,

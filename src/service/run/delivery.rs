@@ -7,7 +7,30 @@ use super::{Event, Runner, ServiceError};
 use crate::hosts::thaw::ThawOrder;
 use crate::service::net::fabric::Segment;
 
+/// Linux's shortest TCP retransmission timeout (`TCP_RTO_MIN`): the first resend of a lost
+/// segment, each later one twice the one before.
+const RTO_MIN_NS: u64 = 200_000_000;
+/// Resends before the kernel gives up (`tcp_retries2`'s default).
+const MAX_RESENDS: u32 = 15;
+
 impl Runner {
+    /// How much later than its latency a segment arrives for the network's loss: 0 if no copy is
+    /// lost; for TCP, the retransmission timeouts of the copies lost before one gets through;
+    /// `None` for a datagram lost.
+    fn retransmissions(&mut self, reliable: bool) -> Option<u64> {
+        let mut delay_ns = 0;
+        for resend in 0..=MAX_RESENDS {
+            if self.loss_ppm == 0 || self.loss.in_range(0, 999_999) >= self.loss_ppm {
+                return Some(delay_ns);
+            }
+            if !reliable {
+                return None;
+            }
+            delay_ns += RTO_MIN_NS << resend.min(10);
+        }
+        Some(delay_ns)
+    }
+
     pub(super) fn apply_edge(&mut self, host: usize, edge: FaultEdge) -> Result<(), ServiceError> {
         let (effect, awake) = {
             let mut clockwork = self.clockwork.lock();
@@ -107,6 +130,18 @@ impl Runner {
                 }
                 // The sender's kernel sends it again until the partition heals.
                 at_ns = heals_ns.saturating_add(latency_ns);
+            }
+            if from != to {
+                match self.retransmissions(segment.reliable()) {
+                    Some(delay_ns) => at_ns = at_ns.saturating_add(delay_ns),
+                    None => {
+                        self.line(
+                            from,
+                            format!("lost a datagram to {} (loss)", self.names[to]),
+                        );
+                        continue;
+                    }
+                }
             }
             let last = self.last_arrival_ns.entry((from, to)).or_default();
             at_ns = at_ns.max(*last);

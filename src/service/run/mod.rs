@@ -46,6 +46,9 @@ struct Runner {
     held: Vec<Vec<Segment>>,
     thaw_orders: Vec<ThawOrder>,
     network: Network,
+    /// Each copy of a segment between two hosts is lost with this chance, in parts per million.
+    loss_ppm: u64,
+    loss: ticklab_sim::SimRng,
     /// When the last segment from one host to another arrives: a connection keeps its order.
     last_arrival_ns: BTreeMap<(usize, usize), u64>,
     end_ns: u64,
@@ -171,6 +174,8 @@ impl Runner {
             held: (0..hosts).map(|_| Vec::new()).collect(),
             thaw_orders: service.hosts.iter().map(|host| host.thaw_order).collect(),
             network: Network::new(network, service.seed),
+            loss_ppm: service.loss_ppm,
+            loss: ticklab_sim::SimRng::for_purpose(service.seed, "service-loss"),
             last_arrival_ns: BTreeMap::new(),
             end_ns: service.run_for_ns,
             now_ns: 0,
