@@ -552,3 +552,31 @@ fn a_lossy_link_loses_datagrams_and_delays_tcp_by_its_retransmission_timeouts() 
     assert_eq!(lossy(1).trace(), run.trace());
     assert_ne!(lossy(2).trace(), run.trace());
 }
+
+#[test]
+fn each_client_returns_once_in_the_trace_and_the_last_ends_the_run() {
+    let mut service = Service::new();
+    echo_server(&mut service, "server");
+    for (name, after_ms) in [("early", 100), ("late", 300)] {
+        service.client(name, async move {
+            let mut stream = net::TcpStream::connect(("server", 9000)).await?;
+            tokio::task::spawn_local(async move {
+                // A task of the client's that outlives its code, and keeps its host stepping.
+                let mut byte = [0];
+                loop {
+                    stream.write_all(b"x").await.ok();
+                    stream.read_exact(&mut byte).await.ok();
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            });
+            tokio::time::sleep(Duration::from_millis(after_ms)).await;
+            Ok(())
+        });
+    }
+    let run = service.run().unwrap();
+    let trace = run.trace();
+    assert_eq!(trace.matches("  early  returned").count(), 1, "{trace}");
+    assert_eq!(trace.matches("  late  returned").count(), 1, "{trace}");
+    // Connected at 2 ms, then 300 ms of sleep.
+    assert_eq!(run.ended_at_ns(), 302 * MS);
+}

@@ -36,6 +36,10 @@ struct Runner {
     queue: Queue,
     runtimes: Vec<HostRuntime>,
     roles: Vec<Role>,
+    /// Which clients have returned, and how many are left of how many.
+    returned: Vec<bool>,
+    clients_left: usize,
+    clients: usize,
     names: Vec<String>,
     /// Each host's next timer, in whole ms of its `Instant`, and its filing's generation.
     next_tick_ms: Vec<Option<u64>>,
@@ -163,11 +167,19 @@ impl Runner {
     fn new(service: &Service, network: &NetworkConfig, clockwork: SharedClockwork) -> Runner {
         let names: Vec<String> = service.hosts.iter().map(|host| host.name.clone()).collect();
         let hosts = names.len();
+        let clients = service
+            .hosts
+            .iter()
+            .filter(|host| host.role == Role::Client)
+            .count();
         Runner {
             fabric: SharedFabric(Arc::new(Mutex::new(Fabric::new(names.clone())))),
             queue: Queue::default(),
             runtimes: Vec::with_capacity(hosts),
             roles: service.hosts.iter().map(|host| host.role).collect(),
+            returned: vec![false; hosts],
+            clients_left: clients,
+            clients,
             next_tick_ms: vec![None; hosts],
             generation: vec![0; hosts],
             backlog: (0..hosts).map(|_| Vec::new()).collect(),
@@ -254,10 +266,9 @@ impl Runner {
         Ok(self.end_ns)
     }
 
+    /// Whether the run has clients and every one has returned: it then ends.
     fn every_client_returned(&self) -> bool {
-        let mut clients = (0..self.roles.len()).filter(|&h| self.roles[h] == Role::Client);
-        let any = clients.clone().next().is_some();
-        any && clients.all(|host| self.runtimes[host].outcome.borrow().is_some())
+        self.clients > 0 && self.clients_left == 0
     }
 
     fn handle(&mut self, event: Event) -> Result<(), ServiceError> {
@@ -350,14 +361,10 @@ impl Runner {
                 "host `{}` returned an error: {why}",
                 self.names[host]
             ))),
-            Some(Ok(())) if self.roles[host] == Role::Client => {
-                if !self
-                    .trace
-                    .last()
-                    .is_some_and(|line| line.ends_with("returned"))
-                {
-                    self.line(host, "returned".to_string());
-                }
+            Some(Ok(())) if self.roles[host] == Role::Client && !self.returned[host] => {
+                self.returned[host] = true;
+                self.clients_left -= 1;
+                self.line(host, "returned".to_string());
                 Ok(())
             }
             _ => Ok(()),
