@@ -580,3 +580,27 @@ fn each_client_returns_once_in_the_trace_and_the_last_ends_the_run() {
     // Connected at 2 ms, then 300 ms of sleep.
     assert_eq!(run.ended_at_ns(), 302 * MS);
 }
+
+#[test]
+fn a_host_frozen_from_the_start_starts_as_it_thaws_and_no_hosts_is_refused() {
+    let mut service = Service::new();
+    service.run_for(secs(10));
+    service
+        .host("late", || async {
+            note("up");
+            Ok(())
+        })
+        .process_suspend(Duration::ZERO, secs(5));
+    let run = service.run().unwrap();
+    assert_eq!(
+        run.trace(),
+        "0.000000000s  late  process-suspend for 5s begins\n\
+         5.000000000s  late  process-suspend for 5s ends\n\
+         5.000000000s  late  starts\n\
+         5.000000000s  late  instant 5.000000000s  wall 2026-01-01T00:00:05.000000000Z  up\n"
+    );
+    assert_eq!(
+        Service::new().run().unwrap_err().to_string(),
+        "the service has no hosts: give it some with `host` or `client`"
+    );
+}

@@ -101,6 +101,11 @@ fn check_declaration(service: &Service) -> Result<NetworkConfig, ServiceError> {
     if let Some(why) = service.invalid.first() {
         return Err(error(why.clone()));
     }
+    if service.hosts.is_empty() {
+        return Err(error(
+            "the service has no hosts: give it some with `host` or `client`",
+        ));
+    }
     let network = service.resolved_network().map_err(error)?;
     check_descriptors(service.hosts.len())?;
     if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
@@ -275,7 +280,6 @@ impl Runner {
         match event {
             Event::Start { host } => {
                 if self.can_run(host) && !self.runtimes[host].started() {
-                    self.line(host, "starts".to_string());
                     self.step(host)?;
                 }
             }
@@ -318,6 +322,10 @@ impl Runner {
 
     /// Runs `host`'s tasks until every one waits.
     fn step(&mut self, host: usize) -> Result<(), ServiceError> {
+        if !self.runtimes[host].started() {
+            // At the start, or as it thaws or wakes if it could not run then.
+            self.line(host, "starts".to_string());
+        }
         let began_real_ns = crate::tokio::os::real_monotonic_ns();
         self.clockwork.lock().current = Some(host);
         let parked = {
