@@ -604,3 +604,43 @@ fn a_host_frozen_from_the_start_starts_as_it_thaws_and_no_hosts_is_refused() {
         "the service has no hosts: give it some with `host` or `client`"
     );
 }
+
+/// Code blocked for good in the kernel cannot be reached by an error: the process stops, naming
+/// the host. The test runs itself again as the process that stops.
+#[test]
+fn a_host_blocked_for_good_stops_the_process_naming_it() {
+    const CHILD: &str = "TICKLAB_TEST_SERVICE_STUCK";
+    if std::env::var_os(CHILD).is_some() {
+        let mut service = Service::new();
+        service.stop_when_stuck_for(Duration::from_millis(500));
+        service.host("stuck", || async {
+            tokio::time::sleep(secs(3)).await;
+            // A real socket's receive, with nothing ever sent to it.
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+            socket.recv(&mut [0; 1])?;
+            Ok(())
+        });
+        let _ = service.run();
+        return;
+    }
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_host_blocked_for_good_stops_the_process_naming_it",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(
+            "ticklab::service: host `stuck`'s code has held the thread every host runs on for "
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("since 3.000000000s of physical time"),
+        "{stderr}"
+    );
+}

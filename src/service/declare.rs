@@ -78,6 +78,8 @@ pub struct Service {
     pub(crate) max_steps: u64,
     /// Real time a host's code may run without waiting before a warning.
     pub(crate) warn_after_real_ns: u64,
+    /// Real time a host's code may hold the thread before the process is stopped.
+    pub(crate) stop_after_real_ns: u64,
     /// The file the hosts came from: code then runs on hosts it declares.
     pub(crate) source: Option<String>,
     /// Why the declaration cannot run, found as it was made.
@@ -121,6 +123,7 @@ impl Service {
             loss_ppm: 0,
             max_steps: crate::run::DEFAULT_MAX_EVENTS,
             warn_after_real_ns: 50_000_000,
+            stop_after_real_ns: 60_000_000_000,
             source: None,
             invalid: Vec::new(),
         }
@@ -130,6 +133,14 @@ impl Service {
     /// times (250 million unless set), rather than run for hours.
     pub fn max_events(&mut self, max_events: u64) -> &mut Self {
         self.max_steps = max_events;
+        self
+    }
+
+    /// Stops the process, naming the host, once a host's code has held the thread for `real` of
+    /// real time without waiting (a minute unless set): blocked for good in a std mutex or a
+    /// read, where no error can reach it, it would hang the test.
+    pub fn stop_when_stuck_for(&mut self, real: Duration) -> &mut Self {
+        self.stop_after_real_ns = ns(real);
         self
     }
 

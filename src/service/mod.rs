@@ -68,6 +68,7 @@ mod notes;
 mod outcome;
 mod queue;
 mod run;
+mod stall;
 mod sweep;
 
 pub use declare::Service;

@@ -19,6 +19,7 @@ use super::net::fabric::{Fabric, Segment};
 use super::net::{OnHost, SharedFabric};
 use super::notes::Collecting;
 use super::queue::{Event, Queue};
+use super::stall::StallWatch;
 use crate::hosts::network::{Network, NetworkConfig};
 use crate::hosts::thaw::ThawOrder;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
@@ -65,6 +66,7 @@ struct Runner {
     warn_after_real_ns: u64,
     warnings: Vec<String>,
     watch: ParkWatch,
+    stall: StallWatch,
 }
 
 pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
@@ -72,6 +74,8 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
     let network = check_declaration(&service)?;
     crate::tokio::os::keep_linked();
     crate::tokio::panics::install_hook();
+    // Started before this thread enters the run: its thread is ticklab's own.
+    let stall = StallWatch::start(service.stop_after_real_ns);
     let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(host_clocks(&service)))));
     let clocks = RunClocks::new(service.wall_start_ns);
     clocks
@@ -80,7 +84,7 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         .expect("set once, as the run begins");
     let _scope = Scope::enter(&clocks, ThreadRole::Runtime);
     let notes = Collecting::start(&clockwork);
-    let mut runner = Runner::new(&service, &network, clockwork);
+    let mut runner = Runner::new(&service, &network, clockwork, stall);
     runner.start(service);
     let outcome = runner.drive();
     runner.shut_down();
@@ -169,7 +173,12 @@ fn check_descriptors(hosts: usize) -> Result<(), ServiceError> {
 }
 
 impl Runner {
-    fn new(service: &Service, network: &NetworkConfig, clockwork: SharedClockwork) -> Runner {
+    fn new(
+        service: &Service,
+        network: &NetworkConfig,
+        clockwork: SharedClockwork,
+        stall: StallWatch,
+    ) -> Runner {
         let names: Vec<String> = service.hosts.iter().map(|host| host.name.clone()).collect();
         let hosts = names.len();
         let clients = service
@@ -203,6 +212,7 @@ impl Runner {
             warn_after_real_ns: service.warn_after_real_ns,
             warnings: Vec::new(),
             watch: ParkWatch::start(),
+            stall,
             names,
             clockwork,
         }
@@ -330,7 +340,10 @@ impl Runner {
         self.clockwork.lock().current = Some(host);
         let parked = {
             let _on = OnHost::enter(&self.fabric, host);
-            self.runtimes[host].step(&self.watch)
+            self.stall.begin(&self.names[host], self.now_ns);
+            let parked = self.runtimes[host].step(&self.watch);
+            self.stall.end();
+            parked
         };
         self.trace.extend(
             super::notes::new_since(&mut self.notes_seen)
