@@ -644,3 +644,35 @@ fn a_host_blocked_for_good_stops_the_process_naming_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_port_taken_is_refused_and_keeps_its_socket() {
+    let mut service = Service::new();
+    service.host("server", || async {
+        let socket = net::UdpSocket::bind(("0.0.0.0", 7)).await?;
+        let again = net::UdpSocket::bind(("0.0.0.0", 7)).await.unwrap_err();
+        note(format!("{:?}", again.kind()));
+        let listener = net::TcpListener::bind(("0.0.0.0", 7)).await?;
+        let twice = net::TcpListener::bind(("0.0.0.0", 7)).await.unwrap_err();
+        note(format!("{:?}", twice.kind()));
+        let mut buf = [0; 2];
+        let (len, _) = socket.recv_from(&mut buf).await?;
+        note(String::from_utf8_lossy(&buf[..len]).into_owned());
+        drop(listener);
+        Ok(())
+    });
+    service.client("client", async {
+        net::UdpSocket::bind(("0.0.0.0", 0))
+            .await?
+            .send_to(b"hi", ("server", 7))
+            .await?;
+        tokio::time::sleep(secs(1)).await;
+        Ok(())
+    });
+    let run = service.run().unwrap();
+    let texts: Vec<&str> = run
+        .notes_on("server")
+        .map(|note| note.text.as_str())
+        .collect();
+    assert_eq!(texts, ["AddrInUse", "AddrInUse", "hi"]);
+}

@@ -200,23 +200,9 @@ impl ServiceSweep {
         let about = faults::regression_about(&name, &self.base_text, &reason, &minimal);
         let text = faults::regression(&self.base_text, &minimal, &about)
             .expect("the case parsed while it was run");
-        let id = regressions::base_id(&self.base_text);
-        let text = format!("{}{text}", regressions::mark_line(&id, &name));
-        let file = crate::sweep::regression_path(
-            &self.regressions,
-            &format!("{}.toml", self.stem()),
-            &text,
-        );
-        let written = std::fs::create_dir_all(&self.regressions)
-            .and_then(|()| crate::output::write_atomically(&file, text.as_bytes(), false));
-        if let Err(error) = written
-            && std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str())
-        {
-            crate::output::note(format!(
-                "ticklab sweep: cannot write {}: {error}",
-                file.display()
-            ));
-        }
+        let stem = self.stem();
+        let (file, text) =
+            regressions::write(&self.regressions, (&stem, &name), &self.base_text, &text);
         SweepFailure {
             reason,
             found: Some((case, self.seed)),

@@ -114,6 +114,30 @@ fn older_file_of(path: &Path, text: &str, base_text: &str, stem: &str, name: &st
     named && swept && file == base && file_faults.starts_with(&base_faults)
 }
 
+/// Writes a sweep's shrunk case, `case_text`, as a regression file of the base named `name`
+/// (its file's stem `stem`) into `folder`, marked with the base it was swept from: the file and
+/// its text. A file that cannot be written is said on stderr, unless the same text is there.
+pub(crate) fn write(
+    folder: &Path,
+    (stem, name): (&str, &str),
+    base_text: &str,
+    case_text: &str,
+) -> (PathBuf, String) {
+    let text = format!("{}{case_text}", mark_line(&base_id(base_text), name));
+    let file = crate::sweep::regression_path(folder, &format!("{stem}.toml"), &text);
+    let written = std::fs::create_dir_all(folder)
+        .and_then(|()| crate::output::write_atomically(&file, text.as_bytes(), false));
+    if let Err(error) = written
+        && std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str())
+    {
+        crate::output::note(format!(
+            "ticklab sweep: cannot write {}: {error}",
+            file.display()
+        ));
+    }
+    (file, text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

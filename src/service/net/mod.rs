@@ -55,6 +55,51 @@ impl SharedFabric {
     }
 }
 
+/// Which of a host's port tables a socket binds in.
+#[derive(Clone, Copy, Debug)]
+enum Protocol {
+    Tcp,
+    Udp,
+}
+
+/// Binds `addr` on the host whose code runs now, for `what` (named in a misuse's panic): the
+/// network, the host and the address bound, port 0 given a free port.
+fn bind(
+    what: &str,
+    addr: impl ToSocketAddrs,
+    protocol: Protocol,
+) -> io::Result<(SharedFabric, usize, SocketAddr)> {
+    let (fabric, host) = current(what);
+    let mut addr = fabric.socket_addr(host, addr)?;
+    let mut state = fabric.lock();
+    if addr.ip() != state.ips[host] {
+        return Err(io::Error::new(
+            io::ErrorKind::AddrNotAvailable,
+            format!("{} is not this host's address", addr.ip()),
+        ));
+    }
+    if addr.port() == 0 {
+        addr.set_port(state.ephemeral_port(host));
+    }
+    let key = (host, addr.port());
+    let taken = match protocol {
+        Protocol::Tcp => state.listeners.contains_key(&key),
+        Protocol::Udp => state.datagrams.contains_key(&key),
+    };
+    if taken {
+        return Err(io::Error::new(
+            io::ErrorKind::AddrInUse,
+            format!("{addr} is already bound"),
+        ));
+    }
+    match protocol {
+        Protocol::Tcp => drop(state.listeners.insert(key, Default::default())),
+        Protocol::Udp => drop(state.datagrams.insert(key, Default::default())),
+    }
+    drop(state);
+    Ok((fabric, host, addr))
+}
+
 thread_local! {
     /// The network, and the host whose code runs now.
     static CURRENT: RefCell<Option<(SharedFabric, usize)>> = const { RefCell::new(None) };

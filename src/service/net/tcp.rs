@@ -9,8 +9,8 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::fabric::{Body, End, EndId, EndState, Listener};
-use super::{SharedFabric, ToSocketAddrs, current};
+use super::fabric::{Body, End, EndId, EndState};
+use super::{Protocol, SharedFabric, ToSocketAddrs, bind, current};
 
 /// A TCP listener on a host of the service, as `turmoil::net::TcpListener`.
 #[derive(Debug)]
@@ -23,28 +23,7 @@ pub struct TcpListener {
 impl TcpListener {
     /// Listens on `addr` of this host: port 0 takes a free port.
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
-        let (fabric, host) = current("TcpListener::bind");
-        let mut addr = fabric.socket_addr(host, addr)?;
-        let mut state = fabric.lock();
-        if addr.ip() != state.ips[host] {
-            return Err(io::Error::new(
-                io::ErrorKind::AddrNotAvailable,
-                format!("{} is not this host's address", addr.ip()),
-            ));
-        }
-        if addr.port() == 0 {
-            addr.set_port(state.ephemeral_port(host));
-        }
-        if state.listeners.contains_key(&(host, addr.port())) {
-            return Err(io::Error::new(
-                io::ErrorKind::AddrInUse,
-                format!("{addr} is already bound"),
-            ));
-        }
-        state
-            .listeners
-            .insert((host, addr.port()), Listener::default());
-        drop(state);
+        let (fabric, host, addr) = bind("TcpListener::bind", addr, Protocol::Tcp)?;
         Ok(TcpListener { fabric, host, addr })
     }
 

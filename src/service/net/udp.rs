@@ -5,8 +5,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::task::Poll;
 
-use super::fabric::{Body, Datagrams};
-use super::{SharedFabric, ToSocketAddrs, current};
+use super::fabric::Body;
+use super::{Protocol, SharedFabric, ToSocketAddrs, bind};
 
 /// A UDP socket on a host of the service, as `turmoil::net::UdpSocket`. A datagram is lost
 /// across a partition and to a host whose system is asleep, as on a real network.
@@ -22,28 +22,7 @@ pub struct UdpSocket {
 impl UdpSocket {
     /// Binds `addr` of this host: port 0 takes a free port.
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
-        let (fabric, host) = current("UdpSocket::bind");
-        let mut addr = fabric.socket_addr(host, addr)?;
-        let mut state = fabric.lock();
-        if addr.ip() != state.ips[host] {
-            return Err(io::Error::new(
-                io::ErrorKind::AddrNotAvailable,
-                format!("{} is not this host's address", addr.ip()),
-            ));
-        }
-        if addr.port() == 0 {
-            addr.set_port(state.ephemeral_port(host));
-        }
-        if state.datagrams.contains_key(&(host, addr.port())) {
-            return Err(io::Error::new(
-                io::ErrorKind::AddrInUse,
-                format!("{addr} is already bound"),
-            ));
-        }
-        state
-            .datagrams
-            .insert((host, addr.port()), Datagrams::default());
-        drop(state);
+        let (fabric, host, addr) = bind("UdpSocket::bind", addr, Protocol::Udp)?;
         Ok(UdpSocket {
             fabric,
             host,
