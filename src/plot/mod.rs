@@ -12,6 +12,7 @@ pub(crate) mod draw;
 pub(crate) mod error;
 
 pub(crate) mod style;
+pub(crate) mod svg_file;
 pub(crate) mod svg_stream;
 pub(crate) mod thread_cpu;
 mod time_axis;

@@ -77,7 +77,7 @@ pub fn time_panel<'a, 'b>(
     )
 }
 
-pub(super) fn plain(value: &f64) -> String {
+pub(crate) fn plain(value: &f64) -> String {
     // Trims the float noise of tick positions (0.30000000000000004).
     let text = format!("{value:.6}");
     let text = text.trim_end_matches('0').trim_end_matches('.');

@@ -5,6 +5,7 @@ use std::fmt;
 use ticklab_sim::Secs;
 
 use super::notes::HostNote;
+use super::record::Record;
 use crate::trace::Wall;
 
 /// Why a service run failed, naming the host.
@@ -35,6 +36,7 @@ pub struct ServiceRun {
     pub(crate) trace: Vec<String>,
     pub(crate) steps: u64,
     pub(crate) warnings: Vec<String>,
+    pub(crate) record: Record,
 }
 
 impl ServiceRun {
@@ -68,6 +70,31 @@ impl ServiceRun {
         self.notes
             .iter()
             .find(|note| note.host == host && note.text.starts_with(prefix))
+    }
+
+    /// The run drawn as an SVG document: a row per host with its own faults (suspends, freezes
+    /// and slews shaded, wall steps as red lines), the partitions and spikes that struck it
+    /// along its foot, and a mark per note, coloured by the note's first word (a word that
+    /// comes up three times or fewer has a dot on top); then every host's `Instant` and wall
+    /// clock against physical time. The same run gives the same bytes.
+    pub fn svg(&self) -> String {
+        super::picture::Picture {
+            record: &self.record,
+            notes: &self.notes,
+            ended_at_ns: self.ended_at_ns,
+        }
+        .svg()
+    }
+
+    /// Writes [`ServiceRun::svg`] to `path`, atomically. It replaces a plot an earlier service
+    /// run wrote there, and refuses to replace any other file.
+    pub fn write_svg(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        crate::plot::svg_file::write_drawn(
+            path.as_ref(),
+            &self.svg(),
+            super::picture::DRAWN_HERE,
+            "a service run",
+        )
     }
 
     /// The run as text, a line per event: each host's start, fault edges and notes, partitions,

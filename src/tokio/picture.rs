@@ -59,31 +59,7 @@ pub fn svg_of(trace: impl FnOnce(&mut dyn TraceSink) -> io::Result<()>) -> Strin
 /// Writes `svg` to `path` atomically. A file already there is replaced only if it was drawn here
 /// too (an earlier run of the same test), never one the user wrote.
 pub fn write_svg(path: &Path, svg: &str) -> io::Result<()> {
-    let ours = match std::fs::read(path) {
-        Ok(bytes) => {
-            let head = &bytes[..bytes.len().min(1024)];
-            let ours = String::from_utf8_lossy(head).contains(DRAWN_HERE);
-            if !ours {
-                return Err(io::Error::new(
-                    io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} already exists and was not drawn from a harness run, so it is left \
-                         as it is; remove it or write the plot to another path",
-                        path.display()
-                    ),
-                ));
-            }
-            true
-        }
-        Err(error) if error.kind() == io::ErrorKind::NotFound => false,
-        Err(error) => {
-            return Err(io::Error::new(
-                error.kind(),
-                format!("cannot write {}: {error}", path.display()),
-            ));
-        }
-    };
-    crate::output::write_atomically(path, svg.as_bytes(), ours)
+    crate::plot::svg_file::write_drawn(path, svg, DRAWN_HERE, "a harness run")
 }
 
 fn height_px(collected: &Collected) -> u32 {

@@ -34,13 +34,19 @@ impl Runner {
     pub(super) fn apply_edge(&mut self, host: usize, edge: FaultEdge) -> Result<(), ServiceError> {
         let (effect, awake) = {
             let mut clockwork = self.clockwork.lock();
-            let clock = &mut clockwork.hosts[host];
             let local = FaultEdge {
-                at_ns: clock.drift.local_ns(edge.at_ns),
+                at_ns: clockwork.hosts[host].drift.local_ns(edge.at_ns),
                 ..edge
             };
+            let before = clockwork.reading(host);
+            let clock = &mut clockwork.hosts[host];
             let effect: EdgeEffect = clock.machine.apply(&local);
-            (effect, clock.machine.system_awake())
+            let awake = clock.machine.system_awake();
+            let after = clockwork.reading(host);
+            self.record.clocks(host, self.now_ns, before);
+            self.record.edge(host, self.now_ns, &edge);
+            self.record.clocks(host, self.now_ns, after);
+            (effect, awake)
         };
         let what = match edge.edge {
             ticklab_sim::Edge::Begin => "begins",

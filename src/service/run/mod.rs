@@ -19,8 +19,9 @@ use super::net::fabric::{Fabric, Segment};
 use super::net::{OnHost, SharedFabric};
 use super::notes::Collecting;
 use super::queue::{Event, Queue};
+use super::record::{NetworkBand, Record};
 use super::stall::StallWatch;
-use crate::hosts::network::{Network, NetworkConfig};
+use crate::hosts::network::{Network, NetworkConfig, Window};
 use crate::hosts::thaw::ThawOrder;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
 use crate::tokio::os::park::{ParkWatch, Parked};
@@ -65,6 +66,8 @@ struct Runner {
     max_steps: u64,
     warn_after_real_ns: u64,
     warnings: Vec<String>,
+    /// What the run's picture shows.
+    record: Record,
     watch: ParkWatch,
     stall: StallWatch,
 }
@@ -90,12 +93,14 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
     runner.shut_down();
     let notes = notes.finish();
     let ended_at_ns = outcome?;
+    runner.finish_record(ended_at_ns, &network);
     Ok(ServiceRun {
         ended_at_ns,
         notes,
         trace: runner.trace,
         steps: runner.steps,
         warnings: runner.warnings,
+        record: runner.record,
     })
 }
 
@@ -211,6 +216,15 @@ impl Runner {
             max_steps: service.max_steps,
             warn_after_real_ns: service.warn_after_real_ns,
             warnings: Vec::new(),
+            record: Record::new(
+                service
+                    .hosts
+                    .iter()
+                    .map(|host| (host.name.clone(), host.platform.name()))
+                    .collect(),
+                service.seed,
+                service.wall_start_ns,
+            ),
             watch: ParkWatch::start(),
             stall,
             names,
@@ -241,7 +255,36 @@ impl Runner {
         }
         for host in 0..self.runtimes.len() {
             self.queue.push(0, Event::Start { host });
+            let reading = self.clockwork.lock().reading(host);
+            self.record.clocks(host, 0, reading);
         }
+    }
+
+    /// Every host's clocks as the run ended, and what was under way then.
+    fn finish_record(&mut self, ended_at_ns: u64, network: &NetworkConfig) {
+        let mut clockwork = self.clockwork.lock();
+        clockwork.now_ns = ended_at_ns;
+        for host in 0..self.runtimes.len() {
+            self.record
+                .clocks(host, ended_at_ns, clockwork.reading(host));
+        }
+        drop(clockwork);
+        let windows = |windows: &[Window], kind: &'static str| {
+            windows
+                .iter()
+                .filter(|window| window.at_ns < ended_at_ns)
+                .map(|window| NetworkBand {
+                    kind,
+                    from_ns: window.at_ns,
+                    to_ns: window.end_ns.min(ended_at_ns),
+                    a: window.pair.a,
+                    b: window.pair.b,
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut bands = windows(&network.partitions, "partition");
+        bands.extend(windows(&network.spikes, "latency-spike"));
+        self.record.finish(ended_at_ns, bands);
     }
 
     /// Runs to the end; when the run ended.
