@@ -76,6 +76,8 @@ pub struct Service {
     pub(crate) loss_ppm: u64,
     /// Most host steps the run may take.
     pub(crate) max_steps: u64,
+    /// Most the run may hold, as its footprint counts it.
+    pub(crate) max_memory_bytes: u64,
     /// Real time a host's code may run without waiting before a warning.
     pub(crate) warn_after_real_ns: u64,
     /// Real time a host's code may hold the thread before the process is stopped.
@@ -122,11 +124,23 @@ impl Service {
             spikes: Vec::new(),
             loss_ppm: 0,
             max_steps: crate::run::DEFAULT_MAX_EVENTS,
+            max_memory_bytes: crate::memory::DEFAULT_MAX_MEMORY_BYTES,
             warn_after_real_ns: 50_000_000,
             stop_after_real_ns: 60_000_000_000,
             source: None,
             invalid: Vec::new(),
         }
+    }
+
+    /// Bounds what the run may hold (1 GiB unless set): its hosts' runtimes, their sockets and
+    /// what waits in them unread, segments on their way, notes and trace, counted every 1,024
+    /// host steps. A run past it fails, naming what filled it; a service whose hosts alone would
+    /// pass it is refused before it runs. [`ServiceRun::footprint`] says what a run held.
+    ///
+    /// [`ServiceRun::footprint`]: super::ServiceRun::footprint
+    pub fn max_memory(&mut self, max_memory_bytes: u64) -> &mut Self {
+        self.max_memory_bytes = max_memory_bytes;
+        self
     }
 
     /// Bounds the run's work: it fails once it has stepped its hosts' runtimes this many
@@ -193,6 +207,12 @@ impl Service {
         service.run_for_ns = conditions.run_for_ns;
         service.seed = conditions.seed;
         service.wall_start_ns = conditions.wall_start_ns;
+        if let Some(max_memory_bytes) = scenario.setting.max_memory_bytes {
+            service.max_memory_bytes = max_memory_bytes;
+        }
+        if let Some(max_events) = scenario.setting.max_events {
+            service.max_steps = max_events;
+        }
         service.network = config.network.clone();
         service.source = Some(source.to_string());
         service.hosts = config

@@ -37,6 +37,7 @@ pub struct ServiceRun {
     pub(crate) steps: u64,
     pub(crate) warnings: Vec<String>,
     pub(crate) record: Record,
+    pub(crate) footprint: crate::memory::Footprint,
 }
 
 impl ServiceRun {
@@ -48,6 +49,16 @@ impl ServiceRun {
     /// How many times the run stepped a host's runtime: its work, which `max_events` bounds.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// The most the run held at any of its counts (every 1,024 host steps, and at the end), by
+    /// what held it: the hosts' runtimes, their sockets and what waits in them, segments on
+    /// their way, notes and trace. The memory bound ([`Service::max_memory`]) is checked
+    /// against the same count.
+    ///
+    /// [`Service::max_memory`]: super::Service::max_memory
+    pub fn footprint(&self) -> &crate::memory::Footprint {
+        &self.footprint
     }
 
     /// Warnings of code that held the thread in real time, naming the host; also on stderr.

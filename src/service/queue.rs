@@ -31,6 +31,15 @@ pub(crate) enum Event {
     },
 }
 
+impl Event {
+    fn payload_len(&self) -> u64 {
+        match self {
+            Event::Deliver(segment) => segment.payload_len(),
+            _ => 0,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     at_ns: u64,
@@ -58,15 +67,21 @@ impl Ord for Entry {
     }
 }
 
+/// What an event costs in the queue's heap once grown, for the memory bound.
+pub(crate) const BYTES_PER_EVENT: u64 = crate::memory::grown::<Entry>();
+
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
     heap: BinaryHeap<Reverse<Entry>>,
     seq: u64,
+    /// Bytes the segments on their way carry, for the memory bound.
+    payload_bytes: u64,
 }
 
 impl Queue {
     pub(crate) fn push(&mut self, at_ns: u64, event: Event) {
         self.seq += 1;
+        self.payload_bytes += event.payload_len();
         let seq = self.seq;
         self.heap.push(Reverse(Entry { at_ns, seq, event }));
     }
@@ -76,9 +91,14 @@ impl Queue {
     }
 
     pub(crate) fn pop(&mut self) -> Option<(u64, Event)> {
-        self.heap
-            .pop()
-            .map(|Reverse(entry)| (entry.at_ns, entry.event))
+        let Reverse(entry) = self.heap.pop()?;
+        self.payload_bytes -= entry.event.payload_len();
+        Some((entry.at_ns, entry.event))
+    }
+
+    /// Bytes the segments on their way carry.
+    pub(crate) fn payload_bytes(&self) -> u64 {
+        self.payload_bytes
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -59,6 +59,25 @@ impl Segment {
     pub(crate) fn reliable(&self) -> bool {
         !matches!(self.body, Body::Datagram { .. })
     }
+
+    /// The bytes it carries for the code.
+    pub(crate) fn payload_len(&self) -> u64 {
+        match &self.body {
+            Body::Data { bytes, .. } | Body::Datagram { bytes, .. } => bytes.len() as u64,
+            _ => 0,
+        }
+    }
+}
+
+/// What the hosts' kernels hold, for the memory bound.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KernelHoldings {
+    pub(crate) ends: usize,
+    /// Bytes received on connections and not yet read.
+    pub(crate) received_bytes: u64,
+    pub(crate) datagrams: usize,
+    pub(crate) datagram_bytes: u64,
+    pub(crate) sockets: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +129,22 @@ pub(crate) struct Fabric {
     next_port: Vec<u16>,
     /// Segments sent since the run last took them.
     pub(crate) outbox: Vec<Segment>,
+}
+
+impl Fabric {
+    pub(crate) fn holdings(&self) -> KernelHoldings {
+        let queued = self.datagrams.values().flat_map(|socket| &socket.queue);
+        let (datagrams, datagram_bytes) = queued.fold((0, 0), |(n, bytes), (datagram, _)| {
+            (n + 1, bytes + datagram.len() as u64)
+        });
+        KernelHoldings {
+            ends: self.ends.len(),
+            received_bytes: self.ends.iter().map(|end| end.received.len() as u64).sum(),
+            datagrams,
+            datagram_bytes,
+            sockets: self.listeners.len() + self.datagrams.len(),
+        }
+    }
 }
 
 /// Host `index`'s address: `192.168.0.1` for the first, as turmoil numbers its hosts.

@@ -10,9 +10,9 @@ use std::fmt;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use ticklab_sim::{Drift, FaultSchedule, Machine, Secs};
+use ticklab_sim::{FaultSchedule, Secs};
 
-use super::clockwork::{Clockwork, HostClock, SharedClockwork};
+use super::clockwork::{Clockwork, SharedClockwork};
 use super::declare::{Role, Service};
 use super::host::HostRuntime;
 use super::net::fabric::{Fabric, Segment};
@@ -23,10 +23,13 @@ use super::record::{NetworkBand, Record};
 use super::stall::StallWatch;
 use crate::hosts::network::{Network, NetworkConfig, Window};
 use crate::hosts::thaw::ThawOrder;
+use crate::memory::Footprint;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
 use crate::tokio::os::park::{ParkWatch, Parked};
 
 mod delivery;
+mod footprint;
+mod setup;
 
 use super::outcome::{ServiceError, ServiceRun, error, note_line};
 
@@ -68,18 +71,33 @@ struct Runner {
     warnings: Vec<String>,
     /// What the run's picture shows.
     record: Record,
+    /// The run's memory bound, what its notes and trace hold, and the most it held at a count.
+    max_memory_bytes: u64,
+    kept: footprint::Kept,
+    peak_footprint: Footprint,
     watch: ParkWatch,
     stall: StallWatch,
 }
 
 pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
-    check_can_run();
-    let network = check_declaration(&service)?;
+    setup::check_can_run();
+    let network = setup::check_declaration(&service)?;
     crate::tokio::os::keep_linked();
     crate::tokio::panics::install_hook();
     // Started before this thread enters the run: its thread is ticklab's own.
     let stall = StallWatch::start(service.stop_after_real_ns);
-    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(host_clocks(&service)))));
+    // The run waits for its share of the process's memory, beside runs on other threads.
+    let estimate_bytes = u128::from(footprint::BYTES_PER_HOST) * service.hosts.len() as u128;
+    let process_bound_bytes = crate::memory::DEFAULT_MAX_MEMORY_BYTES;
+    let claim = crate::memory::budget::claim_bytes(
+        estimate_bytes,
+        service.max_memory_bytes,
+        process_bound_bytes,
+    );
+    let _admission = crate::memory::budget::PROCESS.admit(claim, process_bound_bytes);
+    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(setup::host_clocks(
+        &service,
+    )))));
     let clocks = RunClocks::new(service.wall_start_ns);
     clocks
         .hosts
@@ -94,6 +112,7 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
     let notes = notes.finish();
     let ended_at_ns = outcome?;
     runner.finish_record(ended_at_ns, &network);
+    runner.measure_memory(None)?;
     Ok(ServiceRun {
         ended_at_ns,
         notes,
@@ -101,80 +120,8 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         steps: runner.steps,
         warnings: runner.warnings,
         record: runner.record,
+        footprint: runner.peak_footprint,
     })
-}
-
-/// The network with the partitions and spikes declared in code, once the declaration is found
-/// able to run.
-fn check_declaration(service: &Service) -> Result<NetworkConfig, ServiceError> {
-    if let Some(why) = service.invalid.first() {
-        return Err(error(why.clone()));
-    }
-    if service.hosts.is_empty() {
-        return Err(error(
-            "the service has no hosts: give it some with `host` or `client`",
-        ));
-    }
-    let network = service.resolved_network().map_err(error)?;
-    check_descriptors(service.hosts.len())?;
-    if let Some(host) = service.hosts.iter().find(|host| host.software.is_none()) {
-        return Err(error(format!(
-            "host `{}` was given no code: give it some with `host` or `client`",
-            host.name
-        )));
-    }
-    Ok(network)
-}
-
-/// Each host's machine and crystal, its wall clock at the service's start plus its offset.
-fn host_clocks(service: &Service) -> Vec<HostClock> {
-    service
-        .hosts
-        .iter()
-        .map(|host| HostClock {
-            name: host.name.clone(),
-            machine: Machine::new(
-                host.platform,
-                host.platform.instant_clock(),
-                service.wall_start_ns.saturating_add(host.wall_offset_ns),
-            ),
-            drift: Drift::new(host.drift_ppb),
-        })
-        .collect()
-}
-
-/// Panics, naming the cure, where a service cannot run.
-fn check_can_run() {
-    assert!(
-        tokio::runtime::Handle::try_current().is_err(),
-        "ticklab: Service::run was called inside a tokio runtime (such as under \
-         #[tokio::test]); it runs each host on a runtime of its own, so call it from a plain \
-         #[test]"
-    );
-    if !crate::tokio::os::INTERCEPTED {
-        panic!(
-            "ticklab: this build cannot bring std::time::Instant inside the simulation (that needs \
-         Linux with glibc and the `os-clocks` feature); a service's hosts read their clocks \
-         through it, tokio's included"
-        );
-    }
-}
-
-/// File descriptors each host's runtime holds: its epoll instance and the eventfd that wakes it.
-const DESCRIPTORS_PER_HOST: u64 = 2;
-
-/// Refuses a service whose runtimes would need more file descriptors than the process may open.
-fn check_descriptors(hosts: usize) -> Result<(), ServiceError> {
-    let needed = hosts as u64 * DESCRIPTORS_PER_HOST + 64;
-    let allowed = crate::tokio::os::open_files_limit();
-    if allowed.is_some_and(|allowed| needed > allowed) {
-        return Err(error(format!(
-            "{hosts} hosts need about {needed} file descriptors for their runtimes, and this \
-             process may open {} (`ulimit -n`): raise the limit, or run fewer hosts",
-            allowed.unwrap_or_default()
-        )));
-    }
-    Ok(())
 }
 
 impl Runner {
@@ -225,6 +172,9 @@ impl Runner {
                 service.seed,
                 service.wall_start_ns,
             ),
+            max_memory_bytes: service.max_memory_bytes,
+            kept: footprint::Kept::default(),
+            peak_footprint: Footprint::new(),
             watch: ParkWatch::start(),
             stall,
             names,
@@ -358,7 +308,7 @@ impl Runner {
                     (false, false) => "latency spike ends".to_string(),
                 };
                 let line = format!("{}  {a} <-> {b}  {what}", Secs(self.now_ns));
-                self.trace.push(line);
+                self.push_trace(line);
             }
         }
         Ok(())
@@ -370,6 +320,12 @@ impl Runner {
 
     fn line(&mut self, host: usize, what: String) {
         let line = format!("{}  {}  {what}", Secs(self.now_ns), self.names[host]);
+        self.push_trace(line);
+    }
+
+    /// Keeps `line` in the trace, counting its bytes for the memory bound.
+    fn push_trace(&mut self, line: String) {
+        self.kept.trace_bytes += line.len() as u64;
         self.trace.push(line);
     }
 
@@ -388,11 +344,11 @@ impl Runner {
             self.stall.end();
             parked
         };
-        self.trace.extend(
-            super::notes::new_since(&mut self.notes_seen)
-                .iter()
-                .map(note_line),
-        );
+        for note in super::notes::new_since(&mut self.notes_seen) {
+            self.kept.notes += 1;
+            self.kept.note_bytes += (note.text.len() + note.host.len()) as u64;
+            self.push_trace(note_line(&note));
+        }
         let failure = {
             let mut clockwork = self.clockwork.lock();
             clockwork.current = None;
@@ -439,6 +395,7 @@ impl Runner {
     /// in real time: something blocked the host's code that simulated time cannot see.
     fn check_work(&mut self, host: usize, began_real_ns: i128) -> Result<(), ServiceError> {
         self.steps += 1;
+        self.check_memory(host)?;
         if self.steps > self.max_steps {
             return Err(error(format!(
                 "the run stepped its hosts more than {} times by {} (host `{}` last): raise \
