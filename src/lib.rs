@@ -34,6 +34,18 @@ pub use ticklab_models as models;
 /// The simulated world, re-exported for the same reason.
 pub use ticklab_sim as sim;
 
+/// turmoil's names, at turmoil's paths: code written against turmoil (`turmoil::net::TcpStream`,
+/// `turmoil::lookup`, `turmoil::elapsed`) runs unchanged on [`service`] once the crate depends
+/// on ticklab under turmoil's name (`turmoil = { package = "ticklab", ... }`): only the set-up
+/// changes, from `turmoil::Builder` to `turmoil::service::Service`.
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use service::{
+    Result, elapsed, in_simulation,
+    net::{self, ToIpAddr, ToSocketAddrs, lookup, reverse_lookup},
+    sim_elapsed, since_epoch,
+};
+
 /// The book's and README's Rust samples, as doc tests: `mdbook test` cannot link ticklab, so
 /// `cargo test --doc` compiles and runs them here (tests/book.rs checks the scenario samples).
 #[cfg(doctest)]

@@ -36,19 +36,26 @@ pub(crate) struct Clockwork {
     pub(crate) hosts: Vec<HostClock>,
     /// The first thing a host's code did that the simulation cannot see, naming the host.
     pub(crate) failure: Option<String>,
+    /// Each host's `Instant` as the run began.
+    pub(crate) start_instant_ns: Vec<u64>,
     /// Every host runs on this thread.
     thread: ThreadId,
 }
 
 impl Clockwork {
     pub(crate) fn new(hosts: Vec<HostClock>) -> Clockwork {
-        Clockwork {
+        let mut clockwork = Clockwork {
             now_ns: 0,
             current: None,
             hosts,
             failure: None,
+            start_instant_ns: Vec::new(),
             thread: std::thread::current().id(),
-        }
+        };
+        clockwork.start_instant_ns = (0..clockwork.hosts.len())
+            .map(|host| clockwork.reading(host).instant_ns)
+            .collect();
+        clockwork
     }
 
     /// What `host`'s clocks read now.

@@ -73,6 +73,7 @@ mod record;
 mod run;
 mod stall;
 mod sweep;
+mod turmoil_names;
 
 pub use declare::Service;
 pub use host::Result;
@@ -80,3 +81,4 @@ pub use host_settings::HostSettings;
 pub use notes::{HostNote, note};
 pub use outcome::{ServiceError, ServiceRun};
 pub use sweep::ServiceSweep;
+pub use turmoil_names::{elapsed, in_simulation, sim_elapsed, since_epoch};

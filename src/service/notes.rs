@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use super::clockwork::{Reading, SharedClockwork};
+use super::clockwork::{Clockwork, Reading, SharedClockwork};
 
 /// A note a host's code made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +77,16 @@ pub fn note(text: impl Into<String>) {
             text,
         });
     });
+}
+
+/// `read` of the clockwork and the host whose code runs now; `None` outside a host's code.
+pub(crate) fn on_current_host<R>(read: impl FnOnce(&Clockwork, usize) -> R) -> Option<R> {
+    NOTES.with_borrow(|notes| {
+        let (clockwork, _) = notes.as_ref()?;
+        let clockwork = clockwork.lock();
+        let host = clockwork.current?;
+        Some(read(&clockwork, host))
+    })
 }
 
 /// The notes made since the first `seen`, which becomes all of them.

@@ -189,3 +189,25 @@ fn a_holder_with_a_slow_crystal_overlaps_the_next_holder_by_the_predicted_time()
     assert_eq!(overlap_ns(-500.0), 5_004_503);
     assert_eq!(overlap_ns(0.0), 0);
 }
+
+/// The book's picture of the unfenced GC pause (docs/service-gc-pause.svg) is this run's: a
+/// change that draws it differently fails here, and `TICKLAB_DRAW_BOOK=1` draws it anew.
+#[test]
+fn the_books_picture_of_the_gc_pause_is_this_runs() {
+    let run = gc_pause(false);
+    let svg = run.svg();
+    let book =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/service-gc-pause.svg");
+    if std::env::var_os("TICKLAB_DRAW_BOOK").is_some() {
+        run.write_svg(&book).unwrap();
+    }
+    let drawn = std::fs::read_to_string(&book).unwrap_or_default();
+    assert!(
+        drawn == svg,
+        "docs/service-gc-pause.svg is not this run's picture: draw it anew with \
+         `TICKLAB_DRAW_BOOK=1 cargo test -p lease-service --test lease` and look at it"
+    );
+    // client-1's 15 s freeze is its row's one band, and storage's notes count both writes.
+    assert!(svg.contains("process-suspend (1)"));
+    assert!(svg.contains("note \u{201c}accepts\u{2026}\u{201d} (2)"));
+}
