@@ -112,6 +112,14 @@ fn a_host_that_never_reads_fails_the_bound_naming_what_filled_it() {
         error.contains("bytes sent and not yet read"),
         "what filled it is named: {error}"
     );
+    // Steps that send a sixteenth of the bound (512 KiB, 8 chunks) bring the count forward: the
+    // run stops at the first count past the bound, with 134 chunks unread (8,781,824 B), not
+    // 1,024 steps (64 MiB of writes) later.
+    assert!(
+        error.starts_with("the run held 8.4 MiB by 0.135000000s")
+            && error.contains("8781824 bytes sent and not yet read"),
+        "it stops as it passes the bound: {error}"
+    );
 }
 
 #[test]

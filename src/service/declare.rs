@@ -134,7 +134,7 @@ impl Service {
 
     /// Bounds what the run may hold (1 GiB unless set): its hosts' runtimes, their sockets and
     /// what waits in them unread, segments on their way, notes and trace, counted every 1,024
-    /// host steps. A run past it fails, naming what filled it; a service whose hosts alone would
+    /// host steps and after any step that sends or notes a sixteenth of the bound. A run past it fails, naming what filled it; a service whose hosts alone would
     /// pass it is refused before it runs. [`ServiceRun::footprint`] says what a run held.
     ///
     /// [`ServiceRun::footprint`]: super::ServiceRun::footprint

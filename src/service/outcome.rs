@@ -51,9 +51,9 @@ impl ServiceRun {
         self.steps
     }
 
-    /// The most the run held at any of its counts (every 1,024 host steps, and at the end), by
-    /// what held it: the hosts' runtimes, their sockets and what waits in them, segments on
-    /// their way, notes and trace. The memory bound ([`Service::max_memory`]) is checked
+    /// The most the run held at any of its counts (every 1,024 host steps, sooner after a step
+    /// that sends much, and at the end), by what held it: the hosts' runtimes, their sockets
+    /// and what waits in them, segments on their way, notes and trace. The memory bound ([`Service::max_memory`]) is checked
     /// against the same count.
     ///
     /// [`Service::max_memory`]: super::Service::max_memory

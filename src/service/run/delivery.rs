@@ -121,6 +121,7 @@ impl Runner {
     /// Queues what the hosts sent: after the link's latency, in order per pair of hosts.
     pub(super) fn send_outbox(&mut self) {
         let sent = std::mem::take(&mut self.fabric.lock().outbox);
+        self.kept.grown_since_count += sent.iter().map(Segment::payload_len).sum::<u64>();
         for segment in sent {
             let (from, to) = (segment.from, segment.to);
             let latency_ns = match from == to {

@@ -1,9 +1,9 @@
 //! What a service run holds, counted as every run's memory bound counts (`crate::memory`): its
 //! hosts' runtimes, their kernels' sockets and what waits in them, the segments on their way,
 //! the events queued, and the notes and trace kept. The count is checked before the run (the
-//! hosts alone must fit) and every [`CHECK_EVERY`] host steps, so a service that piles up what
-//! it is sent ends in an error instead of eating the machine; the same run passes or fails its
-//! bound on every machine.
+//! hosts alone must fit), every [`CHECK_EVERY`] host steps, and after any step that sent or
+//! noted a sixteenth of the bound, so a service that piles up what it is sent ends in an error
+//! instead of eating the machine; the same run passes or fails its bound on every machine.
 
 use ticklab_sim::Secs;
 
@@ -60,6 +60,9 @@ pub(super) struct Kept {
     pub(super) trace_bytes: u64,
     pub(super) note_bytes: u64,
     pub(super) notes: u64,
+    /// Bytes sent, noted or traced since the last count: a step that sends or notes a lot
+    /// brings the next count forward, so the bound holds within a sixteenth of itself.
+    pub(super) grown_since_count: u64,
 }
 
 impl Runner {
@@ -107,9 +110,11 @@ impl Runner {
         footprint
     }
 
-    /// Counts what the run holds every [`CHECK_EVERY`] steps; fails it past its bound.
+    /// Counts what the run holds every [`CHECK_EVERY`] steps, or sooner after a step that sent
+    /// or noted a sixteenth of the bound; fails it past its bound.
     pub(super) fn check_memory(&mut self, host: usize) -> Result<(), ServiceError> {
-        if !self.steps.is_multiple_of(CHECK_EVERY) {
+        let grown_much = self.kept.grown_since_count > self.max_memory_bytes / 16;
+        if !self.steps.is_multiple_of(CHECK_EVERY) && !grown_much {
             return Ok(());
         }
         self.measure_memory(Some(host))
@@ -118,6 +123,7 @@ impl Runner {
     /// Counts what the run holds now, keeps the largest count, and fails the run past its bound.
     /// `host` stepped last, if any did.
     pub(super) fn measure_memory(&mut self, host: Option<usize>) -> Result<(), ServiceError> {
+        self.kept.grown_since_count = 0;
         let footprint = self.footprint();
         let bytes = footprint.bytes();
         if bytes > self.peak_footprint.bytes() {

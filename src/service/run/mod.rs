@@ -326,6 +326,7 @@ impl Runner {
     /// Keeps `line` in the trace, counting its bytes for the memory bound.
     fn push_trace(&mut self, line: String) {
         self.kept.trace_bytes += line.len() as u64;
+        self.kept.grown_since_count += line.len() as u64;
         self.trace.push(line);
     }
 
@@ -346,7 +347,9 @@ impl Runner {
         };
         for note in super::notes::new_since(&mut self.notes_seen) {
             self.kept.notes += 1;
-            self.kept.note_bytes += (note.text.len() + note.host.len()) as u64;
+            let bytes = (note.text.len() + note.host.len()) as u64;
+            self.kept.note_bytes += bytes;
+            self.kept.grown_since_count += bytes;
             self.push_trace(note_line(&note));
         }
         let failure = {
