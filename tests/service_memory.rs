@@ -140,4 +140,14 @@ fn hosts_that_alone_pass_the_bound_are_refused_before_running() {
         "100 hosts hold about 3.1 MiB before their code allocates anything (32.0 KiB each), past \
          the memory bound of 1.0 MiB: raise `max_memory`, or run fewer hosts"
     );
+    let mut one = Service::new();
+    one.host("only", || async {
+        unreachable!("a refused service runs no code")
+    });
+    one.max_memory(0);
+    assert_eq!(
+        one.run().unwrap_err().to_string(),
+        "1 host holds about 32.0 KiB before its code allocates anything (32.0 KiB each), past \
+         the memory bound of 0 B: raise `max_memory`, or run fewer hosts"
+    );
 }

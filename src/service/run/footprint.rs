@@ -43,9 +43,13 @@ pub(crate) const HOSTS: &str = "hosts (runtime, drivers, LocalSet)";
 pub(super) fn check_before(hosts: usize, max_bytes: u64) -> Result<(), ServiceError> {
     let bytes = u128::from(BYTES_PER_HOST) * hosts as u128;
     if bytes > u128::from(max_bytes) {
+        let (hosts, whose) = match hosts {
+            1 => ("1 host holds".to_string(), "its"),
+            _ => (format!("{hosts} hosts hold"), "their"),
+        };
         return Err(error(format!(
-            "{hosts} hosts hold about {} before their code allocates anything ({} each), past \
-             the memory bound of {}: raise `max_memory`, or run fewer hosts",
+            "{hosts} about {} before {whose} code allocates anything ({} each), past the memory \
+             bound of {}: raise `max_memory`, or run fewer hosts",
             Size(bytes),
             Size(u128::from(BYTES_PER_HOST)),
             Size(u128::from(max_bytes))
