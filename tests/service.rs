@@ -204,22 +204,6 @@ fn nothing_listening_refuses_the_connection() {
 }
 
 #[test]
-fn a_panic_on_a_host_fails_the_run_naming_the_host() {
-    let mut service = Service::new();
-    service.host("fine", || async { Ok(()) });
-    service.host("broken", || async {
-        tokio::time::sleep(secs(3)).await;
-        panic!("lost the lease");
-    });
-    let failure = service.run().unwrap_err().to_string();
-    assert!(
-        failure.starts_with("the code on host `broken` panicked at tests/service.rs:"),
-        "{failure}"
-    );
-    assert!(failure.ends_with(": lost the lease"), "{failure}");
-}
-
-#[test]
 fn what_the_simulation_cannot_see_fails_the_run() {
     let mut service = Service::new();
     service.host("sleeper", || async {

@@ -38,6 +38,10 @@ pub(crate) struct Clockwork {
     pub(crate) failure: Option<String>,
     /// Each host's `Instant` as the run began.
     pub(crate) start_instant_ns: Vec<u64>,
+    /// Whether a task's panic is left to tokio (the task ends, the rest go on), not a failure.
+    pub(crate) swallow_panics: bool,
+    /// Panics left to tokio since the run last looked: (host, what and where).
+    pub(crate) swallowed: Vec<(usize, String)>,
     /// Every host runs on this thread.
     thread: ThreadId,
 }
@@ -50,6 +54,8 @@ impl Clockwork {
             hosts,
             failure: None,
             start_instant_ns: Vec::new(),
+            swallow_panics: false,
+            swallowed: Vec::new(),
             thread: std::thread::current().id(),
         };
         clockwork.start_instant_ns = (0..clockwork.hosts.len())
@@ -126,5 +132,13 @@ impl HostClocks for SharedClockwork {
 
     fn fail(&self, why: String) {
         self.lock().fail(why);
+    }
+
+    fn panicked(&self, why: String) {
+        let mut clockwork = self.lock();
+        match (clockwork.swallow_panics, clockwork.current) {
+            (true, Some(host)) => clockwork.swallowed.push((host, why)),
+            _ => clockwork.fail(why),
+        }
     }
 }

@@ -78,6 +78,8 @@ pub struct Service {
     pub(crate) max_steps: u64,
     /// Most the run may hold, as its footprint counts it.
     pub(crate) max_memory_bytes: u64,
+    /// A task's panic is left to tokio rather than failing the run.
+    pub(crate) swallow_panics: bool,
     /// Real time a host's code may run without waiting before a warning.
     pub(crate) warn_after_real_ns: u64,
     /// Real time a host's code may hold the thread before the process is stopped.
@@ -125,11 +127,21 @@ impl Service {
             loss_ppm: 0,
             max_steps: crate::run::DEFAULT_MAX_EVENTS,
             max_memory_bytes: crate::memory::DEFAULT_MAX_MEMORY_BYTES,
+            swallow_panics: false,
             warn_after_real_ns: 50_000_000,
             stop_after_real_ns: 60_000_000_000,
             source: None,
             invalid: Vec::new(),
         }
+    }
+
+    /// Keeps tokio's own way with a task that panics on any host: the task ends and the rest
+    /// go on, and the trace says which host's task panicked, where and with what. By default
+    /// such a panic fails the run, naming the host. A client whose own code panics never
+    /// returns, so the run still fails when its time runs out.
+    pub fn swallowing_task_panics(&mut self) -> &mut Self {
+        self.swallow_panics = true;
+        self
     }
 
     /// Bounds what the run may hold (1 GiB unless set): its hosts' runtimes, their sockets and

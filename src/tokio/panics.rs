@@ -20,7 +20,7 @@ pub(crate) fn install_hook() {
         std::panic::set_hook(Box::new(move |info| {
             if let Some(hosts) = answer::current_hosts() {
                 if !answer::holds_state() {
-                    hosts.fail(format!("panicked{}: {}", place(info), message(info)));
+                    hosts.panicked(format!("panicked{}: {}", place(info), message(info)));
                 }
                 previous(info);
                 return;

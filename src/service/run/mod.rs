@@ -95,9 +95,9 @@ pub(crate) fn run(service: Service) -> Result<ServiceRun, ServiceError> {
         process_bound_bytes,
     );
     let _admission = crate::memory::budget::PROCESS.admit(claim, process_bound_bytes);
-    let clockwork = SharedClockwork(Arc::new(Mutex::new(Clockwork::new(setup::host_clocks(
-        &service,
-    )))));
+    let mut clocks_of_hosts = Clockwork::new(setup::host_clocks(&service));
+    clocks_of_hosts.swallow_panics = service.swallow_panics;
+    let clockwork = SharedClockwork(Arc::new(Mutex::new(clocks_of_hosts)));
     let clocks = RunClocks::new(service.wall_start_ns);
     clocks
         .hosts
@@ -352,11 +352,17 @@ impl Runner {
             self.kept.grown_since_count += bytes;
             self.push_trace(note_line(&note));
         }
-        let failure = {
+        let (failure, swallowed) = {
             let mut clockwork = self.clockwork.lock();
             clockwork.current = None;
-            clockwork.failure.take()
+            (
+                clockwork.failure.take(),
+                std::mem::take(&mut clockwork.swallowed),
+            )
         };
+        for (host, why) in swallowed {
+            self.line(host, format!("a task {why} (left to tokio)"));
+        }
         if let Some(why) = failure {
             return Err(error(why));
         }

@@ -64,6 +64,11 @@ pub(crate) trait HostClocks: Send + Sync + std::fmt::Debug {
     fn now(&self) -> Result<(u64, u64, i64), String>;
     /// Fails the run with `why`, which names what the code did: the run adds which host did it.
     fn fail(&self, why: String);
+    /// A task of the code panicked (`why` says where, and with what): it fails the run unless
+    /// the run leaves task panics to tokio.
+    fn panicked(&self, why: String) {
+        self.fail(why);
+    }
 }
 
 /// What a run's clocks read before its first instant, and the run once it exists.
