@@ -719,6 +719,7 @@ const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
             "src/service/run/mod.rs",
             "src/service/run/delivery.rs",
             "src/service/run/setup.rs",
+            "src/service/run/finish.rs",
         ],
         "`ticklab::service` runs a user's own code on a hosts scenario's hosts: it takes their \
          file, their network and their thaw order, so that the same file runs the built-in \

@@ -5,12 +5,31 @@
 //! that host's machine, at the physical moment the run stands at. Two hosts read different times
 //! at the same moment, as real machines do.
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::ThreadId;
 
-use ticklab_sim::{ClockId, Drift, Machine};
+use ticklab_sim::{ClockId, Drift, FaultEdge, FaultSchedule, Machine};
 
-use crate::tokio::os::answer::HostClocks;
+use crate::tokio::os::answer::{Clock, HostClocks, Sleep, from_clock_base_ns};
+
+thread_local! {
+    /// While a host's code holds its thread in `thread::sleep`: the physical moment the sleep
+    /// ends, from which what it sends afterwards leaves.
+    static HELD_UNTIL_NS: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// When what the host whose code runs now sends leaves: after any sleep that held its thread.
+pub(crate) fn departs_at_ns() -> Option<u64> {
+    HELD_UNTIL_NS.get()
+}
+
+/// What a sleep of the host's thread waits for: its machine's clock reading a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SleepTarget {
+    pub(crate) clock: ClockId,
+    pub(crate) target_ns: i64,
+}
 
 /// One host's clocks: its machine counts in the host's own drifted nanoseconds.
 #[derive(Debug)]
@@ -18,6 +37,16 @@ pub(crate) struct HostClock {
     pub(crate) name: String,
     pub(crate) machine: Machine,
     pub(crate) drift: Drift,
+    /// Every fault edge of the host, in the order the run applies them, and how many it has:
+    /// a sleep's end is found through the ones still to come.
+    pub(crate) edges: Vec<FaultEdge>,
+    pub(crate) edges_applied: usize,
+}
+
+/// Every edge of `faults`, in the order the run applies them.
+pub(crate) fn edges_of(faults: &[ticklab_sim::Fault]) -> Vec<FaultEdge> {
+    let mut schedule = FaultSchedule::new(faults);
+    std::iter::from_fn(|| schedule.pop()).collect()
 }
 
 /// What a host's clocks read at one moment.
@@ -42,6 +71,9 @@ pub(crate) struct Clockwork {
     pub(crate) swallow_panics: bool,
     /// Panics left to tokio since the run last looked: (host, what and where).
     pub(crate) swallowed: Vec<(usize, String)>,
+    /// The host whose thread a sleep holds in this step, what it waits for, and the physical
+    /// moment that comes: its clocks read from then on.
+    pub(crate) held: Option<(usize, SleepTarget, u64)>,
     /// Every host runs on this thread.
     thread: ThreadId,
 }
@@ -56,6 +88,7 @@ impl Clockwork {
             start_instant_ns: Vec::new(),
             swallow_panics: false,
             swallowed: Vec::new(),
+            held: None,
             thread: std::thread::current().id(),
         };
         clockwork.start_instant_ns = (0..clockwork.hosts.len())
@@ -64,10 +97,24 @@ impl Clockwork {
         clockwork
     }
 
+    /// The physical moment `host` lives at: now, or the end of a sleep that holds its thread.
+    pub(crate) fn host_now_ns(&self, host: usize) -> u64 {
+        match self.held {
+            Some((held, _, until_ns)) if held == host => until_ns,
+            _ => self.now_ns,
+        }
+    }
+
+    /// Lets go of the thread a sleep held: what the host waited for, if a sleep held it.
+    pub(crate) fn release(&mut self) -> Option<(usize, SleepTarget, u64)> {
+        HELD_UNTIL_NS.set(None);
+        self.held.take()
+    }
+
     /// What `host`'s clocks read now.
     pub(crate) fn reading(&self, host: usize) -> Reading {
         let clock = &self.hosts[host];
-        let local_ns = clock.drift.local_ns(self.now_ns);
+        let local_ns = clock.drift.local_ns(self.host_now_ns(host));
         Reading {
             instant_ns: clock.machine.instant_ns(local_ns).max(0) as u64,
             boot_ns: clock
@@ -82,16 +129,87 @@ impl Clockwork {
     /// The physical time at which `host`'s `Instant` reads `instant_ns`, if nothing changes its
     /// clocks; `None` while its clock is stopped short of it (the system is asleep).
     pub(crate) fn phys_when_instant(&self, host: usize, instant_ns: u64) -> Option<u64> {
-        let clock = &self.hosts[host];
-        let machine = &clock.machine;
-        let local_now_ns = clock.drift.local_ns(self.now_ns);
+        let machine = &self.hosts[host].machine;
         let target_ns = machine.instant_to_clock_ns(i64::try_from(instant_ns).ok()?);
-        let wait_ns =
-            machine
-                .clocks()
-                .phys_until(machine.instant_clock(), local_now_ns, target_ns)?;
-        let local_ns = local_now_ns.saturating_add(wait_ns);
-        Some(clock.drift.phys_at_or_after(local_ns).max(self.now_ns))
+        self.phys_when(host, machine.instant_clock(), target_ns)
+    }
+
+    /// The physical time at which `host`'s clock `clock` reads `target_ns`, if nothing changes
+    /// its clocks; `None` while that clock is stopped short of it.
+    pub(crate) fn phys_when(&self, host: usize, clock: ClockId, target_ns: i64) -> Option<u64> {
+        let host_clock = &self.hosts[host];
+        phys_on(
+            &host_clock.machine,
+            host_clock.drift,
+            self.host_now_ns(host),
+            clock,
+            target_ns,
+        )
+    }
+
+    /// When a sleep of `host`'s thread until its clock `clock` reads `target_ns` returns:
+    /// once the clock reads it and the process can run, through the fault edges still to come
+    /// (a suspend that stops the clock, a wall step, a freeze the end falls in). The host's own
+    /// faults are all its clocks and its process answer to, and they are declared up front.
+    /// `None` if that never comes.
+    pub(crate) fn phys_when_ahead(
+        &self,
+        host: usize,
+        clock: ClockId,
+        target_ns: i64,
+    ) -> Option<u64> {
+        let host_clock = &self.hosts[host];
+        let drift = host_clock.drift;
+        let mut machine = host_clock.machine.clone();
+        let mut from_ns = self.host_now_ns(host);
+        let mut reached_ns = None;
+        for edge in &host_clock.edges[host_clock.edges_applied..] {
+            let edge_ns = edge.at_ns.max(from_ns);
+            if reached_ns.is_none() {
+                let end_ns = phys_on(&machine, drift, from_ns, clock, target_ns);
+                reached_ns = end_ns.filter(|&end_ns| end_ns <= edge_ns);
+            }
+            if let Some(end_ns) = reached_ns.filter(|_| machine.can_run()) {
+                return Some(end_ns.max(from_ns));
+            }
+            machine.apply(&FaultEdge {
+                at_ns: drift.local_ns(edge_ns),
+                ..*edge
+            });
+            from_ns = edge_ns;
+        }
+        let end_ns = match reached_ns {
+            Some(end_ns) => end_ns,
+            None => phys_on(&machine, drift, from_ns, clock, target_ns)?,
+        };
+        machine.can_run().then_some(end_ns.max(from_ns))
+    }
+
+    /// What a sleep of `host`'s thread waits for, on its own clocks.
+    fn sleep_target(&self, host: usize, sleep: Sleep) -> Result<SleepTarget, String> {
+        let machine = &self.hosts[host].machine;
+        let local_ns = self.hosts[host].drift.local_ns(self.host_now_ns(host));
+        let target = match sleep {
+            // Linux measures a relative sleep on CLOCK_MONOTONIC.
+            Sleep::For { ns } => SleepTarget {
+                clock: ClockId::Monotonic,
+                target_ns: machine
+                    .clocks()
+                    .read(ClockId::Monotonic, local_ns)
+                    .saturating_add(i64::try_from(ns).unwrap_or(i64::MAX)),
+            },
+            Sleep::Until { clock, ns } => {
+                let ns = from_clock_base_ns(clock, ns)
+                    .ok_or("slept until a time on a clock the host's machine does not have")?;
+                let (clock, target_ns) = match clock {
+                    Clock::Instant => (machine.instant_clock(), machine.instant_to_clock_ns(ns)),
+                    Clock::Boottime => (ClockId::Boottime, ns),
+                    _ => (ClockId::Wall, ns),
+                };
+                SleepTarget { clock, target_ns }
+            }
+        };
+        Ok(target)
     }
 
     fn fail(&mut self, why: String) {
@@ -103,6 +221,23 @@ impl Clockwork {
             self.failure = Some(format!("{host} {why}"));
         }
     }
+}
+
+/// The physical time, from `from_ns` on, at which `clock` of a machine with `drift` reads
+/// `target_ns`, if nothing changes its clocks.
+fn phys_on(
+    machine: &Machine,
+    drift: Drift,
+    from_ns: u64,
+    clock: ClockId,
+    target_ns: i64,
+) -> Option<u64> {
+    let local_now_ns = drift.local_ns(from_ns);
+    let wait_ns = machine
+        .clocks()
+        .phys_until(clock, local_now_ns, target_ns)?;
+    let local_ns = local_now_ns.saturating_add(wait_ns);
+    Some(drift.phys_at_or_after(local_ns).max(from_ns))
 }
 
 /// The clockwork, shared with the answers to the OS clock calls.
@@ -132,6 +267,25 @@ impl HostClocks for SharedClockwork {
 
     fn fail(&self, why: String) {
         self.lock().fail(why);
+    }
+
+    /// The host's thread is held until its clock reads the sleep's end: it runs nothing, and
+    /// its clocks and what it sends go on from then.
+    fn sleep(&self, sleep: Sleep) -> Result<(), String> {
+        let mut clockwork = self.lock();
+        if std::thread::current().id() != clockwork.thread {
+            return Err("on a thread of its own, which no host's clocks answer".to_string());
+        }
+        let host = clockwork
+            .current
+            .ok_or_else(|| "while no host's code ran".to_string())?;
+        let target = clockwork.sleep_target(host, sleep)?;
+        let until_ns = clockwork
+            .phys_when_ahead(host, target.clock, target.target_ns)
+            .ok_or("slept on a clock that stands still for the rest of the run")?;
+        clockwork.held = Some((host, target, until_ns));
+        HELD_UNTIL_NS.set(Some(until_ns));
+        Ok(())
     }
 
     fn panicked(&self, why: String) {

@@ -422,7 +422,7 @@ impl Service {
     ///
     /// If the declaration is invalid, a client returns an error or had not returned when time
     /// ran out, a host's code panics, or it does what the simulation cannot see (starts a
-    /// thread, sleeps the thread, reads a clock the machine does not have); the error names the
+    /// thread, reads a clock the machine does not have); the error names the
     /// host.
     ///
     /// # Panics

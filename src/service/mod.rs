@@ -54,9 +54,13 @@
 //! assert_eq!(run.first_note("client", "pong").unwrap().at_ns, 25_004_000_000);
 //! ```
 //!
+//! `std::thread::sleep` holds the host's thread in simulated time: the host runs nothing until
+//! its own clock reads the sleep's end (or, if it is frozen then, until it thaws), and its clocks
+//! and what it sends go on from there.
+//!
 //! What cannot be brought inside fails the run, naming the host: a thread the code starts
-//! (`std::thread::spawn`, `spawn_blocking`, `tokio::fs`), `std::thread::sleep`, which would hold
-//! every host, and a clock the machine does not have. A panic in a host's task fails it too.
+//! (`std::thread::spawn`, `spawn_blocking`, `tokio::fs`) and a clock the machine does not have.
+//! A panic in a host's task fails it too, unless [`Service::swallowing_task_panics`].
 //! `std::net` sockets are real ones, outside the simulation: use [`net`]'s.
 
 mod clockwork;

@@ -70,7 +70,7 @@ pub fn note(text: impl Into<String>) {
             ..
         } = clockwork.reading(host);
         notes.push(HostNote {
-            at_ns: clockwork.now_ns,
+            at_ns: clockwork.host_now_ns(host),
             host: clockwork.hosts[host].name.clone(),
             instant_ns,
             wall_ns,

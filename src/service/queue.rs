@@ -23,6 +23,10 @@ pub(crate) enum Event {
         generation: u64,
     },
     Deliver(Segment),
+    /// A sleep that held a host's thread ends.
+    Free {
+        host: usize,
+    },
     /// A partition or latency spike begins or ends.
     Network {
         begins: bool,

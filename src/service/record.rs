@@ -98,6 +98,15 @@ impl Record {
         }
     }
 
+    /// A sleep held `host`'s thread from `from_ns` to `to_ns`.
+    pub(crate) fn held(&mut self, host: usize, from_ns: u64, to_ns: u64) {
+        self.hosts[host].bands.push(Band {
+            kind: "thread-sleep",
+            from_ns,
+            to_ns,
+        });
+    }
+
     /// The run ended at `end_ns`: what is under way ends there. `network` holds the
     /// partitions and spikes that began before it, cut at it.
     pub(crate) fn finish(&mut self, end_ns: u64, network: Vec<NetworkBand>) {

@@ -51,6 +51,8 @@ pub(crate) struct Segment {
     pub(crate) from: usize,
     pub(crate) to: usize,
     pub(crate) body: Body,
+    /// When it leaves, if later than the step that sent it: a sleep held the sender's thread.
+    pub(crate) departs_at_ns: Option<u64>,
 }
 
 impl Segment {
@@ -187,7 +189,13 @@ impl Fabric {
     }
 
     pub(crate) fn send(&mut self, from: usize, to: usize, body: Body) {
-        self.outbox.push(Segment { from, to, body });
+        let departs_at_ns = crate::service::clockwork::departs_at_ns();
+        self.outbox.push(Segment {
+            from,
+            to,
+            body,
+            departs_at_ns,
+        });
     }
 
     /// Says this end will write no more, once.
@@ -206,7 +214,7 @@ impl Fabric {
     /// A segment arrives at its host's kernel: what it changes, and the wakers of the tasks that
     /// wait for it.
     pub(crate) fn deliver(&mut self, segment: Segment) -> Option<Waker> {
-        let Segment { from, to, body } = segment;
+        let Segment { from, to, body, .. } = segment;
         match body {
             Body::Syn { client, port } => {
                 self.accept(from, to, client, port);

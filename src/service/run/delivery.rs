@@ -39,6 +39,7 @@ impl Runner {
                 ..edge
             };
             let before = clockwork.reading(host);
+            clockwork.hosts[host].edges_applied += 1;
             let clock = &mut clockwork.hosts[host];
             let effect: EdgeEffect = clock.machine.apply(&local);
             let awake = clock.machine.system_awake();
@@ -124,12 +125,14 @@ impl Runner {
         self.kept.grown_since_count += sent.iter().map(Segment::payload_len).sum::<u64>();
         for segment in sent {
             let (from, to) = (segment.from, segment.to);
+            // A sleep may have held the sender's thread before it sent.
+            let departs_ns = segment.departs_at_ns.unwrap_or(self.now_ns);
             let latency_ns = match from == to {
                 true => 0,
-                false => self.network.draw_latency_ns(from, to, self.now_ns),
+                false => self.network.draw_latency_ns(from, to, departs_ns),
             };
-            let mut at_ns = self.now_ns.saturating_add(latency_ns);
-            if let Some((_, heals_ns)) = self.network.cut_by(from, to, self.now_ns) {
+            let mut at_ns = departs_ns.saturating_add(latency_ns);
+            if let Some((_, heals_ns)) = self.network.cut_by(from, to, departs_ns) {
                 if !segment.reliable() {
                     let line = format!("lost a datagram to {} (partition)", self.names[to]);
                     self.line(from, line);

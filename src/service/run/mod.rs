@@ -12,23 +12,25 @@ use std::sync::{Arc, Mutex};
 
 use ticklab_sim::{FaultSchedule, Secs};
 
-use super::clockwork::{Clockwork, SharedClockwork};
+use super::clockwork::{Clockwork, SharedClockwork, SleepTarget};
 use super::declare::{Role, Service};
 use super::host::HostRuntime;
 use super::net::fabric::{Fabric, Segment};
 use super::net::{OnHost, SharedFabric};
 use super::notes::Collecting;
 use super::queue::{Event, Queue};
-use super::record::{NetworkBand, Record};
+use super::record::Record;
 use super::stall::StallWatch;
-use crate::hosts::network::{Network, NetworkConfig, Window};
+use crate::hosts::network::{Network, NetworkConfig};
 use crate::hosts::thaw::ThawOrder;
 use crate::memory::Footprint;
 use crate::tokio::os::answer::{Role as ThreadRole, RunClocks, Scope};
 use crate::tokio::os::park::{ParkWatch, Parked};
 
 mod delivery;
+mod finish;
 mod footprint;
+mod held;
 mod setup;
 
 use super::outcome::{ServiceError, ServiceRun, error, note_line};
@@ -49,6 +51,9 @@ struct Runner {
     /// Each host's next timer, in whole ms of its `Instant`, and its filing's generation.
     next_tick_ms: Vec<Option<u64>>,
     generation: Vec<u64>,
+    /// What a sleep that holds each host's thread waits for, and when its end was filed.
+    busy: Vec<Option<SleepTarget>>,
+    free_filed: Vec<Option<u64>>,
     /// TCP segments that reached a host whose system slept, for when it wakes.
     backlog: Vec<Vec<Segment>>,
     /// What reached a frozen host that handles its timers first as it thaws, for after them.
@@ -148,6 +153,8 @@ impl Runner {
             clients,
             next_tick_ms: vec![None; hosts],
             generation: vec![0; hosts],
+            busy: vec![None; hosts],
+            free_filed: vec![None; hosts],
             backlog: (0..hosts).map(|_| Vec::new()).collect(),
             held: (0..hosts).map(|_| Vec::new()).collect(),
             thaw_orders: service.hosts.iter().map(|host| host.thaw_order).collect(),
@@ -210,33 +217,6 @@ impl Runner {
         }
     }
 
-    /// Every host's clocks as the run ended, and what was under way then.
-    fn finish_record(&mut self, ended_at_ns: u64, network: &NetworkConfig) {
-        let mut clockwork = self.clockwork.lock();
-        clockwork.now_ns = ended_at_ns;
-        for host in 0..self.runtimes.len() {
-            self.record
-                .clocks(host, ended_at_ns, clockwork.reading(host));
-        }
-        drop(clockwork);
-        let windows = |windows: &[Window], kind: &'static str| {
-            windows
-                .iter()
-                .filter(|window| window.at_ns < ended_at_ns)
-                .map(|window| NetworkBand {
-                    kind,
-                    from_ns: window.at_ns,
-                    to_ns: window.end_ns.min(ended_at_ns),
-                    a: window.pair.a,
-                    b: window.pair.b,
-                })
-                .collect::<Vec<_>>()
-        };
-        let mut bands = windows(&network.partitions, "partition");
-        bands.extend(windows(&network.spikes, "latency-spike"));
-        self.record.finish(ended_at_ns, bands);
-    }
-
     /// Runs to the end; when the run ended.
     fn drive(&mut self) -> Result<u64, ServiceError> {
         while let Some(at_ns) = self.queue.peek_ns() {
@@ -287,6 +267,11 @@ impl Runner {
                 }
             }
             Event::Edge { host, edge } => self.apply_edge(host, edge)?,
+            Event::Free { host } => {
+                if self.can_run(host) {
+                    self.step(host)?;
+                }
+            }
             Event::Timer { host, generation } => {
                 if generation == self.generation[host] && self.can_run(host) {
                     self.step(host)?;
@@ -332,6 +317,9 @@ impl Runner {
 
     /// Runs `host`'s tasks until every one waits.
     fn step(&mut self, host: usize) -> Result<(), ServiceError> {
+        if self.thread_held(host) {
+            return Ok(());
+        }
         if !self.runtimes[host].started() {
             // At the start, or as it thaws or wakes if it could not run then.
             self.line(host, "starts".to_string());
@@ -345,6 +333,46 @@ impl Runner {
             self.stall.end();
             parked
         };
+        self.after_step(host)?;
+        self.check_work(host, began_real_ns)?;
+        let Some(parked) = parked else {
+            return Err(error(format!(
+                "host `{}`'s tasks never all waited at {}: some task was always ready to run (one \
+                 that yields in a loop?), so its clock could never move",
+                self.names[host],
+                Secs(self.now_ns)
+            )));
+        };
+        self.next_tick_ms[host] = match parked {
+            Parked::For { ms } => {
+                let now_ms = self.clockwork.lock().reading(host).instant_ns / MS_NS;
+                Some(now_ms + ms)
+            }
+            Parked::UntilWoken => None,
+        };
+        self.take_held_thread(host);
+        self.refile_timer(host);
+        self.send_outbox();
+        let ended = self.runtimes[host].outcome.borrow().clone();
+        match ended {
+            Some(Err(why)) => Err(error(format!(
+                "host `{}` returned an error: {why}",
+                self.names[host]
+            ))),
+            Some(Ok(())) if self.roles[host] == Role::Client && !self.returned[host] => {
+                self.returned[host] = true;
+                self.clients_left -= 1;
+                self.line(host, "returned".to_string());
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// What a step left: the sleep that holds the host's thread and the notes it made, into the
+    /// trace; panics left to tokio; and whether its code did what fails the run.
+    fn after_step(&mut self, host: usize) -> Result<(), ServiceError> {
+        self.trace_held_thread(host);
         for note in super::notes::new_since(&mut self.notes_seen) {
             self.kept.notes += 1;
             let bytes = (note.text.len() + note.host.len()) as u64;
@@ -363,40 +391,9 @@ impl Runner {
         for (host, why) in swallowed {
             self.line(host, format!("a task {why} (left to tokio)"));
         }
-        if let Some(why) = failure {
-            return Err(error(why));
-        }
-        self.check_work(host, began_real_ns)?;
-        let Some(parked) = parked else {
-            return Err(error(format!(
-                "host `{}`'s tasks never all waited at {}: some task was always ready to run (one \
-                 that yields in a loop?), so its clock could never move",
-                self.names[host],
-                Secs(self.now_ns)
-            )));
-        };
-        self.next_tick_ms[host] = match parked {
-            Parked::For { ms } => {
-                let now_ms = self.clockwork.lock().reading(host).instant_ns / MS_NS;
-                Some(now_ms + ms)
-            }
-            Parked::UntilWoken => None,
-        };
-        self.refile_timer(host);
-        self.send_outbox();
-        let ended = self.runtimes[host].outcome.borrow().clone();
-        match ended {
-            Some(Err(why)) => Err(error(format!(
-                "host `{}` returned an error: {why}",
-                self.names[host]
-            ))),
-            Some(Ok(())) if self.roles[host] == Role::Client && !self.returned[host] => {
-                self.returned[host] = true;
-                self.clients_left -= 1;
-                self.line(host, "returned".to_string());
-                Ok(())
-            }
-            _ => Ok(()),
+        match failure {
+            Some(why) => Err(error(why)),
+            None => Ok(()),
         }
     }
 
@@ -444,16 +441,6 @@ impl Runner {
             let generation = self.generation[host];
             self.queue.push(at_ns, Event::Timer { host, generation });
         }
-    }
-
-    /// Drops every host's tasks, each on its own clocks, then its runtime.
-    fn shut_down(&mut self) {
-        for host in 0..self.runtimes.len() {
-            self.clockwork.lock().current = Some(host);
-            let _on = OnHost::enter(&self.fabric, host);
-            self.runtimes[host].shut_down();
-        }
-        self.clockwork.lock().current = None;
     }
 }
 

@@ -45,6 +45,8 @@ pub(super) fn host_clocks(service: &Service) -> Vec<HostClock> {
                 service.wall_start_ns.saturating_add(host.wall_offset_ns),
             ),
             drift: Drift::new(host.drift_ppb),
+            edges: crate::service::clockwork::edges_of(&host.faults),
+            edges_applied: 0,
         })
         .collect()
 }

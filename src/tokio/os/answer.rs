@@ -64,6 +64,9 @@ pub(crate) trait HostClocks: Send + Sync + std::fmt::Debug {
     fn now(&self) -> Result<(u64, u64, i64), String>;
     /// Fails the run with `why`, which names what the code did: the run adds which host did it.
     fn fail(&self, why: String);
+    /// Holds the thread of the host whose code runs now until `sleep` ends on its clocks; `Err`
+    /// with the reason where it cannot.
+    fn sleep(&self, sleep: Sleep) -> Result<(), String>;
     /// A task of the code panicked (`why` says where, and with what): it fails the run unless
     /// the run leaves task panics to tokio.
     fn panicked(&self, why: String) {
@@ -360,6 +363,19 @@ fn now_on(clocks: &RunClocks, clock: Clock) -> i128 {
     )
 }
 
+/// What a reading of `clock` as the OS functions give it (`ns`) is on the simulated machine:
+/// `Instant` and boottime since the run began, the wall clock since the Unix epoch; `None` for a
+/// clock the machine does not have.
+pub(crate) fn from_clock_base_ns(clock: Clock, ns: i128) -> Option<i64> {
+    let ns = match clock {
+        Clock::Instant | Clock::Boottime => ns - CLOCK_BASE_NS,
+        Clock::Wall => ns,
+        Clock::Tai => ns - TAI_MINUS_UTC_NS,
+        Clock::Other(_) => return None,
+    };
+    Some(i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX }))
+}
+
 fn reading(clock: Clock, instant_ns: u64, boot_ns: u64, wall_ns: i64) -> i128 {
     match clock {
         Clock::Instant => CLOCK_BASE_NS + i128::from(instant_ns),
@@ -377,11 +393,11 @@ pub(crate) fn sleep(sleep: Sleep, call: &str) -> bool {
         return false;
     };
     if let Some(hosts) = clocks.hosts.get() {
-        // Every host runs on this one thread: a sleep that held it would hold them all.
-        hosts.fail(format!(
-            "called {call}, which would block the thread every host runs on; sleep with \
-             tokio::time::sleep in a task instead"
-        ));
+        // The host's thread is held in simulated time: the call returns at once, and the host
+        // runs nothing more until its clock reads the sleep's end.
+        if let Err(why) = hosts.sleep(sleep) {
+            hosts.fail(format!("called {call} {why}"));
+        }
         return true;
     }
     let Some(shared) = clocks.shared.get().cloned() else {
