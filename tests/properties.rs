@@ -23,8 +23,9 @@ fn config() -> ProptestConfig {
     }
 }
 
+/// tokio's designs and the 0.1 fix, whose late ticks these properties work out.
 fn behavior() -> impl Strategy<Value = MissedTick> {
-    prop::sample::select(MissedTick::ALL.to_vec())
+    prop::sample::select(MissedTick::TOKIO.to_vec())
 }
 
 fn drops_missed_ticks() -> impl Strategy<Value = MissedTick> {

@@ -172,7 +172,7 @@ fn matrix(cells: &BTreeMap<Cell, u64>) -> (Vec<String>, Vec<Vec<String>>) {
         "suspend".to_string(),
     ];
     header.extend(
-        MissedTick::ALL
+        MissedTick::TOKIO
             .iter()
             .map(|behavior| behavior.name().to_string()),
     );
@@ -183,7 +183,7 @@ fn matrix(cells: &BTreeMap<Cell, u64>) -> (Vec<String>, Vec<Vec<String>>) {
                 platform.instant_clock().name().to_string(),
                 suspend.name().to_string(),
             ];
-            row.extend(MissedTick::ALL.iter().map(|behavior| {
+            row.extend(MissedTick::TOKIO.iter().map(|behavior| {
                 match cells.get(&(platform, suspend, *behavior)) {
                     Some(ticks) => ticks.to_string(),
                     None => "-".to_string(),

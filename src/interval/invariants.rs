@@ -131,7 +131,7 @@ impl IntervalInvariants {
                 Compact(step_ns),
                 Compact(period_ns)
             )),
-            MissedTick::Delay | MissedTick::Skip | MissedTick::Fixed
+            MissedTick::Delay | MissedTick::Skip | MissedTick::Fixed | MissedTick::CronJob
                 if self.spacing_checked && step_ns < period_ns =>
             {
                 Some(format!(

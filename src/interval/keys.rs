@@ -34,7 +34,9 @@ key_struct! {
             ValueType::Choice(MissedTick::NAMES),
             Need::Required,
             "what an interval does after a missed tick: tokio 1.x's `burst`, `delay` or `skip`, \
-             or tokio 0.1's `naive` and `fixed`, which tick one period after they are made",
+             or tokio 0.1's `naive` and `fixed`, which tick one period after they are made; or \
+             `cronjob`, Kubernetes's CronJob controller before v2, which starts the latest missed \
+             time as `skip` does, and none ever again past 100 missed",
         ),
         pub(super) period: Spanned<DurationOrRange> => KeyDoc::unnamed(
             ValueType::DurationOrRange,

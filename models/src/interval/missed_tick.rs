@@ -4,7 +4,12 @@ const NS_PER_MS: i64 = 1_000_000;
 pub const LATE_TOLERANCE_NS: i64 = 5 * NS_PER_MS;
 
 /// tokio re-arms an interval whose next deadline would overflow at `now` plus about 30 years.
-const FAR_FUTURE_NS: i64 = 86_400 * 365 * 30 * 1_000 * NS_PER_MS;
+pub(crate) const FAR_FUTURE_NS: i64 = 86_400 * 365 * 30 * 1_000 * NS_PER_MS;
+
+/// Missed start times past which Kubernetes's CronJob controller before v2 starts none: "too
+/// many missed start time (> 100). Set or decrease .spec.startingDeadlineSeconds or check clock
+/// skew".
+pub const CRONJOB_MAX_MISSED: i64 = 100;
 
 /// How an interval schedules its next tick, in particular after missing some.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -21,6 +26,12 @@ pub enum MissedTick {
     /// The field report's fix to tokio 0.1: every next deadline is `now + period`, so missed
     /// periods are dropped instead of replayed.
     Fixed,
+    /// Kubernetes's CronJob controller before its v2 rewrite (1.21): a late start runs once, for
+    /// the most recent start time missed, and the next is the schedule's next after it, as
+    /// `Skip`; but with more than [`CRONJOB_MAX_MISSED`] start times missed since the last one it
+    /// starts none, and as the count only grows, never starts again (kubernetes#42649,
+    /// `getRecentUnmetScheduleTimes`). The first start is a period after creation.
+    CronJob,
     /// A planted bug, for testing ticklab itself: `fixed` that forgets to re-anchor on `now` and
     /// steps from the missed deadline instead, so after a gap it replays every missed period
     /// while claiming to drop them. Only ticklab's own tests build it (the `planted-bugs`
@@ -35,14 +46,24 @@ pub enum MissedTick {
 }
 
 impl MissedTick {
-    pub const ALL: [MissedTick; 5] = [
+    pub const ALL: [MissedTick; 6] = [
+        MissedTick::Naive,
+        MissedTick::Burst,
+        MissedTick::Delay,
+        MissedTick::Skip,
+        MissedTick::Fixed,
+        MissedTick::CronJob,
+    ];
+    pub const NAMES: &'static [&'static str] =
+        &["naive", "burst", "delay", "skip", "fixed", "cronjob"];
+    /// tokio's designs and the 0.1 fix: what `ticklab table` compares through a suspend.
+    pub const TOKIO: [MissedTick; 5] = [
         MissedTick::Naive,
         MissedTick::Burst,
         MissedTick::Delay,
         MissedTick::Skip,
         MissedTick::Fixed,
     ];
-    pub const NAMES: &'static [&'static str] = &["naive", "burst", "delay", "skip", "fixed"];
 
     /// Behaviours with planted bugs, accepted by name but listed nowhere.
     #[cfg(feature = "planted-bugs")]
@@ -110,7 +131,7 @@ pub fn next_deadline_ns(
         _ if now_ns <= deadline_ns.saturating_add(LATE_TOLERANCE_NS) => on_grid,
         MissedTick::Burst => on_grid,
         MissedTick::Delay => now_ns.checked_add(period_ns),
-        MissedTick::Skip => {
+        MissedTick::Skip | MissedTick::CronJob => {
             let behind_ns = (now_ns - deadline_ns) % period_ns;
             now_ns.checked_add(period_ns - behind_ns)
         }

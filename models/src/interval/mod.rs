@@ -7,7 +7,7 @@
 
 mod missed_tick;
 
-pub use missed_tick::{LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
+pub use missed_tick::{CRONJOB_MAX_MISSED, LATE_TOLERANCE_NS, MissedTick, next_deadline_ns};
 
 use crate::Wait;
 
@@ -73,13 +73,21 @@ impl IntervalCore {
     }
 
     /// Yields the due tick, given the clock's reading `now_ns`, and moves to the next deadline.
-    /// Returns `None` if the tick is not due yet, as `poll_tick` returns `Pending`.
+    /// Returns `None` if the tick is not due yet, as `poll_tick` returns `Pending`, or for
+    /// `CronJob` with too many start times missed, whose deadline then never comes.
     #[inline]
     pub fn tick(&mut self, now_ns: i64) -> Option<Tick> {
         if now_ns < self.deadline_ns {
             return None;
         }
         let deadline_ns = self.deadline_ns;
+        if self.behavior == MissedTick::CronJob
+            && (now_ns - deadline_ns) / self.period_ns + 1 > CRONJOB_MAX_MISSED
+        {
+            // Too many start times missed: none starts, now or ever.
+            self.deadline_ns = now_ns.saturating_add(missed_tick::FAR_FUTURE_NS);
+            return None;
+        }
         self.deadline_ns = next_deadline_ns(self.behavior, deadline_ns, now_ns, self.period_ns);
         Some(Tick {
             deadline_ns,

@@ -142,3 +142,24 @@ fn an_interval_keeps_its_behaviour_and_period_when_a_late_tick_moves_its_grid() 
     let tick = core.tick(core.deadline_ns()).expect("due at its deadline");
     assert_eq!(tick.next_deadline_ns - tick.deadline_ns, core.period_ns());
 }
+
+#[test]
+fn a_cronjob_starts_the_latest_missed_time_and_stops_for_good_past_a_hundred() {
+    let minute = 60_000 * MS;
+    let mut core = IntervalCore::created_at(MissedTick::CronJob, 0, minute);
+    // The first start is a minute after creation.
+    assert_eq!(core.deadline_ns(), minute);
+    // A sync 100 starts late (start times at 1, 2, ... 100 min missed: 100) runs once, for the
+    // latest, and the next is the schedule's next: 101 min.
+    let late = core
+        .tick(100 * minute)
+        .expect("100 missed starts run the latest");
+    assert_eq!(
+        (late.deadline_ns, late.next_deadline_ns),
+        (minute, 101 * minute)
+    );
+    // 101 start times missed from 101 min to 201 min: none starts, now or ever.
+    assert_eq!(core.tick(201 * minute), None);
+    assert!(core.deadline_ns() > 1_000_000 * minute, "never due again");
+    assert_eq!(core.tick(10_000 * minute), None);
+}
