@@ -111,4 +111,7 @@ fn a_sleep_runs_on_the_hosts_own_clock_and_returns_once_its_process_can_run() {
         10_005_002_502
     );
     assert_eq!(run.first_note("laptop", "wakes").unwrap().at_ns, 15 * S);
+    // Its Instant stopped for the 4 s asleep: it reads the 11 s the sleep ran to, not 15 s.
+    let wakes = run.first_note("laptop", "wakes").unwrap();
+    assert_eq!(wakes.instant_ns, 11 * S);
 }

@@ -24,6 +24,19 @@ pub(crate) fn departs_at_ns() -> Option<u64> {
     HELD_UNTIL_NS.get()
 }
 
+/// A host's thread held by a sleep within a step.
+#[derive(Clone, Debug)]
+pub(crate) struct Held {
+    pub(crate) host: usize,
+    pub(crate) target: SleepTarget,
+    /// The physical moment the sleep ends.
+    pub(crate) until_ns: u64,
+    /// The host's machine as it is then, through the fault edges the sleep spans, and how many
+    /// of its edges that has applied: what its clocks read after the sleep.
+    machine: Machine,
+    edges_applied: usize,
+}
+
 /// What a sleep of the host's thread waits for: its machine's clock reading a target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SleepTarget {
@@ -71,9 +84,8 @@ pub(crate) struct Clockwork {
     pub(crate) swallow_panics: bool,
     /// Panics left to tokio since the run last looked: (host, what and where).
     pub(crate) swallowed: Vec<(usize, String)>,
-    /// The host whose thread a sleep holds in this step, what it waits for, and the physical
-    /// moment that comes: its clocks read from then on.
-    pub(crate) held: Option<(usize, SleepTarget, u64)>,
+    /// The host whose thread a sleep holds in this step: its clocks read from the sleep's end on.
+    pub(crate) held: Option<Held>,
     /// Every host runs on this thread.
     thread: ThreadId,
 }
@@ -99,30 +111,35 @@ impl Clockwork {
 
     /// The physical moment `host` lives at: now, or the end of a sleep that holds its thread.
     pub(crate) fn host_now_ns(&self, host: usize) -> u64 {
-        match self.held {
-            Some((held, _, until_ns)) if held == host => until_ns,
+        match &self.held {
+            Some(held) if held.host == host => held.until_ns,
             _ => self.now_ns,
         }
     }
 
+    /// `host`'s machine as it is at [`Clockwork::host_now_ns`], and how many of its fault edges
+    /// that has applied.
+    fn host_machine(&self, host: usize) -> (&Machine, usize) {
+        match &self.held {
+            Some(held) if held.host == host => (&held.machine, held.edges_applied),
+            _ => (&self.hosts[host].machine, self.hosts[host].edges_applied),
+        }
+    }
+
     /// Lets go of the thread a sleep held: what the host waited for, if a sleep held it.
-    pub(crate) fn release(&mut self) -> Option<(usize, SleepTarget, u64)> {
+    pub(crate) fn release(&mut self) -> Option<Held> {
         HELD_UNTIL_NS.set(None);
         self.held.take()
     }
 
     /// What `host`'s clocks read now.
     pub(crate) fn reading(&self, host: usize) -> Reading {
-        let clock = &self.hosts[host];
-        let local_ns = clock.drift.local_ns(self.host_now_ns(host));
+        let (machine, _) = self.host_machine(host);
+        let local_ns = self.hosts[host].drift.local_ns(self.host_now_ns(host));
         Reading {
-            instant_ns: clock.machine.instant_ns(local_ns).max(0) as u64,
-            boot_ns: clock
-                .machine
-                .clocks()
-                .read(ClockId::Boottime, local_ns)
-                .max(0) as u64,
-            wall_ns: clock.machine.wall_ns(local_ns),
+            instant_ns: machine.instant_ns(local_ns).max(0) as u64,
+            boot_ns: machine.clocks().read(ClockId::Boottime, local_ns).max(0) as u64,
+            wall_ns: machine.wall_ns(local_ns),
         }
     }
 
@@ -158,36 +175,51 @@ impl Clockwork {
         clock: ClockId,
         target_ns: i64,
     ) -> Option<u64> {
-        let host_clock = &self.hosts[host];
-        let drift = host_clock.drift;
-        let mut machine = host_clock.machine.clone();
+        let target = SleepTarget { clock, target_ns };
+        self.sleep_end(host, target).map(|held| held.until_ns)
+    }
+
+    /// The end of a sleep of `host`'s thread until `target`, with the machine as it is then.
+    fn sleep_end(&self, host: usize, target: SleepTarget) -> Option<Held> {
+        let drift = self.hosts[host].drift;
+        let (machine, mut edges_applied) = self.host_machine(host);
+        let mut machine = machine.clone();
         let mut from_ns = self.host_now_ns(host);
+        let end_on = |machine: &Machine, from_ns| {
+            phys_on(machine, drift, from_ns, target.clock, target.target_ns)
+        };
         let mut reached_ns = None;
-        for edge in &host_clock.edges[host_clock.edges_applied..] {
+        for edge in &self.hosts[host].edges[edges_applied..] {
             let edge_ns = edge.at_ns.max(from_ns);
             if reached_ns.is_none() {
-                let end_ns = phys_on(&machine, drift, from_ns, clock, target_ns);
-                reached_ns = end_ns.filter(|&end_ns| end_ns <= edge_ns);
+                reached_ns = end_on(&machine, from_ns).filter(|&end_ns| end_ns <= edge_ns);
             }
-            if let Some(end_ns) = reached_ns.filter(|_| machine.can_run()) {
-                return Some(end_ns.max(from_ns));
+            if reached_ns.is_some() && machine.can_run() {
+                break;
             }
             machine.apply(&FaultEdge {
                 at_ns: drift.local_ns(edge_ns),
                 ..*edge
             });
+            edges_applied += 1;
             from_ns = edge_ns;
         }
         let end_ns = match reached_ns {
             Some(end_ns) => end_ns,
-            None => phys_on(&machine, drift, from_ns, clock, target_ns)?,
+            None => end_on(&machine, from_ns)?,
         };
-        machine.can_run().then_some(end_ns.max(from_ns))
+        machine.can_run().then_some(Held {
+            host,
+            target,
+            until_ns: end_ns.max(from_ns),
+            machine,
+            edges_applied,
+        })
     }
 
     /// What a sleep of `host`'s thread waits for, on its own clocks.
     fn sleep_target(&self, host: usize, sleep: Sleep) -> Result<SleepTarget, String> {
-        let machine = &self.hosts[host].machine;
+        let (machine, _) = self.host_machine(host);
         let local_ns = self.hosts[host].drift.local_ns(self.host_now_ns(host));
         let target = match sleep {
             // Linux measures a relative sleep on CLOCK_MONOTONIC.
@@ -280,11 +312,11 @@ impl HostClocks for SharedClockwork {
             .current
             .ok_or_else(|| "while no host's code ran".to_string())?;
         let target = clockwork.sleep_target(host, sleep)?;
-        let until_ns = clockwork
-            .phys_when_ahead(host, target.clock, target.target_ns)
+        let held = clockwork
+            .sleep_end(host, target)
             .ok_or("slept on a clock that stands still for the rest of the run")?;
-        clockwork.held = Some((host, target, until_ns));
-        HELD_UNTIL_NS.set(Some(until_ns));
+        HELD_UNTIL_NS.set(Some(held.until_ns));
+        clockwork.held = Some(held);
         Ok(())
     }
 

@@ -40,8 +40,13 @@ impl Runner {
     /// As a step ends, before the notes it made (which may come after the sleep): the trace
     /// says a sleep held the host's thread, and until when.
     pub(super) fn trace_held_thread(&mut self, host: usize) {
-        let held = self.clockwork.lock().held;
-        if let Some((_, _, until_ns)) = held {
+        let until_ns = self
+            .clockwork
+            .lock()
+            .held
+            .as_ref()
+            .map(|held| held.until_ns);
+        if let Some(until_ns) = until_ns {
             let line = format!("thread::sleep holds its thread until {}", Secs(until_ns));
             self.line(host, line);
         }
@@ -50,10 +55,10 @@ impl Runner {
     /// Once the step's clocks are read: if a sleep held the host's thread, the host waits for
     /// its end.
     pub(super) fn take_held_thread(&mut self, host: usize) {
-        let Some((_, target, until_ns)) = self.clockwork.lock().release() else {
+        let Some(held) = self.clockwork.lock().release() else {
             return;
         };
-        self.busy[host] = Some(target);
-        self.record.held(host, self.now_ns, until_ns);
+        self.busy[host] = Some(held.target);
+        self.record.held(host, self.now_ns, held.until_ns);
     }
 }
