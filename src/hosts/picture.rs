@@ -12,13 +12,11 @@ use crate::plot::collect::{Collected, KindPlot};
 use crate::plot::draw::Draw;
 use crate::plot::error::PlotError;
 use crate::trace::ModelEvent;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::event_kind::HostEventKind;
 use super::picture_legend as legend;
-use crate::plot::style::{
-    Area, FONT, TITLE_HEIGHT_PX, WALL_STEP, Y_LABEL_AREA_PX, YAxis, fault_color, time_panel_on,
-};
+use crate::plot::row_names;
+use crate::plot::style::{Area, TITLE_HEIGHT_PX, WALL_STEP, YAxis, fault_color, time_panel_on};
 use crate::trace::FaultEvent;
 
 /// What the run kept of its hosts; nothing if it kept nothing.
@@ -297,20 +295,6 @@ fn caption(hosts: &HostsCollected, shown: &[&HostRow]) -> String {
     caption
 }
 
-/// Characters of a host's name drawn beside its row; longer names end in an ellipsis.
-const NAME_CHARS_MAX: usize = 24;
-/// Width of a character of a name at its 11 px font, generously: names are drawn right-aligned
-/// against the panel, so the strip must hold the longest.
-const NAME_CHAR_PX: u32 = 6;
-
-fn shown_name(name: &str) -> String {
-    if name.chars().count() <= NAME_CHARS_MAX {
-        return name.to_string();
-    }
-    let head: String = name.chars().take(NAME_CHARS_MAX - 1).collect();
-    format!("{head}…")
-}
-
 /// Height of the panel of the hosts' threads' CPU, drawn where some host has a machine.
 const CPU_PANEL_PX: u32 = 280;
 
@@ -346,18 +330,16 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     let end_ns = collected.run_for_ns();
     let shown = shown(hosts);
     let rows = rows(collected);
-    let names: Vec<String> = shown.iter().map(|row| shown_name(&row.name)).collect();
-    let longest = names
+    let names: Vec<String> = shown
         .iter()
-        .map(|name| name.chars().count())
-        .max()
-        .unwrap_or(0);
+        .map(|row| row_names::row_name(&row.name))
+        .collect();
     let no_labels = |_: &f64| String::new();
     let y_axis = YAxis {
         range: 0.0..rows as f64,
         desc: "",
         format: &no_labels,
-        label_area_px: (longest as u32 * NAME_CHAR_PX + 16).max(Y_LABEL_AREA_PX),
+        label_area_px: row_names::label_area_px(&names),
         // A line between every two rows, and none across a row.
         lines: rows + 1,
     };
@@ -382,21 +364,7 @@ pub fn draw(root: &Area<'_>, collected: &Collected) -> Result<(), PlotError> {
     for (row, host) in shown.iter().enumerate() {
         draw_row(&mut chart, host, (rows - row) as f64, end_ns)?;
     }
-    // Each name right-aligned just left of the panel, in the middle of its row.
-    let (base_x, base_y) = panel.get_base_pixel();
-    let name_style = (FONT, 11)
-        .into_font()
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Right, VPos::Center));
-    for (row, name) in names.iter().enumerate() {
-        let (x, y) = chart.backend_coord(&(0.0, (rows - row) as f64 - 0.5));
-        panel.draw(&Text::new(
-            name.clone(),
-            (x - base_x - 6, y - base_y),
-            name_style.clone(),
-        ))?;
-    }
-    Ok(())
+    row_names::draw(&panel, &chart, &names)
 }
 
 /// One host's row, whose top edge is at `row_top`: its faults across the row, its lease in the

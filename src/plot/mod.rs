@@ -11,6 +11,7 @@ pub(crate) mod cpu_models;
 pub(crate) mod draw;
 pub(crate) mod error;
 
+pub(crate) mod row_names;
 pub(crate) mod style;
 pub(crate) mod svg_file;
 pub(crate) mod svg_stream;

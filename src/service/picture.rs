@@ -4,7 +4,6 @@
 //! ([`super::picture_clocks`]).
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::notes::HostNote;
 use super::picture_clocks;
@@ -12,10 +11,10 @@ use super::record::{HostRecord, Record};
 use crate::plot::collect::Collected;
 use crate::plot::error::PlotError;
 use crate::plot::style::{
-    Area, FONT, TITLE_HEIGHT_PX, TimeChart, WALL_STEP, WIDTH_PX, Y_LABEL_AREA_PX, YAxis,
-    fault_color, series_color, time_panel_on,
+    Area, FONT, TITLE_HEIGHT_PX, TimeChart, WALL_STEP, WIDTH_PX, YAxis, fault_color, series_color,
+    time_panel_on,
 };
-use crate::plot::svg_stream;
+use crate::plot::{row_names, svg_stream};
 use crate::trace::{StartEvent, Wall};
 
 /// Marks an SVG document as drawn here, so that a later run's plot may replace it.
@@ -211,15 +210,14 @@ impl Picture<'_> {
         let rows = shown.len().max(1);
         let names: Vec<String> = shown
             .iter()
-            .map(|&host| short_name(&self.record.hosts[host].name))
+            .map(|&host| row_names::row_name(&self.record.hosts[host].name))
             .collect();
-        let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         let no_labels = |_: &f64| String::new();
         let y_axis = YAxis {
             range: 0.0..rows as f64,
             desc: "",
             format: &no_labels,
-            label_area_px: (longest as u32 * 6 + 16).max(Y_LABEL_AREA_PX),
+            label_area_px: row_names::label_area_px(&names),
             lines: rows + 1,
         };
         let mut chart = time_panel_on(area, collected, &self.caption(shown.len()), y_axis, false)?;
@@ -227,20 +225,7 @@ impl Picture<'_> {
             let top = (rows - row) as f64;
             self.draw_row(&mut chart, host, top, labels)?;
         }
-        let (base_x, base_y) = area.get_base_pixel();
-        let style = (FONT, 11)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Right, VPos::Center));
-        for (row, name) in names.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(0.0, (rows - row) as f64 - 0.5));
-            area.draw(&Text::new(
-                name.clone(),
-                (x - base_x - 6, y - base_y),
-                style.clone(),
-            ))?;
-        }
-        Ok(())
+        row_names::draw(area, &chart, &names)
     }
 
     /// One host's row, whose top edge is at `top`: its faults across it, the network's windows
@@ -301,15 +286,6 @@ fn strikes(band: &super::record::NetworkBand, host: usize) -> bool {
 /// Notes take the series colours after the first two, which the fault shades resemble least.
 fn note_color(index: usize) -> RGBColor {
     series_color(index + 2)
-}
-
-fn short_name(name: &str) -> String {
-    const MOST: usize = 24;
-    if name.chars().count() <= MOST {
-        return name.to_string();
-    }
-    let head: String = name.chars().take(MOST - 1).collect();
-    format!("{head}\u{2026}")
 }
 
 /// The legend's entries flow across lines of the canvas's width.

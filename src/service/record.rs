@@ -8,13 +8,9 @@ use ticklab_sim::{Edge, FaultEdge};
 
 use super::clockwork::Reading;
 
-/// One fault of a host that lasts: a suspend, a freeze or a slew.
-#[derive(Clone, Debug)]
-pub(crate) struct Band {
-    pub(crate) kind: &'static str,
-    pub(crate) from_ns: u64,
-    pub(crate) to_ns: u64,
-}
+/// One fault of a host that lasts (a suspend, a freeze, a slew, a sleep that held its thread),
+/// as every picture draws a fault band.
+pub(crate) use crate::plot::collect::Band;
 
 /// A partition or latency spike, with the hosts it struck (`None`: every other host).
 #[derive(Clone, Debug)]
