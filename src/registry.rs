@@ -41,7 +41,9 @@
 pub(crate) mod designs;
 pub(crate) mod kinds;
 mod register;
+pub(crate) mod schedulers;
 
 pub use crate::model::{Kind, ModelKind};
 pub use designs::{Registry, TimerDesignEntry};
 pub use kinds::{KINDS, KindEntry, kind, kind_names};
+pub use schedulers::SchedulerEntry;

@@ -887,7 +887,7 @@ fn a_task_whose_sleep_is_never_fired_is_reported_and_breaks_the_run() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let trace = String::from_utf8(output.stdout).unwrap();
     assert!(
-        trace.contains("BROKEN    napper#1 never woke from a sleep due 990ms ago, though rt-0 is parked on the driver"),
+        trace.contains("BROKEN    napper#1 never woke from a sleep due 990ms ago, though rt-1 is parked on the driver"),
         "{trace}"
     );
     assert!(

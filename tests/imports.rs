@@ -712,6 +712,11 @@ const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
          time out on them",
     ),
     (
+        "executor",
+        &["src/cli/compare_executor.rs"],
+        "`ticklab compare --kind executor` runs executor workloads on every scheduler design",
+    ),
+    (
         "hosts",
         &[
             "src/service/declare.rs",

@@ -46,6 +46,7 @@
 mod explore;
 mod harness;
 mod races;
+pub mod scheduler;
 mod setups;
 
 use ticklab_models::sync::{LoomPrimitives, ShuttlePrimitives};

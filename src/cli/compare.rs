@@ -31,12 +31,25 @@ const BUILTIN_ORDER: [&str; 7] = [
     "cpu-load-85",
 ];
 
+/// Which designs a comparison puts side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum CompareKind {
+    /// Timer designs, on timer workloads.
+    Timer,
+    /// Scheduler designs, on executor workloads.
+    Executor,
+}
+
 #[derive(Debug, clap::Args)]
 pub(super) struct CompareArgs {
-    /// Timer scenario files or folders to use as workloads; default: the built-in ones
-    /// (scenarios/timer/compare/).
+    /// Scenario files or folders to use as workloads; default: the built-in ones
+    /// (scenarios/timer/compare/, or every scenario in scenarios/executor/ with --kind executor).
     paths: Vec<PathBuf>,
-    /// The designs to compare, by name, comma-separated; default: every design the binary knows.
+    /// What to compare: timer designs, or executor scheduler designs.
+    #[arg(long, value_enum, default_value = "timer")]
+    kind: CompareKind,
+    /// The designs (or schedulers) to compare, by name, comma-separated; default: every one the
+    /// binary knows.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     designs: Vec<String>,
     #[command(flatten)]
@@ -44,13 +57,21 @@ pub(super) struct CompareArgs {
 }
 
 /// One workload's file: where it came from and its text.
-struct Workload {
-    source: String,
-    text: String,
+pub(super) struct Workload {
+    pub(super) source: String,
+    pub(super) text: String,
 }
 
 pub(super) fn compare(registry: &Registry, args: &CompareArgs) -> Result<(), Failure> {
-    let workloads = workloads(&args.paths)?;
+    if args.kind == CompareKind::Executor {
+        return super::compare_executor::compare(
+            registry,
+            &args.paths,
+            &args.designs,
+            &args.limits,
+        );
+    }
+    let workloads = workloads_in(&args.paths, WORKLOADS_FOLDER, &BUILTIN_ORDER)?;
     let designs = designs(registry, &args.designs)?;
     let cells: Vec<(usize, usize)> = (0..workloads.len())
         .flat_map(|workload| (0..designs.len()).map(move |design| (workload, design)))
@@ -208,7 +229,7 @@ fn per_second(count: u64, run_for_ns: u64) -> String {
 }
 
 /// A workload's file name without its folder or extension.
-fn workload_name(workload: &Workload) -> String {
+pub(super) fn workload_name(workload: &Workload) -> String {
     std::path::Path::new(&workload.source)
         .file_stem()
         .map_or_else(
@@ -271,9 +292,14 @@ fn run_cell(
         .map_err(|error| invalid(error.to_string()))
 }
 
-fn workloads(paths: &[PathBuf]) -> Result<Vec<Workload>, Failure> {
+/// The files under `paths`, or the built-in ones under `folder`, those in `order` first.
+pub(super) fn workloads_in(
+    paths: &[PathBuf],
+    folder: &str,
+    order: &[&str],
+) -> Result<Vec<Workload>, Failure> {
     if paths.is_empty() {
-        let mut builtin: Vec<Workload> = crate::builtin::texts_under(WORKLOADS_FOLDER)
+        let mut builtin: Vec<Workload> = crate::builtin::texts_under(folder)
             .into_iter()
             .map(|(source, text)| Workload {
                 source,
@@ -282,8 +308,8 @@ fn workloads(paths: &[PathBuf]) -> Result<Vec<Workload>, Failure> {
             .collect();
         builtin.sort_by_key(|workload| {
             let name = workload_name(workload);
-            let rank = BUILTIN_ORDER.iter().position(|listed| *listed == name);
-            (rank.unwrap_or(BUILTIN_ORDER.len()), name)
+            let rank = order.iter().position(|listed| *listed == name);
+            (rank.unwrap_or(order.len()), name)
         });
         return Ok(builtin);
     }

@@ -14,6 +14,7 @@ macro_rules! note {
 mod calibrate;
 mod check;
 mod compare;
+mod compare_executor;
 mod key_lines;
 mod plot;
 mod program;
@@ -55,8 +56,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Ticks in the first second after resume, per platform, suspend kind and missed-tick behaviour.
     Table(table::TableArgs),
-    /// The same timer workloads on every timer design: wake-ups, locking, lateness, lost and
-    /// duplicate fires, and memory, as one table.
+    /// The same timer workloads on every timer design (wake-ups, locking, lateness, lost and
+    /// duplicate fires, memory), or with --kind executor the executor workloads on every
+    /// scheduler (latency, starved and unfinished tasks, I/O delay, steals, parks), as one table.
     Compare(compare::CompareArgs),
     /// Measure this host's system calls and write a cost profile.
     Calibrate(calibrate::CalibrateArgs),

@@ -2,7 +2,7 @@
 //! each read and documented in one declaration (`key_struct!`).
 
 use serde::Deserialize;
-use ticklab_models::executor::{DriverKind, SchedulerConfig};
+use ticklab_models::executor::DriverKind;
 use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
@@ -76,26 +76,31 @@ key_struct! {
             Need::Required,
             "worker threads",
         ),
-        pub(super) lifo_slot: Option<bool> => KeyDoc::unnamed(
+        pub(super) scheduler: Option<Spanned<String>> => KeyDoc::unnamed(
+            ValueType::Text,
+            Need::Default("\"tokio-multi-thread\""),
+            "its scheduler design: tokio-multi-thread, tokio-current-thread, async-executor, go, thread-per-core, or one a crate registers",
+        ),
+        pub(super) lifo_slot: Option<Spanned<bool>> => KeyDoc::unnamed(
             ValueType::Bool,
             Need::Default("true"),
-            "`false` is tokio's `disable_lifo_slot`",
+            "`false` is tokio's `disable_lifo_slot`; read by tokio-multi-thread",
         ),
         pub(super) global_queue_interval: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 1_000_000,
             },
-            Need::DefaultCount(SchedulerConfig::TOKIO_GLOBAL_QUEUE_INTERVAL as i64),
-            "ticks between inject-queue-first checks",
+            Need::Default("the scheduler's"),
+            "ticks between global-queue-first checks (tokio-multi-thread 61, tokio-current-thread 31, go 61; async-executor: tasks between moves of half the global queue, 64)",
         ),
         pub(super) event_interval: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {
                 min: 1,
                 max: 1_000_000,
             },
-            Need::DefaultCount(SchedulerConfig::TOKIO_EVENT_INTERVAL as i64),
-            "ticks between driver polls of a busy worker",
+            Need::Default("the scheduler's"),
+            "ticks between driver polls of a busy worker (61; async-executor 200)",
         ),
         pub(super) blocking_threads: Option<Spanned<i64>> => KeyDoc::unnamed(
             ValueType::Count {

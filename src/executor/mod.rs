@@ -8,6 +8,7 @@ mod model;
 mod picture;
 pub mod pool;
 pub mod runner;
+mod runtime_spec;
 pub mod spec;
 mod stats;
 mod tasks;
@@ -18,6 +19,8 @@ pub use events::{
     StarvationEvent, TaskDoneEvent, TimerEvent, UnfinishedEvent,
 };
 pub use model::ExecutorModel;
+
+pub use crate::registry::schedulers::SCHEDULER_KEYS;
 pub use spec::ExecutorConfig;
 
 use crate::expect::Metric;
@@ -37,6 +40,10 @@ pub const METRICS: &[Metric] = &[
     Metric::count("steals", "tasks workers took from another worker's queue"),
     Metric::count("lifo_hits", "tasks run from a worker's LIFO slot"),
     Metric::count("driver_polls", "times a worker polled its runtime's driver"),
+    Metric::count(
+        "parks",
+        "times a worker parked, on the driver or asleep, with nothing to run",
+    ),
     Metric::count(
         "starvation_events",
         "times a runnable task waited longer than `starvation_threshold`",

@@ -25,7 +25,7 @@ impl Model for ExecutorModel {
     type Config = ExecutorConfig;
 
     fn validate(spec: &ExecutorSpec, head: &Head<'_>) -> Result<ExecutorConfig, ScenarioError> {
-        validate(&head.file, spec)
+        validate(&head.file, spec, head.registry)
     }
 
     fn metrics() -> &'static [Metric] {

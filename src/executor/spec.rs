@@ -7,7 +7,10 @@ use ticklab_models::executor::SchedulerConfig;
 use ticklab_models::interval::MissedTick;
 use toml::Spanned;
 
-use crate::executor::keys::{ExecutorSpec, PoolSpec, RuntimeSpec, StepSpec, TaskSpec};
+use super::runtime_spec::validate_runtime;
+use crate::executor::keys::{ExecutorSpec, PoolSpec, StepSpec, TaskSpec};
+use crate::registry::designs::Registry;
+use crate::registry::schedulers::SchedulerEntry;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::located::Located;
 use crate::scenario::numbers::{optional_whole, whole};
@@ -29,6 +32,8 @@ pub struct ExecutorConfig {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeConfig {
     pub name: String,
+    /// Its scheduler design, and the design's settings.
+    pub design: SchedulerEntry,
     pub scheduler: SchedulerConfig,
     pub blocking_threads: usize,
     /// Its I/O and timer driver.
@@ -169,6 +174,7 @@ fn unique_names<'a>(
 pub(crate) fn validate(
     file: &Located<'_>,
     spec: &ExecutorSpec,
+    registry: &Registry,
 ) -> Result<ExecutorConfig, ScenarioError> {
     let cores = spec
         .cores
@@ -189,7 +195,7 @@ pub(crate) fn validate(
     let runtimes = spec
         .runtime
         .iter()
-        .map(|runtime| validate_runtime(file, runtime))
+        .map(|runtime| validate_runtime(file, runtime, registry))
         .collect::<Result<Vec<_>, _>>()?;
     let pools = spec
         .pool
@@ -394,59 +400,6 @@ fn reject_spawn_cycles(
         }
     }
     Ok(())
-}
-
-fn validate_runtime(
-    file: &Located<'_>,
-    runtime: &RuntimeSpec,
-) -> Result<RuntimeConfig, ScenarioError> {
-    let workers = whole(
-        file,
-        &runtime.workers,
-        "workers",
-        1..=1024,
-        "worker threads, such as 4",
-    )?;
-    let interval_hint = "ticks between checks, 61 by default as in tokio";
-    let global_queue_interval = optional_whole(
-        file,
-        &runtime.global_queue_interval,
-        "global_queue_interval",
-        1..=1_000_000,
-        i64::from(SchedulerConfig::TOKIO_GLOBAL_QUEUE_INTERVAL),
-        interval_hint,
-    )?;
-    let event_interval = optional_whole(
-        file,
-        &runtime.event_interval,
-        "event_interval",
-        1..=1_000_000,
-        i64::from(SchedulerConfig::TOKIO_EVENT_INTERVAL),
-        interval_hint,
-    )?;
-    let blocking_threads = optional_whole(
-        file,
-        &runtime.blocking_threads,
-        "blocking_threads",
-        1..=100_000,
-        DEFAULT_BLOCKING_THREADS,
-        "the blocking pool's most threads, 512 by default as in tokio",
-    )?;
-    Ok(RuntimeConfig {
-        name: runtime.name.get_ref().clone(),
-        scheduler: SchedulerConfig {
-            lifo_slot: runtime.lifo_slot.unwrap_or(true),
-            global_queue_interval: global_queue_interval as u32,
-            event_interval: event_interval as u32,
-            ..SchedulerConfig::tokio(workers as usize)
-        },
-        blocking_threads: blocking_threads as usize,
-        driver: runtime
-            .driver
-            .map_or(ticklab_models::executor::DriverKind::Tokio, |driver| {
-                driver.0
-            }),
-    })
 }
 
 fn arrival(file: &Located<'_>, task: &TaskSpec) -> Result<Arrival, ScenarioError> {

@@ -62,6 +62,7 @@ pub(crate) struct WorkerStats {
     pub steals: u64,
     pub lifo_hits: u64,
     pub driver_polls: u64,
+    pub parks: u64,
 }
 
 #[derive(Debug)]
@@ -130,6 +131,7 @@ impl ExecutorStats {
             total(|worker| worker.steals),
             total(|worker| worker.lifo_hits),
             total(|worker| worker.driver_polls),
+            total(|worker| worker.parks),
             self.starvation_events,
             self.max_runnable_wait_ns,
             io_calls,

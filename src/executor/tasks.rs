@@ -37,6 +37,10 @@ pub(crate) struct Task {
     pub runtime: usize,
     /// The next step to run, for a group task, and how many times it has run them all.
     pub step: usize,
+    /// What is left of a `cpu` step cut short by its scheduler's time slice.
+    pub cpu_left_ns: u64,
+    /// Its running `cpu` step was cut there: when it ends, the task is preempted.
+    pub cpu_cut: bool,
     pub round: u32,
     /// Its `tick` step's interval, made the first time the step runs.
     pub interval: Option<IntervalCore>,
@@ -101,6 +105,8 @@ impl Tasks {
             kind,
             runtime,
             step: 0,
+            cpu_left_ns: 0,
+            cpu_cut: false,
             round: 0,
             interval: None,
             sleep_deadline_ns: None,

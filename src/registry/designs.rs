@@ -95,6 +95,7 @@ impl Eq for TimerDesignEntry {}
 #[derive(Clone, Debug)]
 pub struct Registry {
     pub(super) timer_designs: Vec<TimerDesignEntry>,
+    pub(super) schedulers: Vec<super::schedulers::SchedulerEntry>,
 }
 
 impl Registry {
@@ -105,5 +106,15 @@ impl Registry {
     /// The designs hints and listings name, in registration order.
     pub fn timer_designs(&self) -> impl Iterator<Item = &TimerDesignEntry> {
         self.timer_designs.iter().filter(|entry| entry.listed)
+    }
+
+    pub fn scheduler(&self, name: &str) -> Option<&super::schedulers::SchedulerEntry> {
+        self.schedulers.iter().find(|entry| entry.name == name)
+    }
+
+    /// The scheduler designs hints and listings name, in registration order; the first is the
+    /// one a runtime that names none runs.
+    pub fn schedulers(&self) -> impl Iterator<Item = &super::schedulers::SchedulerEntry> {
+        self.schedulers.iter().filter(|entry| entry.listed)
     }
 }

@@ -1,19 +1,31 @@
 //! Building a registry: everything ticklab ships, then each design a user's crate adds, checked
 //! against the names every timer scenario already has.
 
+use ticklab_models::executor::BuildScheduler;
 use ticklab_models::timer::BuildTimerDesign;
 
 use super::designs::{Registry, TimerDesignEntry};
+use super::schedulers::SchedulerEntry;
 
 impl Registry {
     /// Everything ticklab ships: one line per design.
     pub fn builtin() -> Self {
+        use ticklab_models::executor::TokioMultiThread;
+        use ticklab_models::executor::designs::{
+            AsyncExecutorDesign, GoScheduler, ThreadPerCoreDesign, TokioCurrentThread,
+        };
         use ticklab_models::timer::builtin::{
             BucketedDesign, BucketedReclaimDesign, GlobalHeapDesign, HashedDesign,
         };
         Registry {
             timer_designs: Vec::new(),
+            schedulers: Vec::new(),
         }
+        .with_scheduler::<TokioMultiThread>()
+        .with_scheduler::<TokioCurrentThread>()
+        .with_scheduler::<AsyncExecutorDesign>()
+        .with_scheduler::<GoScheduler>()
+        .with_scheduler::<ThreadPerCoreDesign>()
         .with_timer_design::<GlobalHeapDesign>()
         .with_timer_design::<BucketedDesign>()
         .with_timer_design::<BucketedReclaimDesign>()
@@ -38,6 +50,42 @@ impl Registry {
             listed: false,
             ..TimerDesignEntry::of::<B>()
         })
+    }
+
+    /// Adds a scheduler design under its [`BuildScheduler::NAME`], for executor runtimes to name
+    /// with `scheduler = "..."`.
+    ///
+    /// # Panics
+    /// If a scheduler of that name is already registered, or it reads a key that runtimes do not
+    /// have.
+    pub fn with_scheduler<B: BuildScheduler>(self) -> Self {
+        self.with_scheduler_entry(SchedulerEntry::of::<B>())
+    }
+
+    /// Adds a scheduler design that only tests may name; hints and listings leave it out.
+    pub fn with_unlisted_scheduler<B: BuildScheduler>(self) -> Self {
+        self.with_scheduler_entry(SchedulerEntry {
+            listed: false,
+            ..SchedulerEntry::of::<B>()
+        })
+    }
+
+    fn with_scheduler_entry(mut self, entry: SchedulerEntry) -> Self {
+        assert!(
+            self.scheduler(entry.name).is_none(),
+            "a scheduler named `{}` is already registered",
+            entry.name
+        );
+        for key in entry.keys {
+            assert!(
+                super::schedulers::SCHEDULER_KEYS.contains(key),
+                "scheduler `{}` reads the key `{key}`, which runtimes do not have; they have {}",
+                entry.name,
+                super::schedulers::SCHEDULER_KEYS.join(", ")
+            );
+        }
+        self.schedulers.push(entry);
+        self
     }
 
     fn with_timer_entry(mut self, entry: TimerDesignEntry) -> Self {

@@ -11,6 +11,7 @@
 
 use crate::sync::Primitives;
 
+use super::design::{BuildScheduler, Park, Placement, SchedulerDesign, Source};
 use super::{Inject, LifoSlot, LocalQueue, TaskId};
 
 /// tokio's knobs, with its defaults.
@@ -42,38 +43,6 @@ impl SchedulerConfig {
             max_lifo_polls_per_tick: Self::TOKIO_MAX_LIFO_POLLS_PER_TICK,
         }
     }
-}
-
-/// Where a scheduled task went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// Into the worker's LIFO slot; `displaced` says whether an occupant moved to its queue.
-    Lifo {
-        displaced: bool,
-    },
-    /// To the back of the worker's local queue; `overflowed` tasks moved on to the inject queue.
-    LocalQueue {
-        overflowed: usize,
-    },
-    Inject,
-}
-
-/// Where a worker found the task it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    Lifo,
-    LocalQueue,
-    Inject,
-    Stolen { victim: usize },
-}
-
-/// How a worker with nothing to do waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Park {
-    /// It took the driver, and blocks in it until an event, a timer or a notification.
-    OnDriver,
-    /// Another worker holds the driver; it sleeps until notified.
-    Asleep,
 }
 
 /// What only the worker itself touches (tokio's `Core`).
@@ -127,15 +96,17 @@ impl<S: Primitives> Scheduler<S> {
     pub fn config(&self) -> &SchedulerConfig {
         &self.config
     }
+}
 
-    pub fn workers(&self) -> usize {
+impl<S: Primitives> SchedulerDesign for Scheduler<S> {
+    fn workers(&self) -> usize {
         self.cores.len()
     }
 
     /// Schedules a woken or spawned task. `from` is the worker of this runtime whose thread did
     /// it, if any; a wake from anywhere else (another runtime, the blocking pool, the network)
     /// goes to the inject queue. Returns where it went and which parked worker to notify.
-    pub fn schedule(
+    fn schedule(
         &mut self,
         task: TaskId,
         from: Option<usize>,
@@ -176,7 +147,7 @@ impl<S: Primitives> Scheduler<S> {
 
     /// Starts a worker's next scheduler tick. Returns whether maintenance is due: a poll of the
     /// driver without blocking.
-    pub fn tick(&mut self, worker: usize) -> bool {
+    fn tick(&mut self, worker: usize, _: i64) -> bool {
         let core = &mut self.cores[worker];
         core.tick = core.tick.wrapping_add(1);
         core.tick.is_multiple_of(self.config.event_interval.max(1))
@@ -185,7 +156,11 @@ impl<S: Primitives> Scheduler<S> {
     /// The task `worker` runs next, and where it came from: the inject queue first on every
     /// `global_queue_interval`th tick, otherwise its LIFO slot, its queue, a batch from the inject
     /// queue, and last a steal from a victim picked by `random_start` (`0..workers`).
-    pub fn next_task(&mut self, worker: usize, random_start: usize) -> Option<(TaskId, Source)> {
+    fn defers_yields(&self) -> bool {
+        true
+    }
+
+    fn next_task(&mut self, worker: usize, random_start: usize) -> Option<(TaskId, Source)> {
         let core = &mut self.cores[worker];
         core.lifo_enabled = self.config.lifo_slot;
         core.lifo_polls = 0;
@@ -208,7 +183,7 @@ impl<S: Primitives> Scheduler<S> {
     /// After a task's poll: the task to poll next from the LIFO slot, within the poll budget and
     /// the cap of LIFO polls per tick. Past the cap the slot is bypassed until the next tick, and
     /// without budget its task goes to the back of the queue.
-    pub fn next_lifo_task(&mut self, worker: usize, budget_left: bool) -> Option<TaskId> {
+    fn next_lifo_task(&mut self, worker: usize, budget_left: bool, _: u64) -> Option<TaskId> {
         let Some(task) = self.lifos[worker].take() else {
             // The chain is over: the slot takes wakes again, even if this tick hit the cap.
             self.cores[worker].lifo_enabled = self.config.lifo_slot;
@@ -227,7 +202,13 @@ impl<S: Primitives> Scheduler<S> {
     }
 
     /// `worker` found nothing to do. It takes the driver if nobody holds it.
-    pub fn park(&mut self, worker: usize) -> Park {
+    fn park(&mut self, worker: usize) -> Park {
+        // tokio's `transition_to_parked`: a worker with tasks of its own does not park, and the
+        // last searcher to park looks at every queue once more, for work that came meanwhile
+        // (`notify_if_work_pending`); the worker it would notify is itself, the last to park.
+        if self.queued(worker) > 0 || self.work_pending() {
+            return Park::WorkPending;
+        }
         self.cores[worker].parked = true;
         self.sleepers.retain(|&sleeper| sleeper != worker);
         self.sleepers.push(worker);
@@ -243,13 +224,13 @@ impl<S: Primitives> Scheduler<S> {
 
     /// `worker` starts a zero-timeout park: a driver check, or releasing its yielded tasks. Wakes
     /// until [`Scheduler::end_park_check`] notify nobody.
-    pub fn begin_park_check(&mut self, worker: usize) {
+    fn begin_park_check(&mut self, worker: usize) {
         self.cores[worker].in_park = true;
     }
 
     /// The check is over: returns the parked worker to notify if `worker` now has more work
     /// than it can run alone.
-    pub fn end_park_check(&mut self, worker: usize) -> Option<usize> {
+    fn end_park_check(&mut self, worker: usize) -> Option<usize> {
         self.cores[worker].in_park = false;
         if self.should_notify_others(worker) {
             self.worker_to_notify()
@@ -259,7 +240,7 @@ impl<S: Primitives> Scheduler<S> {
     }
 
     /// `worker` runs again: notified, or its driver returned. It gives the driver back.
-    pub fn unpark(&mut self, worker: usize) {
+    fn unpark(&mut self, worker: usize) {
         self.cores[worker].parked = false;
         self.sleepers.retain(|&sleeper| sleeper != worker);
         if self.driver_holder == Some(worker) {
@@ -268,34 +249,41 @@ impl<S: Primitives> Scheduler<S> {
     }
 
     /// The worker blocking in the driver, if any.
-    pub fn driver_holder(&self) -> Option<usize> {
+    fn driver_holder(&self) -> Option<usize> {
         self.driver_holder
     }
 
     /// After a driver poll that woke tasks onto `worker`: whether it has more than it can run
     /// alone, so another worker should be notified (tokio's `should_notify_others`).
-    pub fn should_notify_others(&self, worker: usize) -> bool {
+    fn should_notify_others(&self, worker: usize) -> bool {
         usize::from(!self.lifos[worker].is_empty()) + self.locals[worker].len() > 1
     }
 
     /// The parked worker a notification wakes: the last to park.
-    pub fn worker_to_notify(&self) -> Option<usize> {
+    fn worker_to_notify(&self) -> Option<usize> {
         self.sleepers.last().copied()
     }
 
     /// `block_in_place` on `worker`: its LIFO task moves to its queue, where others can steal it
     /// (#6596). Returns whether a task moved.
-    pub fn hand_off_lifo(&mut self, worker: usize) -> bool {
+    fn hand_off_lifo(&mut self, worker: usize) -> bool {
         self.lifos[worker].hand_off(&self.locals[worker], &self.inject)
     }
 
     /// Tasks waiting in `worker`'s queue and slot.
-    pub fn queued(&self, worker: usize) -> usize {
+    fn queued(&self, worker: usize) -> usize {
         self.locals[worker].len() + usize::from(!self.lifos[worker].is_empty())
     }
 
-    pub fn injected(&self) -> usize {
+    fn injected(&self) -> usize {
         self.inject.len()
+    }
+}
+
+impl<S: Primitives> Scheduler<S> {
+    /// Work some worker could take: the inject queue's, or another worker's queue.
+    fn work_pending(&self) -> bool {
+        !self.inject.is_empty() || self.locals.iter().any(|local| !local.is_empty())
     }
 
     fn next_local_task(&mut self, worker: usize) -> Option<(TaskId, Source)> {
@@ -334,5 +322,25 @@ impl<S: Primitives> Scheduler<S> {
             }
         }
         self.inject.pop().map(|task| (task, Source::Inject))
+    }
+}
+
+/// tokio's multi-thread scheduler, as a design scenario files name: `scheduler =
+/// "tokio-multi-thread"`, the default.
+#[derive(Debug)]
+pub struct TokioMultiThread;
+
+impl BuildScheduler for TokioMultiThread {
+    const NAME: &'static str = "tokio-multi-thread";
+    const ABOUT: &'static str = "tokio's work-stealing scheduler: a LIFO slot and a 256-task queue per worker, one inject queue";
+    const KEYS: &'static [&'static str] = &["lifo_slot", "global_queue_interval", "event_interval"];
+    type Design<S: Primitives> = Scheduler<S>;
+
+    fn defaults(workers: usize) -> SchedulerConfig {
+        SchedulerConfig::tokio(workers)
+    }
+
+    fn build<S: Primitives>(config: &SchedulerConfig) -> Scheduler<S> {
+        Scheduler::new(*config)
     }
 }

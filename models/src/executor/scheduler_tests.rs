@@ -1,5 +1,6 @@
 use super::TaskId;
-use super::scheduler::{Park, Placement, Scheduler, SchedulerConfig, Source};
+use super::design::{Park, Placement, SchedulerDesign, Source};
+use super::scheduler::{Scheduler, SchedulerConfig};
 use crate::sync::StdPrimitives;
 
 fn scheduler(workers: usize, lifo_slot: bool) -> Scheduler<StdPrimitives> {
@@ -15,7 +16,7 @@ fn next(
     worker: usize,
     random_start: usize,
 ) -> Option<(TaskId, Source)> {
-    scheduler.tick(worker);
+    scheduler.tick(worker, 0);
     scheduler.next_task(worker, random_start)
 }
 
@@ -138,13 +139,13 @@ fn block_in_place_hands_the_lifo_task_to_the_stealable_queue() {
 #[test]
 fn lifo_polls_are_capped_per_tick_and_need_budget() {
     let mut scheduler = scheduler(1, true);
-    scheduler.tick(0);
+    scheduler.tick(0, 0);
     scheduler.next_task(0, 0);
     let mut polled = Vec::new();
     for task in 1..=5 {
         // Each poll wakes one more task onto the same worker.
         scheduler.schedule(TaskId(task), Some(0), false);
-        match scheduler.next_lifo_task(0, true) {
+        match scheduler.next_lifo_task(0, true, 0) {
             Some(task) => polled.push(task),
             None => break,
         }
@@ -152,11 +153,11 @@ fn lifo_polls_are_capped_per_tick_and_need_budget() {
     // After three LIFO polls the slot is bypassed: the fourth wake went to the queue.
     assert_eq!(polled, [TaskId(1), TaskId(2), TaskId(3)]);
     assert_eq!(scheduler.queued(0), 1);
-    scheduler.tick(0);
+    scheduler.tick(0, 0);
     scheduler.next_task(0, 0);
     scheduler.schedule(TaskId(9), Some(0), false);
     assert_eq!(
-        scheduler.next_lifo_task(0, false),
+        scheduler.next_lifo_task(0, false, 0),
         None,
         "without budget the task is queued instead"
     );
@@ -194,14 +195,14 @@ fn the_lifo_slot_takes_wakes_again_once_a_capped_chain_ends() {
     next(&mut scheduler, 0, 0);
     for task in 1..=3 {
         scheduler.schedule(TaskId(task), Some(0), false);
-        assert_eq!(scheduler.next_lifo_task(0, true), Some(TaskId(task)));
+        assert_eq!(scheduler.next_lifo_task(0, true, 0), Some(TaskId(task)));
     }
     // Capped: the next wake bypasses the slot, and the chain ends on the empty slot.
     assert_eq!(
         scheduler.schedule(TaskId(4), Some(0), false).0,
         Placement::LocalQueue { overflowed: 0 }
     );
-    assert_eq!(scheduler.next_lifo_task(0, true), None);
+    assert_eq!(scheduler.next_lifo_task(0, true, 0), None);
     assert_eq!(
         scheduler.schedule(TaskId(5), Some(0), false).0,
         Placement::Lifo { displaced: false }

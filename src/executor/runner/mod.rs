@@ -24,9 +24,10 @@ use std::collections::VecDeque;
 use std::io;
 use std::sync::Arc;
 
-use ticklab_models::executor::{Driver, Park, Placement, Scheduler, Source, TaskId};
+use ticklab_models::executor::{
+    Driver, Park, Placement, SchedulerDesign, SchedulerPromise, Source, TaskId,
+};
 use ticklab_models::interval::{IntervalCore, MissedTick};
-use ticklab_models::sync::StdPrimitives;
 use ticklab_sim::{CoreTime, CpuKind, SimRng, ThreadId};
 
 use super::arrivals::Arrivals;
@@ -73,6 +74,9 @@ enum Wake {
 enum WorkerState {
     /// A `Worker` wake is pending; it will look for its next task.
     Ready,
+    /// Its search found nothing; a `Worker` wake is pending for it to park. Other wakes at the
+    /// same instant come first, as they race a real worker's way into its park.
+    Parking,
     /// Its thread is running a `cpu` step of `task`; the poll goes on when the step is done.
     Polling {
         task: TaskId,
@@ -92,6 +96,8 @@ struct Worker {
     state: WorkerState,
     generation: u32,
     parked_since_ns: u64,
+    /// When the task it polls now was taken: how long its tick has run.
+    tick_started_ns: u64,
     /// Its last finished park, from and to.
     last_park_ns: Option<(u64, u64)>,
     /// Its thread's core time when the current `cpu` step started.
@@ -173,7 +179,8 @@ impl On {
 
 #[derive(Debug)]
 struct Runtime {
-    scheduler: Scheduler<StdPrimitives>,
+    scheduler: Box<dyn SchedulerDesign>,
+    promise: SchedulerPromise,
     driver: Driver,
     workers: Vec<Worker>,
     /// Blocking-pool threads with nothing to do, and how many the pool has started beyond the
@@ -317,6 +324,7 @@ fn start_runtime(
                 state: WorkerState::Ready,
                 generation: 0,
                 parked_since_ns: 0,
+                tick_started_ns: 0,
                 last_park_ns: None,
                 cpu_mark: CoreTime::default(),
                 deferred: Vec::new(),
@@ -325,7 +333,8 @@ fn start_runtime(
         })
         .collect();
     Runtime {
-        scheduler: Scheduler::new(runtime.scheduler),
+        scheduler: runtime.design.build(&runtime.scheduler),
+        promise: runtime.design.promise,
         driver: Driver::of(runtime.driver),
         workers,
         idle_threads: Vec::new(),
@@ -414,6 +423,7 @@ impl<'a> ExecutorRun<'a> {
                 }
                 match current.state {
                     WorkerState::Ready => self.find_work(m, runtime, worker),
+                    WorkerState::Parking => self.park(m, runtime, worker),
                     WorkerState::Parked { on_driver: true } => {
                         // Its timed block in the driver ended: a timer is due.
                         self.unpark(m, runtime, worker)?;

@@ -104,14 +104,28 @@ impl ExecutorRun<'_> {
         let now_ns = self.now_ns(m);
         let since_ns = now_ns - waited_ns;
         let rt = &self.runtimes[self.tasks.get(task).runtime];
-        let idle = rt.workers.iter().find(|worker| {
-            let parked_now = matches!(worker.state, WorkerState::Parked { .. })
-                && worker.parked_since_ns <= since_ns;
-            let parked_then = worker
-                .last_park_ns
-                .is_some_and(|(from_ns, to_ns)| from_ns <= since_ns && to_ns >= now_ns);
-            parked_now || parked_then
-        });
+        // A design that keeps tasks on their worker is held to that worker alone.
+        let own = match (rt.promise, queued) {
+            (SchedulerPromise::WorkConserving, _) | (_, Queued::Inject) => None,
+            (
+                SchedulerPromise::OwnWorker,
+                Queued::Lifo { worker } | Queued::Local { worker } | Queued::Deferred { worker },
+            ) => Some(worker),
+        };
+        let idle = rt
+            .workers
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| own.is_none_or(|own| own == *index))
+            .map(|(_, worker)| worker)
+            .find(|worker| {
+                let parked_now = matches!(worker.state, WorkerState::Parked { .. })
+                    && worker.parked_since_ns <= since_ns;
+                let parked_then = worker
+                    .last_park_ns
+                    .is_some_and(|(from_ns, to_ns)| from_ns <= since_ns && to_ns >= now_ns);
+                parked_now || parked_then
+            });
         let Some(idle) = idle else {
             return Ok(());
         };
@@ -157,9 +171,13 @@ impl ExecutorRun<'_> {
                 worker,
                 budget,
             } => {
-                let next = self.runtimes[runtime]
-                    .scheduler
-                    .next_lifo_task(worker, budget > 0);
+                let tick_ran_ns =
+                    self.now_ns(m) - self.runtimes[runtime].workers[worker].tick_started_ns;
+                let next = self.runtimes[runtime].scheduler.next_lifo_task(
+                    worker,
+                    budget > 0,
+                    tick_ran_ns,
+                );
                 match next {
                     Some(task) => self.poll(m, runtime, worker, task, Source::Lifo, budget),
                     None => {

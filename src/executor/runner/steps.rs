@@ -26,6 +26,9 @@ impl ExecutorRun<'_> {
             self.run_connection(m, on, task)?;
             return self.end_poll(m, on);
         };
+        if self.tasks.get(task).cpu_left_ns > 0 {
+            return self.resume_cpu(m, on, task);
+        }
         loop {
             let Some(step) = self.next_step(task, group) else {
                 self.task_done(m, task, group)?;
@@ -64,7 +67,8 @@ impl ExecutorRun<'_> {
         Ok(match step {
             Step::Cpu { ns: 0 } => After::Next,
             Step::Cpu { ns } => {
-                self.run_cpu(m, on, task, ns);
+                self.tasks.get_mut(task).cpu_left_ns = ns;
+                self.run_cpu_slice(m, on, task);
                 After::Running
             }
             Step::Yield => {
@@ -121,12 +125,16 @@ impl ExecutorRun<'_> {
         match on {
             On::Worker {
                 runtime, worker, ..
-            } => {
+            } if self.runtimes[runtime].scheduler.defers_yields() => {
                 let now_ns = self.now_ns(m);
                 self.tasks.get_mut(task).runnable = Some((now_ns, Queued::Deferred { worker }));
                 self.runtimes[runtime].workers[worker].deferred.push(task);
                 Ok(())
             }
+            // A design that does not defer schedules it again at once, as yielded.
+            On::Worker {
+                runtime, worker, ..
+            } => self.wake_task(m, task, Some((runtime, worker)), true),
             // Without a core, the deferred wake comes when the poll ends, from outside the
             // runtime.
             On::Thread { .. } => self.wake_task(m, task, None, false),
@@ -140,6 +148,41 @@ impl ExecutorRun<'_> {
         self.runtimes[runtime].driver.sleep_until(deadline_ns, task);
         // A new earliest timer shortens the parked driver holder's block.
         self.arm_driver_timeout(m, runtime);
+    }
+
+    /// Runs what is left of `task`'s `cpu` step, up to the end of its scheduler's time slice.
+    fn run_cpu_slice(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId) {
+        let left_ns = self.tasks.get(task).cpu_left_ns;
+        let slice_left_ns = match on {
+            On::Worker {
+                runtime, worker, ..
+            } => self.runtimes[runtime]
+                .scheduler
+                .time_slice_ns()
+                .map(|slice_ns| {
+                    let ran_ns =
+                        m.now_ns() - self.runtimes[runtime].workers[worker].tick_started_ns;
+                    slice_ns.saturating_sub(ran_ns).max(1)
+                }),
+            On::Thread { .. } => None,
+        };
+        let chunk_ns = slice_left_ns.map_or(left_ns, |slice_left_ns| left_ns.min(slice_left_ns));
+        let state = self.tasks.get_mut(task);
+        state.cpu_left_ns = left_ns - chunk_ns;
+        state.cpu_cut = chunk_ns < left_ns;
+        self.run_cpu(m, on, task, chunk_ns);
+    }
+
+    /// `task` has a `cpu` step left: at the end of a slice that cut it, the task is preempted,
+    /// scheduled again as a yield; at its next poll, the rest runs.
+    fn resume_cpu(&mut self, m: &mut Machine<Wake>, on: On, task: TaskId) -> io::Result<()> {
+        let state = self.tasks.get_mut(task);
+        if !std::mem::take(&mut state.cpu_cut) {
+            self.run_cpu_slice(m, on, task);
+            return Ok(());
+        }
+        self.wake_task(m, task, on.worker(), true)?;
+        self.end_poll(m, on)
     }
 
     /// A `cpu` step: the poll's thread asks the cores for `ns` of CPU.

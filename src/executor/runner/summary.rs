@@ -47,7 +47,7 @@ impl ExecutorRun<'_> {
                         stats.core_wait_ns += now.waiting_ns - mark.waiting_ns;
                     }
                     WorkerState::Parked { .. } => stats.parked_ns += end_ns - since_ns,
-                    WorkerState::Ready | WorkerState::AwaitingThread => {}
+                    WorkerState::Ready | WorkerState::Parking | WorkerState::AwaitingThread => {}
                 }
             }
         }

@@ -54,6 +54,7 @@ impl ExecutorRun<'_> {
         let queued = match (placement, local) {
             (Placement::Lifo { .. }, Some((_, worker))) => Queued::Lifo { worker },
             (Placement::LocalQueue { .. }, Some((_, worker))) => Queued::Local { worker },
+            (Placement::Pinned { worker }, _) => Queued::Local { worker },
             _ => Queued::Inject,
         };
         self.tasks.get_mut(task).runnable = Some((now_ns, queued));
@@ -169,19 +170,30 @@ impl ExecutorRun<'_> {
         runtime: usize,
         worker: usize,
     ) -> io::Result<()> {
-        if self.runtimes[runtime].scheduler.tick(worker) {
+        let instant_ns = m.instant_ns();
+        if self.runtimes[runtime].scheduler.tick(worker, instant_ns) {
             self.park_check(m, runtime, worker, "maintenance")?;
         }
         let workers = self.runtimes[runtime].workers.len() as u64;
         let start = self.steal_start.in_range(0, workers - 1) as usize;
         match self.runtimes[runtime].scheduler.next_task(worker, start) {
-            Some((task, source)) => self.poll(m, runtime, worker, task, source, COOP_BUDGET),
+            Some((task, source)) => {
+                self.runtimes[runtime].workers[worker].tick_started_ns = self.now_ns(m);
+                if let Some(other) = self.runtimes[runtime].scheduler.found(worker) {
+                    self.notify(m, runtime, other)?;
+                }
+                self.poll(m, runtime, worker, task, source, COOP_BUDGET)
+            }
             None if !self.runtimes[runtime].workers[worker].deferred.is_empty() => {
                 self.park_check(m, runtime, worker, "yield")?;
                 self.schedule_worker(m, runtime, worker);
                 Ok(())
             }
-            None => self.park(m, runtime, worker),
+            None => {
+                self.schedule_worker(m, runtime, worker);
+                self.runtimes[runtime].workers[worker].state = WorkerState::Parking;
+                Ok(())
+            }
         }
     }
 
@@ -234,11 +246,19 @@ impl ExecutorRun<'_> {
         worker: usize,
     ) -> io::Result<()> {
         let now_ns = self.now_ns(m);
-        let on_driver = self.runtimes[runtime].scheduler.park(worker) == Park::OnDriver;
+        let on_driver = match self.runtimes[runtime].scheduler.park(worker) {
+            Park::OnDriver => true,
+            Park::Asleep => false,
+            Park::WorkPending => {
+                self.schedule_worker(m, runtime, worker);
+                return Ok(());
+            }
+        };
         {
             let state = &mut self.runtimes[runtime].workers[worker];
             state.state = WorkerState::Parked { on_driver };
             state.parked_since_ns = now_ns;
+            self.stats.worker(runtime, worker).parks += 1;
         }
         if on_driver {
             // The driver is polled on the way in: events that came meanwhile end the park at once.
