@@ -9,3 +9,6 @@ pub use async_executor::{AsyncExecutor, AsyncExecutorDesign};
 pub use current_thread::{CurrentThread, TokioCurrentThread};
 pub use go_runtime::{GoRuntime, GoScheduler};
 pub use thread_per_core::{ThreadPerCore, ThreadPerCoreDesign};
+
+#[cfg(test)]
+mod tests;
