@@ -713,8 +713,9 @@ const NAMED_FROM_OUTSIDE: &[(&str, &[&str], &str)] = &[
     ),
     (
         "executor",
-        &["src/cli/compare_executor.rs"],
-        "`ticklab compare --kind executor` runs executor workloads on every scheduler design",
+        &["src/cli/compare_executor.rs", "src/registry/register.rs"],
+        "`ticklab compare --kind executor` runs executor workloads on every scheduler design, \
+         and the registry checks a scheduler's own metrics against every executor run's",
     ),
     (
         "hosts",

@@ -298,7 +298,8 @@ fn each_design_declares_what_a_timer_holds() {
         BucketedDesign, BucketedReclaimDesign, GlobalHeapDesign, HashedDesign,
     };
     use ticklab::models::timer::{
-        GoTimersDesign, HashedWheelDesign, LinuxWheelDesign, TokioWheelDesign,
+        GoTimersDesign, HashedWheelDesign, LinuxWheelDesign, TokioAltBefore8252Design,
+        TokioAltDesign, TokioWheelDesign,
     };
     // Storage that grows by doubling is at its emptiest just past a power of two, and at its
     // fullest just before one: the worse of the two is what a timer costs.
@@ -322,6 +323,8 @@ fn each_design_declares_what_a_timer_holds() {
         measure!(GoTimersDesign),
         measure!(HashedWheelDesign),
         measure!(LinuxWheelDesign),
+        measure!(TokioAltDesign),
+        measure!(TokioAltBefore8252Design),
     ];
     let report: Vec<String> = measured.iter().map(ToString::to_string).collect();
     println!("{}", report.join("\n"));

@@ -68,12 +68,14 @@ pub fn battery_params() -> TimerParams {
     use ticklab_models::timer::KeyValue::Count;
     use ticklab_models::timer::builtin::{BUCKETS, HEAP_SWEEP_MIN_SIZE, TIMER_THREADS};
     use ticklab_models::timer::go_timers::GOMAXPROCS;
+    use ticklab_models::timer::tokio_alt::WORKERS as ALT_TIMER_WORKERS;
     let mut params = TimerParams::new(TimerClock::Monotonic, 8);
     params.cores = 2;
     params
         .with(&BUCKETS, Count(2))
         .with(&TIMER_THREADS, Count(2))
         .with(&GOMAXPROCS, Count(2))
+        .with(&ALT_TIMER_WORKERS, Count(2))
         .with(&HEAP_SWEEP_MIN_SIZE, Count(2))
 }
 

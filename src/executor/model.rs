@@ -42,7 +42,7 @@ impl Model for ExecutorModel {
 
     fn expect_schema(config: &ExecutorConfig) -> ExpectSchema<'_> {
         ExpectSchema {
-            metrics: METRICS,
+            metrics: &config.metrics,
             groups: config
                 .groups
                 .iter()
@@ -50,7 +50,7 @@ impl Model for ExecutorModel {
                 .collect(),
             group_metrics: GROUP_METRICS,
             group_noun: "task group",
-            elsewhere: &[],
+            elsewhere: &config.metrics_elsewhere,
         }
     }
 

@@ -9,6 +9,7 @@ use toml::Spanned;
 
 use super::runtime_spec::validate_runtime;
 use crate::executor::keys::{ExecutorSpec, PoolSpec, StepSpec, TaskSpec};
+use crate::expect::Metric;
 use crate::registry::designs::Registry;
 use crate::registry::schedulers::SchedulerEntry;
 use crate::scenario::error::ScenarioError;
@@ -25,6 +26,10 @@ pub struct ExecutorConfig {
     /// A runnable task that waits longer than this to be polled is reported as starving.
     pub starvation_threshold_ns: u64,
     pub runtimes: Vec<RuntimeConfig>,
+    /// Every executor run's metrics, then those of the schedulers its runtimes run.
+    pub metrics: Vec<Metric>,
+    /// The metrics other schedulers report, with the scheduler that reports each.
+    pub metrics_elsewhere: Vec<(&'static str, &'static str)>,
     pub pools: Vec<PoolConfig>,
     pub groups: Vec<GroupConfig>,
 }
@@ -171,6 +176,39 @@ fn unique_names<'a>(
     Ok(seen)
 }
 
+/// Every executor run's metrics, then each scheduler's own, once per scheduler however many
+/// runtimes run it.
+fn run_metrics(runtimes: &[RuntimeConfig]) -> Vec<Metric> {
+    let mut designs: Vec<&SchedulerEntry> = Vec::new();
+    for runtime in runtimes {
+        if !designs.contains(&&runtime.design) {
+            designs.push(&runtime.design);
+        }
+    }
+    super::METRICS
+        .iter()
+        .copied()
+        .chain(designs.iter().flat_map(|design| {
+            design
+                .metrics
+                .iter()
+                .map(|own| Metric::count(own.name, own.about))
+        }))
+        .collect()
+}
+
+/// The metrics of the schedulers no runtime here runs, with the scheduler of each.
+fn metrics_elsewhere(
+    registry: &Registry,
+    runtimes: &[RuntimeConfig],
+) -> Vec<(&'static str, &'static str)> {
+    registry
+        .schedulers()
+        .filter(|other| !runtimes.iter().any(|runtime| runtime.design == **other))
+        .flat_map(|other| other.metrics.iter().map(|metric| (metric.name, other.name)))
+        .collect()
+}
+
 pub(crate) fn validate(
     file: &Located<'_>,
     spec: &ExecutorSpec,
@@ -225,6 +263,8 @@ pub(crate) fn validate(
             .map_or(DEFAULT_STARVATION_THRESHOLD_NS, |threshold| {
                 threshold.get_ref().0
             }),
+        metrics: run_metrics(&runtimes),
+        metrics_elsewhere: metrics_elsewhere(registry, &runtimes),
         runtimes,
         pools,
         groups,

@@ -1,6 +1,7 @@
 //! Streaming statistics of an executor run: the whole process, each task group, each worker.
 
 use super::{GROUP_METRICS, METRICS, WORKER_METRICS};
+use crate::expect::Metric;
 use crate::latencies::Latencies;
 use crate::trace::{Section, Summary};
 
@@ -116,6 +117,7 @@ impl ExecutorStats {
         end_ns: u64,
         worker_names: &[Vec<String>],
         connections_opened: u64,
+        (metrics, design_values): (&[Metric], &[u64]),
     ) -> Summary {
         let total = |field: fn(&WorkerStats) -> u64| -> u64 {
             self.workers.iter().flatten().map(field).sum()
@@ -141,7 +143,9 @@ impl ExecutorStats {
             self.max_driver_wait_ns,
             self.invariant_violations,
         ];
-        let mut summary = Summary::new("executor", end_ns, METRICS, &values, Vec::new());
+        debug_assert_eq!(values.len(), METRICS.len());
+        let values: Vec<u64> = values.iter().chain(design_values).copied().collect();
+        let mut summary = Summary::new("executor", end_ns, metrics, &values, Vec::new());
         summary.groups = self.groups.iter().map(GroupStats::section).collect();
         summary.parts = self
             .workers

@@ -255,13 +255,20 @@ fn expect_schema(kind: &str, registry: &Registry) -> Value {
         return json!({ "type": "object" });
     };
     let mut metrics: Vec<Metric> = model.metrics().to_vec();
-    if kind == "timer" {
-        for design in registry.timer_designs() {
-            for own in design.metrics {
-                if !metrics.iter().any(|metric| metric.name == own.name) {
-                    metrics.push(Metric::count(own.name, own.about));
-                }
-            }
+    let own_metrics: Vec<_> = match kind {
+        "timer" => registry
+            .timer_designs()
+            .flat_map(|design| design.metrics.iter())
+            .collect(),
+        "executor" => registry
+            .schedulers()
+            .flat_map(|design| design.metrics.iter())
+            .collect(),
+        _ => Vec::new(),
+    };
+    for own in own_metrics {
+        if !metrics.iter().any(|metric| metric.name == own.name) {
+            metrics.push(Metric::count(own.name, own.about));
         }
     }
     let mut schema = bounds(&metrics);

@@ -34,6 +34,8 @@ impl Registry {
         .with_timer_design::<ticklab_models::timer::GoTimersDesign>()
         .with_timer_design::<ticklab_models::timer::HashedWheelDesign>()
         .with_timer_design::<ticklab_models::timer::LinuxWheelDesign>()
+        .with_timer_design::<ticklab_models::timer::TokioAltDesign>()
+        .with_timer_design::<ticklab_models::timer::TokioAltBefore8252Design>()
     }
 
     /// Adds a timer design under its [`BuildTimerDesign::NAME`].
@@ -84,6 +86,12 @@ impl Registry {
                 super::schedulers::SCHEDULER_KEYS.join(", ")
             );
         }
+        check_own_metrics(
+            &format!("scheduler `{}`", entry.name),
+            entry.metrics,
+            crate::executor::METRICS,
+            "every executor run already reports",
+        );
         self.schedulers.push(entry);
         self
     }
@@ -122,23 +130,39 @@ fn check_own_names(entry: &TimerDesignEntry) {
         );
         keys.push(key.name);
     }
-    let mut metrics: Vec<&str> = Vec::new();
-    for metric in entry.metrics {
-        let shared = crate::timer::METRICS
-            .iter()
-            .any(|shared| shared.name == metric.name);
+    check_own_metrics(
+        &format!("timer design `{}`", entry.name),
+        entry.metrics,
+        crate::timer::METRICS,
+        "every timer run already reports",
+    );
+}
+
+/// A design's own metrics must not hide its kind's, nor each other: an `[expect]` could not tell
+/// them apart.
+///
+/// # Panics
+/// On the first name that clashes, naming it.
+fn check_own_metrics(
+    design: &str,
+    own: &[ticklab_models::timer::DesignMetric],
+    shared: &[crate::expect::Metric],
+    shared_by: &str,
+) {
+    let mut seen: Vec<&str> = Vec::new();
+    for metric in own {
+        let clashes = shared.iter().any(|shared| shared.name == metric.name);
         assert!(
-            !shared && !metrics.contains(&metric.name),
-            "timer design `{}` declares the metric `{}`, which {}",
-            entry.name,
+            !clashes && !seen.contains(&metric.name),
+            "{design} declares the metric `{}`, which {}",
             metric.name,
-            if shared {
-                "every timer run already reports"
+            if clashes {
+                shared_by
             } else {
                 "it declares twice"
             }
         );
-        metrics.push(metric.name);
+        seen.push(metric.name);
     }
 }
 

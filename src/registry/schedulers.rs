@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use ticklab_models::executor::design::DesignMetric;
 use ticklab_models::executor::{
     BuildScheduler, SchedulerConfig, SchedulerDesign, SchedulerPromise,
 };
@@ -19,6 +20,8 @@ pub struct SchedulerEntry {
     pub keys: &'static [&'static str],
     pub max_workers: usize,
     pub promise: SchedulerPromise,
+    /// The metrics of its own it reports.
+    pub metrics: &'static [DesignMetric],
     /// Listed in hints and errors; planted bugs are not.
     pub listed: bool,
     pub(super) defaults: fn(usize) -> SchedulerConfig,
@@ -39,6 +42,7 @@ impl SchedulerEntry {
             keys: B::KEYS,
             max_workers: B::MAX_WORKERS,
             promise: B::PROMISE,
+            metrics: B::METRICS,
             listed: true,
             defaults: B::defaults,
             build: build::<B>,

@@ -171,8 +171,8 @@ impl fmt::Display for RunError {
             RunError::UnreportedMetric { design, metric } => write!(
                 f,
                 "the {design} design declares the metric `{metric}` and did not report it at \
-                 the end of the run\n  hint: its `TimerDesign::metric` must answer \
-                 Some(value) for every name in its `BuildTimerDesign::METRICS`"
+                 the end of the run\n  hint: its `metric` method must answer Some(value) for \
+                 every name in the `METRICS` its builder declares"
             ),
             RunError::Io(error) => write!(f, "cannot write the trace: {error}"),
             RunError::Simulator(why) => write!(f, "{why}"),

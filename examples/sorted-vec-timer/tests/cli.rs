@@ -178,7 +178,7 @@ fn a_misspelt_design_is_refused_with_the_designs_this_binary_knows() {
         error.contains("unknown timer design `sorted-vecs`")
             && error.contains("did you mean `sorted-vec`?")
             && error.contains(
-                "global-heap, bucketed, bucketed-reclaim, hashed, tokio-wheel, go-timers, hashed-wheel, linux-wheel, sorted-vec"
+                "global-heap, bucketed, bucketed-reclaim, hashed, tokio-wheel, go-timers, hashed-wheel, linux-wheel, tokio-alt, tokio-alt-before-8252, sorted-vec"
             ),
         "{error}"
     );

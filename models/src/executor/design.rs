@@ -25,6 +25,7 @@ use std::fmt;
 
 use super::{SchedulerConfig, TaskId};
 use crate::sync::Primitives;
+pub use crate::timer::DesignMetric;
 
 /// Where a scheduled task went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +174,14 @@ pub trait SchedulerDesign: Send {
 
     /// Tasks in the global queue.
     fn injected(&self) -> usize;
+
+    /// The value of the metric named `name`, one of those its [`BuildScheduler::METRICS`]
+    /// declares, read once at the end of a run. A declared metric it does not answer fails the
+    /// run.
+    fn metric(&self, name: &str) -> Option<u64> {
+        let _ = name;
+        None
+    }
 }
 
 impl fmt::Debug for dyn SchedulerDesign {
@@ -197,6 +206,9 @@ pub trait BuildScheduler: 'static {
     /// The most workers a runtime of this design may have.
     const MAX_WORKERS: usize = 1024;
     const PROMISE: SchedulerPromise = SchedulerPromise::WorkConserving;
+    /// Metrics of its own, added to the executor's summary and `[expect]`, summed over the
+    /// runtimes that run it.
+    const METRICS: &'static [DesignMetric] = &[];
 
     type Design<S: Primitives>: SchedulerDesign;
 

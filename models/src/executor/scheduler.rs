@@ -68,6 +68,8 @@ pub struct Scheduler<S: Primitives> {
     /// Parked workers, most recently parked last: tokio notifies the last sleeper first.
     sleepers: Vec<usize>,
     driver_holder: Option<usize>,
+    /// Times a LIFO chain hit the cap and the slot was bypassed.
+    lifo_capped: u64,
 }
 
 impl<S: Primitives> Scheduler<S> {
@@ -90,6 +92,7 @@ impl<S: Primitives> Scheduler<S> {
             ],
             sleepers: Vec::new(),
             driver_holder: None,
+            lifo_capped: 0,
         }
     }
 
@@ -195,8 +198,9 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
         }
         let core = &mut self.cores[worker];
         core.lifo_polls += 1;
-        if core.lifo_polls >= self.config.max_lifo_polls_per_tick {
+        if core.lifo_polls >= self.config.max_lifo_polls_per_tick && core.lifo_enabled {
             core.lifo_enabled = false;
+            self.lifo_capped += 1;
         }
         Some(task)
     }
@@ -278,7 +282,17 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
     fn injected(&self) -> usize {
         self.inject.len()
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        (name == LIFO_CAPPED.name).then_some(self.lifo_capped)
+    }
 }
+
+/// The multi-thread scheduler's own metric.
+pub const LIFO_CAPPED: super::design::DesignMetric = super::design::DesignMetric::new(
+    "lifo_capped",
+    "times a worker's LIFO chain reached 3 polls in a tick and the slot was bypassed (#5712)",
+);
 
 impl<S: Primitives> Scheduler<S> {
     /// Work some worker could take: the inject queue's, or another worker's queue.
@@ -334,6 +348,7 @@ impl BuildScheduler for TokioMultiThread {
     const NAME: &'static str = "tokio-multi-thread";
     const ABOUT: &'static str = "tokio's work-stealing scheduler: a LIFO slot and a 256-task queue per worker, one inject queue";
     const KEYS: &'static [&'static str] = &["lifo_slot", "global_queue_interval", "event_interval"];
+    const METRICS: &'static [super::design::DesignMetric] = &[LIFO_CAPPED];
     type Design<S: Primitives> = Scheduler<S>;
 
     fn defaults(workers: usize) -> SchedulerConfig {

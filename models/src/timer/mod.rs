@@ -10,6 +10,8 @@
 //! - [`Hashed`]: K independent timer threads, each a global heap, picked by hashing the caller:
 //!   the "more timer threads" alternative brpc rejects because each of them needs waking.
 //! - [`TokioWheel`]: tokio 1.x's time driver, a hierarchical wheel of 1 ms ticks behind one lock.
+//! - [`TokioAlt`]: tokio's alternative timer (`tokio_unstable`), a wheel per worker, before and
+//!   after the fix of its cancelled-entry leak (#8252).
 //! - [`GoTimers`]: Go's runtime timers, a 4-ary heap per P, with one P polling for all of them.
 //! - [`HashedWheel`]: Netty's `HashedWheelTimer`, 512 buckets of 100 ms ticks and one worker.
 //! - [`LinuxWheel`]: the Linux kernel's wheel since 4.8, nine levels of 64 buckets, each level
@@ -55,6 +57,7 @@ mod keys;
 pub mod linux_wheel;
 mod promise;
 mod slots;
+pub mod tokio_alt;
 pub mod tokio_wheel;
 
 pub use bucketed::{Brpc, Bucketed, BucketedThread, Protocol, Reclaim};
@@ -68,6 +71,7 @@ pub use keys::{DesignKey, DesignMetric, KeyKind, KeyValue, TimerParams};
 pub use linux_wheel::{KernelProtocol, Linux, LinuxWheel, LinuxWheelDesign, LinuxWheelThread};
 pub use promise::Promise;
 pub use slots::{MAX_CAPACITY, TimerId, Unscheduled};
+pub use tokio_alt::{TokioAlt, TokioAltBefore8252Design, TokioAltDesign, TokioAltThread};
 pub use tokio_wheel::{DriverProtocol, Tokio, TokioWheel, TokioWheelDesign, TokioWheelThread};
 
 /// The clock a timer instance keeps its deadlines on. The core never reads it; it tells the

@@ -3,8 +3,8 @@
 //! Every worker and blocking thread is a thread on the machine's [`Cores`](ticklab_sim::Cores): a
 //! `cpu` step asks its thread for CPU time, and the step goes on when the cores have given it all.
 //! Everything else a task does (queueing, waking, polling the driver) takes no time. The
-//! scheduling decisions are the [`Scheduler`]'s, made on the same concurrent queues the shuttle
-//! and loom checks exercise.
+//! scheduling decisions are the runtime's scheduler design's ([`SchedulerDesign`]), made on the
+//! same concurrent queues the shuttle and loom checks exercise.
 //!
 //! An `io` step hands its request to the connection's own task, which runs on the runtime that
 //! opened the connection. That task sends the request when polled; the reply reaches the owning
@@ -268,7 +268,8 @@ impl Binding for ExecutorRun<'_> {
         m: &mut Machine<Wake>,
         report: &MachineReport,
     ) -> Result<Summary, RunError> {
-        Ok(self.summary(m, report)?)
+        let own = self.scheduler_metrics()?;
+        Ok(self.summary(m, report, &own)?)
     }
 }
 

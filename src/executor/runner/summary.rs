@@ -8,6 +8,7 @@ impl ExecutorRun<'_> {
         &mut self,
         m: &mut Machine<Wake>,
         report: &MachineReport,
+        scheduler_metrics: &[u64],
     ) -> io::Result<Summary> {
         let end_ns = m.end_ns();
         // Blocking sections still running are traced too, so a plot shows them.
@@ -30,6 +31,36 @@ impl ExecutorRun<'_> {
             }
         }
 
+        self.close_worker_times(end_ns, report);
+        let waiting: Vec<(TaskId, u64, Queued)> = self
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(index, task)| {
+                let (since_ns, queued) = task.runnable?;
+                Some((TaskId(index as u32), end_ns - since_ns, queued))
+            })
+            .collect();
+        for (task, waited_ns, queued) in waiting {
+            self.note_wait(m, task, waited_ns, queued, None)?;
+        }
+        self.report_unfinished(m)?;
+        let names: Vec<Vec<String>> = self
+            .runtimes
+            .iter()
+            .map(|rt| rt.workers.iter().map(|w| w.name.to_string()).collect())
+            .collect();
+        let stats = std::mem::replace(&mut self.stats, ExecutorStats::new(&[], &[]));
+        Ok(stats.into_summary(
+            end_ns,
+            &names,
+            self.pools.opened() as u64,
+            (&self.config.metrics, scheduler_metrics),
+        ))
+    }
+
+    /// Adds each worker's time in its present state, up to the end of the run.
+    fn close_worker_times(&mut self, end_ns: u64, report: &MachineReport) {
         for runtime in 0..self.runtimes.len() {
             for worker in 0..self.runtimes[runtime].workers.len() {
                 let state = &self.runtimes[runtime].workers[worker];
@@ -51,25 +82,33 @@ impl ExecutorRun<'_> {
                 }
             }
         }
-        let waiting: Vec<(TaskId, u64, Queued)> = self
-            .tasks
+    }
+
+    /// The schedulers' own metrics, in the order `config.metrics` lists them: each summed over
+    /// the runtimes that run its scheduler.
+    pub(super) fn scheduler_metrics(&self) -> Result<Vec<u64>, RunError> {
+        self.config.metrics[crate::executor::METRICS.len()..]
             .iter()
-            .enumerate()
-            .filter_map(|(index, task)| {
-                let (since_ns, queued) = task.runnable?;
-                Some((TaskId(index as u32), end_ns - since_ns, queued))
+            .map(|metric| {
+                let mut total = 0;
+                for (runtime, config) in self.runtimes.iter().zip(&self.config.runtimes) {
+                    if !config
+                        .design
+                        .metrics
+                        .iter()
+                        .any(|own| own.name == metric.name)
+                    {
+                        continue;
+                    }
+                    total += runtime.scheduler.metric(metric.name).ok_or(
+                        RunError::UnreportedMetric {
+                            design: config.design.name,
+                            metric: metric.name,
+                        },
+                    )?;
+                }
+                Ok(total)
             })
-            .collect();
-        for (task, waited_ns, queued) in waiting {
-            self.note_wait(m, task, waited_ns, queued, None)?;
-        }
-        self.report_unfinished(m)?;
-        let names: Vec<Vec<String>> = self
-            .runtimes
-            .iter()
-            .map(|rt| rt.workers.iter().map(|w| w.name.to_string()).collect())
-            .collect();
-        let stats = std::mem::replace(&mut self.stats, ExecutorStats::new(&[], &[]));
-        Ok(stats.into_summary(end_ns, &names, self.pools.opened() as u64))
+            .collect()
     }
 }

@@ -12,6 +12,7 @@
 //! - a runner that finds nothing registers as a sleeper and searches once more before it
 //!   sleeps; the first to sleep blocks in the reactor.
 
+use super::super::design::DesignMetric;
 use super::super::idle_workers::IdleWorkers;
 use super::super::{
     BuildScheduler, Inject, Park, Placement, SchedulerConfig, SchedulerDesign, Source, TaskId,
@@ -36,6 +37,8 @@ pub struct AsyncExecutor<S: Primitives> {
     /// A sleeper notified and not yet running: no other is notified until it runs.
     notified: Option<usize>,
     idle: IdleWorkers,
+    /// Sleepers a runner that found a task notified, to take over the search.
+    handoffs: u64,
 }
 
 impl<S: Primitives> AsyncExecutor<S> {
@@ -49,6 +52,7 @@ impl<S: Primitives> AsyncExecutor<S> {
             polls: vec![0; workers],
             notified: None,
             idle: IdleWorkers::default(),
+            handoffs: 0,
         }
     }
 
@@ -128,7 +132,9 @@ impl<S: Primitives> SchedulerDesign for AsyncExecutor<S> {
         if self.notified == Some(worker) {
             self.notified = None;
         }
-        self.notify()
+        let notified = self.notify();
+        self.handoffs += u64::from(notified.is_some());
+        notified
     }
 
     fn park(&mut self, worker: usize) -> Park {
@@ -166,7 +172,17 @@ impl<S: Primitives> SchedulerDesign for AsyncExecutor<S> {
     fn injected(&self) -> usize {
         self.global.len()
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        (name == SEARCH_HANDOFFS.name).then_some(self.handoffs)
+    }
 }
+
+/// async-executor's own metric.
+pub const SEARCH_HANDOFFS: DesignMetric = DesignMetric::new(
+    "search_handoffs",
+    "sleepers a runner that found a task notified, to take over the search",
+);
 
 /// `scheduler = "async-executor"`.
 #[derive(Debug)]
@@ -176,6 +192,7 @@ impl BuildScheduler for AsyncExecutorDesign {
     const NAME: &'static str = "async-executor";
     const ABOUT: &'static str = "async-executor (smol): one global queue, a 512-task queue per runner, stealing, no LIFO slot";
     const KEYS: &'static [&'static str] = &["global_queue_interval", "event_interval"];
+    const METRICS: &'static [DesignMetric] = &[SEARCH_HANDOFFS];
     type Design<S: Primitives> = AsyncExecutor<S>;
 
     fn defaults(workers: usize) -> SchedulerConfig {

@@ -24,6 +24,7 @@
 //! its preemption and netpoll checks land at the 10 ms marks, where sysmon's sleep of 20 µs to
 //! 10 ms would notice them up to that much later.
 
+use super::super::design::DesignMetric;
 use super::super::idle_workers::IdleWorkers;
 use super::super::{
     BuildScheduler, Inject, LOCAL_QUEUE_CAPACITY, LifoSlot, LocalQueue, Park, Placement,
@@ -48,6 +49,8 @@ pub struct GoRuntime<S: Primitives> {
     in_netpoll: Vec<bool>,
     last_netpoll_ns: i64,
     idle: IdleWorkers,
+    /// Goroutines an idle P took from another P's `runnext`; a cell, as stealing reads `&self`.
+    runnext_steals: std::cell::Cell<u64>,
 }
 
 impl<S: Primitives> GoRuntime<S> {
@@ -62,6 +65,7 @@ impl<S: Primitives> GoRuntime<S> {
             in_netpoll: vec![false; workers],
             last_netpoll_ns: 0,
             idle: IdleWorkers::default(),
+            runnext_steals: std::cell::Cell::new(0),
         }
     }
 
@@ -88,10 +92,13 @@ impl<S: Primitives> GoRuntime<S> {
                 return Some((task, Source::Stolen { victim }));
             }
         }
-        victims
+        let stolen = victims
             .into_iter()
-            .find_map(|victim| self.runnexts[victim].take().map(|task| (task, victim)))
-            .map(|(task, victim)| (task, Source::Stolen { victim }))
+            .find_map(|victim| self.runnexts[victim].take().map(|task| (task, victim)));
+        if stolen.is_some() {
+            self.runnext_steals.set(self.runnext_steals.get() + 1);
+        }
+        stolen.map(|(task, victim)| (task, Source::Stolen { victim }))
     }
 
     fn any_work(&self) -> bool {
@@ -232,7 +239,17 @@ impl<S: Primitives> SchedulerDesign for GoRuntime<S> {
     fn injected(&self) -> usize {
         self.global.len()
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        (name == RUNNEXT_STEALS.name).then(|| self.runnext_steals.get())
+    }
 }
+
+/// Go's own metric.
+pub const RUNNEXT_STEALS: DesignMetric = DesignMetric::new(
+    "runnext_steals",
+    "goroutines an idle P took from another P's runnext, on its last steal round",
+);
 
 /// `scheduler = "go"`.
 #[derive(Debug)]
@@ -242,6 +259,7 @@ impl BuildScheduler for GoScheduler {
     const NAME: &'static str = "go";
     const ABOUT: &'static str = "Go's runtime: runnext, a 256-slot run queue per P, the global queue every 61st tick, the netpoller";
     const KEYS: &'static [&'static str] = &["global_queue_interval"];
+    const METRICS: &'static [DesignMetric] = &[RUNNEXT_STEALS];
     type Design<S: Primitives> = GoRuntime<S>;
 
     fn defaults(workers: usize) -> SchedulerConfig {

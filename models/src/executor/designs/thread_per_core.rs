@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use super::super::design::DesignMetric;
 use super::super::idle_workers::IdleWorkers;
 use super::super::{
     BuildScheduler, Inject, Park, Placement, SchedulerConfig, SchedulerDesign, SchedulerPromise,
@@ -31,6 +32,8 @@ pub struct ThreadPerCore<S: Primitives> {
     next_home: usize,
     ticks: Vec<u32>,
     idle: IdleWorkers,
+    /// Wakes that came from another core or thread than the task's own.
+    remote_wakes: u64,
 }
 
 impl<S: Primitives> ThreadPerCore<S> {
@@ -43,6 +46,7 @@ impl<S: Primitives> ThreadPerCore<S> {
             next_home: 0,
             ticks: vec![0; workers],
             idle: IdleWorkers::default(),
+            remote_wakes: 0,
         }
     }
 
@@ -71,6 +75,7 @@ impl<S: Primitives> SchedulerDesign for ThreadPerCore<S> {
         _yielded: bool,
     ) -> (Placement, Option<usize>) {
         let home = self.home(task, from);
+        self.remote_wakes += u64::from(from != Some(home));
         self.queues[home].push(task);
         let notify = (from != Some(home) && self.idle.is_parked(home)).then_some(home);
         (Placement::Pinned { worker: home }, notify)
@@ -118,7 +123,17 @@ impl<S: Primitives> SchedulerDesign for ThreadPerCore<S> {
     fn injected(&self) -> usize {
         0
     }
+
+    fn metric(&self, name: &str) -> Option<u64> {
+        (name == REMOTE_WAKES.name).then_some(self.remote_wakes)
+    }
 }
+
+/// The thread-per-core design's own metric.
+pub const REMOTE_WAKES: DesignMetric = DesignMetric::new(
+    "remote_wakes",
+    "wakes from another core or thread than the task's own, sent to its core",
+);
 
 /// `scheduler = "thread-per-core"`.
 #[derive(Debug)]
@@ -130,6 +145,7 @@ impl BuildScheduler for ThreadPerCoreDesign {
         "glommio/monoio style: a queue per core, tasks stay where they start, no stealing";
     const KEYS: &'static [&'static str] = &["event_interval"];
     const PROMISE: SchedulerPromise = SchedulerPromise::OwnWorker;
+    const METRICS: &'static [DesignMetric] = &[REMOTE_WAKES];
     type Design<S: Primitives> = ThreadPerCore<S>;
 
     fn defaults(workers: usize) -> SchedulerConfig {
