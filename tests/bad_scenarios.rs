@@ -45,5 +45,5 @@ fn errors_show_the_offending_line_underlined() {
         rendered.contains("\n 10 | perod = \"1s\"\n    | ^^^^^\n"),
         "{rendered}"
     );
-    assert!(rendered.ends_with("hint: did you mean `period`? Valid keys here: `kind`, `missed_tick`, `period`, `count`, `tick_cost`, `phase`, `driver_resolution`, `timer_resolution`"), "{rendered}");
+    assert!(rendered.ends_with("hint: did you mean `period`? Valid keys here: `kind`, `missed_tick`, `clock`, `period`, `count`, `tick_cost`, `phase`, `driver_resolution`, `timer_resolution`"), "{rendered}");
 }

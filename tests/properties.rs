@@ -195,6 +195,7 @@ fn interval_scenario(
         tick_cost_ns: 0,
         phase: Phase::Fixed { offset_ns: 0 },
         driver_resolution_ns: NS_PER_MS,
+        clock: None,
     });
     Scenario { setting, model }
 }

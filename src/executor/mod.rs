@@ -7,6 +7,7 @@ pub mod keys;
 mod model;
 mod picture;
 pub mod pool;
+mod preempt_event;
 pub mod runner;
 mod runtime_spec;
 pub mod spec;
@@ -19,6 +20,7 @@ pub use events::{
     StarvationEvent, TaskDoneEvent, TimerEvent, UnfinishedEvent,
 };
 pub use model::ExecutorModel;
+pub use preempt_event::PreemptEvent;
 
 pub use crate::registry::schedulers::SCHEDULER_KEYS;
 pub use spec::ExecutorConfig;

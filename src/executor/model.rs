@@ -58,6 +58,7 @@ impl Model for ExecutorModel {
         ModelMachineKeys {
             cores: config.cores,
             time_slice_ns: config.time_slice_ns,
+            instant_clock: None,
         }
     }
 }

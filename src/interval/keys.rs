@@ -38,6 +38,13 @@ key_struct! {
              `cronjob`, Kubernetes's CronJob controller before v2, which starts the latest missed \
              time as `skip` does, and none ever again past 100 missed",
         ),
+        pub(super) clock: Option<Spanned<String>> => KeyDoc::unnamed(
+            ValueType::Choice(super::spec::CLOCKS),
+            Need::Default("\"instant\""),
+            "the clock the intervals keep their schedule on: `instant`, the platform's `Instant`, \
+             or `wall`, the wall clock with its drift, steps and slews, as `java.util.Timer`, cron \
+             and Kubernetes's CronJob schedule",
+        ),
         pub(super) period: Spanned<DurationOrRange> => KeyDoc::unnamed(
             ValueType::DurationOrRange,
             Need::Required,

@@ -1,6 +1,7 @@
 //! The Interval family as a model kind.
 
 use crate::expect::Metric;
+use crate::machine::ModelMachineKeys;
 use crate::model::{Head, Model, RunContext};
 use crate::runner::error::RunError;
 use crate::scenario::error::ScenarioError;
@@ -33,5 +34,13 @@ impl Model for IntervalModel {
 
     fn run(config: &IntervalConfig, run: RunContext<'_>) -> Result<Summary, RunError> {
         runner::run(run.setting, config, run.seed, run.options, run.sink)
+    }
+
+    /// `clock = "wall"` makes the run's `Instant` read the wall clock.
+    fn machine_keys(config: &IntervalConfig) -> ModelMachineKeys {
+        ModelMachineKeys {
+            instant_clock: config.clock,
+            ..ModelMachineKeys::default()
+        }
     }
 }

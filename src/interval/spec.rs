@@ -25,7 +25,13 @@ pub struct IntervalConfig {
     /// The timer driver's granularity: deadlines round up to a multiple of it (tokio's wheel
     /// works in whole milliseconds).
     pub driver_resolution_ns: u64,
+    /// `clock = "wall"`: the schedule is kept on the wall clock, which the run's `Instant`
+    /// then reads; `None` keeps the platform's.
+    pub clock: Option<ticklab_sim::ClockId>,
 }
+
+/// The values of the interval's `clock` key.
+pub const CLOCKS: &[&str] = &["instant", "wall"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Period {
@@ -100,7 +106,21 @@ pub(crate) fn validate(
                 .with_hint("use \"1ns\" for a driver that fires at exact deadlines"));
         }
     };
+    let clock = match spec
+        .clock
+        .as_ref()
+        .map(|clock| (clock.get_ref().as_str(), clock.span()))
+    {
+        None | Some(("instant", _)) => None,
+        Some(("wall", _)) => Some(ticklab_sim::ClockId::Wall),
+        Some((other, span)) => {
+            return Err(file
+                .error(span, format!("unknown clock `{other}`"))
+                .with_hint("write `instant` (the platform's `Instant`) or `wall`"));
+        }
+    };
     Ok(IntervalConfig {
+        clock,
         missed_tick: spec.missed_tick.0,
         period,
         count,

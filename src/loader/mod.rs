@@ -184,13 +184,27 @@ fn finish<M>(
     raw: ScenarioFile<M>,
     model: ModelSetup,
 ) -> Result<Scenario, ScenarioError> {
-    let conditions = conditions(file, &raw)?;
-    let machine = crate::machine::spec::validate(
-        file,
-        raw.machine.as_ref(),
-        raw.platform.0,
-        model.kind().machine_keys(&model),
-    )?;
+    let mut conditions = conditions(file, &raw)?;
+    let from_model = model.kind().machine_keys(&model);
+    if let Some(clock) = from_model.instant_clock {
+        if let Some(named) = raw.instant_clock.as_ref().filter(|named| named.0 != clock) {
+            return Err(file
+                .error(
+                    0..0,
+                    format!(
+                        "`instant_clock = \"{}\"` and the model's `clock = \"{}\"` disagree",
+                        named.0.name(),
+                        clock.name()
+                    ),
+                )
+                .with_hint(
+                    "keep one of them: the model's `clock` sets the clock `Instant` reads",
+                ));
+        }
+        conditions.instant_clock = clock;
+    }
+    let machine =
+        crate::machine::spec::validate(file, raw.machine.as_ref(), raw.platform.0, from_model)?;
     faults::check_cpu_load_has_cores(file, &raw.faults, machine.cores, "`[machine]`")?;
     let expectations = match &raw.expect {
         None => Vec::new(),

@@ -41,6 +41,7 @@ impl Model for LockModel {
         ModelMachineKeys {
             cores: config.cores,
             time_slice_ns: config.time_slice_ns,
+            instant_clock: None,
         }
     }
 

@@ -63,4 +63,6 @@ pub struct Bursts {
 pub struct ModelMachineKeys {
     pub cores: Option<usize>,
     pub time_slice_ns: Option<u64>,
+    /// The clock the model's own `clock` key makes `Instant` read, if it has one.
+    pub instant_clock: Option<ticklab_sim::ClockId>,
 }

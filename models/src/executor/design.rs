@@ -169,6 +169,12 @@ pub trait SchedulerDesign: Send {
         false
     }
 
+    /// What traces call the slot [`Placement::Lifo`] fills: tokio's "LIFO slot", Go's
+    /// "runnext".
+    fn slot_name(&self) -> &'static str {
+        "LIFO slot"
+    }
+
     /// Tasks waiting for `worker` alone (its queue and slot).
     fn queued(&self, worker: usize) -> usize;
 

@@ -219,7 +219,11 @@ impl ExecutorRun<'_> {
     pub(super) fn describe(&self, task: TaskId, queued: Queued) -> Arc<str> {
         let rt = &self.runtimes[self.tasks.get(task).runtime];
         match queued {
-            Queued::Lifo { worker } => format!("the LIFO slot of {}", rt.workers[worker].name),
+            Queued::Lifo { worker } => format!(
+                "the {} of {}",
+                rt.scheduler.slot_name(),
+                rt.workers[worker].name
+            ),
             Queued::Local { worker } => format!("the queue of {}", rt.workers[worker].name),
             Queued::Inject => format!("the inject queue of {}", rt.name),
             Queued::Deferred { worker } => {

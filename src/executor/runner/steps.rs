@@ -182,6 +182,23 @@ impl ExecutorRun<'_> {
             return Ok(());
         }
         self.wake_task(m, task, on.worker(), true)?;
+        if self.wants_events
+            && let On::Worker {
+                runtime, worker, ..
+            } = on
+        {
+            let rt = &self.runtimes[runtime];
+            let queued = self.tasks.get(task).runnable.map(|(_, queued)| queued);
+            let event = crate::executor::PreemptEvent {
+                t_ns: m.now_ns(),
+                worker: rt.workers[worker].name.clone(),
+                task: self.label(task),
+                ran_ns: m.now_ns() - rt.workers[worker].tick_started_ns,
+                left_ns: self.tasks.get(task).cpu_left_ns,
+                queued: self.describe(task, queued.unwrap_or(Queued::Inject)),
+            };
+            self.sink.record(&Event::Model(&event))?;
+        }
         self.end_poll(m, on)
     }
 

@@ -150,6 +150,10 @@ impl<S: Primitives> SchedulerDesign for GoRuntime<S> {
         netpoll_due
     }
 
+    fn slot_name(&self) -> &'static str {
+        "runnext"
+    }
+
     fn time_slice_ns(&self) -> Option<u64> {
         Some(GO_TIME_SLICE_NS as u64)
     }
