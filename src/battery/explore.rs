@@ -280,3 +280,26 @@ impl<S> Drop for Recorded<S> {
         }
     }
 }
+
+/// The test running now and the command that runs one test of its binary, for a replay line:
+/// libtest names each test's thread after the test, which is what a replay must select.
+pub(crate) fn this_test() -> (String, String) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("battery")
+        .to_string();
+    let binary = std::env::current_exe().expect("the test binary");
+    let command = shlex::try_quote(&binary.display().to_string())
+        .map(|quoted| quoted.into_owned())
+        .unwrap_or_else(|_| binary.display().to_string());
+    (test, command)
+}
+
+/// What a caught panic said, or a pointer to the panic above it.
+pub(crate) fn panic_text(failure: &(dyn std::any::Any + Send)) -> &str {
+    failure
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| failure.downcast_ref::<&str>().copied())
+        .unwrap_or("see the panic above")
+}

@@ -182,14 +182,7 @@ fn check<B: BuildScheduler>() {
 /// naming the design, on the first schedule that loses a wake or runs a task the wrong number of
 /// times, and prints a line that replays it.
 pub fn shuttle<B: BuildScheduler>() {
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("battery")
-        .to_string();
-    let binary = std::env::current_exe().expect("the test binary");
-    let command = shlex::try_quote(&binary.display().to_string())
-        .map(|quoted| quoted.into_owned())
-        .unwrap_or_else(|_| binary.display().to_string());
+    let (test, command) = super::explore::this_test();
     for strategy in [Strategy::Random, Strategy::Pct] {
         eprintln!("battery: shuttle ({strategy:?}), scheduler {}", B::NAME);
         let part = format!("scheduler {} ({strategy:?})", B::NAME);
@@ -204,11 +197,7 @@ pub fn shuttle<B: BuildScheduler>() {
             )
         });
         if let Err(failure) = outcome {
-            let why = failure
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| failure.downcast_ref::<&str>().copied())
-                .unwrap_or("see the panic above");
+            let why = super::explore::panic_text(&*failure);
             panic!("the shuttle scheduler battery failed on {}: {why}", B::NAME);
         }
     }

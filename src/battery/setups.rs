@@ -77,11 +77,7 @@ fn naming_the_setup<B: BuildTimerDesign>(setup: Named, checker: &str, check: imp
     let Err(failure) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) else {
         return;
     };
-    let why = failure
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| failure.downcast_ref::<&str>().copied())
-        .unwrap_or("see the panic above");
+    let why = super::explore::panic_text(&*failure);
     panic!(
         "the {checker} battery's setup \"{}\" failed on {}: {why}",
         setup.name,
@@ -90,13 +86,7 @@ fn naming_the_setup<B: BuildTimerDesign>(setup: Named, checker: &str, check: imp
 }
 
 pub(crate) fn run_shuttle<B: BuildTimerDesign>(setup: Named, strategy: Strategy) {
-    let current = std::thread::current();
-    // libtest names each test's thread after the test, which is what a replay must select.
-    let test = current.name().unwrap_or("battery").to_string();
-    let binary = std::env::current_exe().expect("the test binary");
-    let command = shlex::try_quote(&binary.display().to_string())
-        .map(|quoted| quoted.into_owned())
-        .unwrap_or_else(|_| binary.display().to_string());
+    let (test, command) = super::explore::this_test();
     let part = format!("{}: {} ({strategy:?})", B::NAME, setup.name);
     naming_the_setup::<B>(setup, "shuttle", || {
         explore_part(

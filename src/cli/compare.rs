@@ -13,6 +13,7 @@ use super::{Failure, Limits};
 use crate::registry::Registry;
 use crate::run::run_scenario;
 use crate::runner::options::RunOptions;
+use crate::scenario::Scenario;
 use crate::timer::TimerConfig;
 use crate::trace::{NoTrace, Summary};
 
@@ -244,8 +245,42 @@ fn run_cell(
     design: &str,
     options: &RunOptions,
 ) -> Result<(Summary, u64), Failure> {
+    let (scenario, ()) = workload_on(registry, workload, "timer", "design", design, |model| {
+        model.insert("design".into(), toml::Value::String(design.to_string()));
+        // Each design runs at its own settings: another design's keys are left out.
+        let reads = |key: &str| {
+            registry
+                .timer_design(design)
+                .is_some_and(|entry| entry.reads(key))
+        };
+        let others: Vec<String> = model
+            .keys()
+            .filter(|key| !reads(key) && registry.timer_designs().any(|entry| entry.reads(key)))
+            .cloned()
+            .collect();
+        for key in others {
+            model.remove(&key);
+        }
+    })?;
+    debug_assert!(scenario.model.config::<TimerConfig>().is_some());
+    run_scenario(&scenario, options, &mut NoTrace)
+        .map(|report| (report.summary, scenario.run_for_ns))
+        .map_err(|error| Failure::Invalid(format!("{}: {error}", workload.source)))
+}
+
+/// The workload with its `[model]` changed by `change` for `design`, parsed again as
+/// `<source> on <design>`. The file as written is parsed first, so that a mistake in it is shown
+/// at its own line; it must be of `kind`, whose `replaced` the comparison replaces. Its own
+/// `[expect]` is left out: it was written for its own design, and the comparison reads metrics.
+pub(super) fn workload_on<T>(
+    registry: &Registry,
+    workload: &Workload,
+    kind: &str,
+    replaced: &str,
+    design: &str,
+    change: impl FnOnce(&mut toml::Table) -> T,
+) -> Result<(Scenario, T), Failure> {
     let invalid = |message: String| Failure::Invalid(format!("{}: {message}", workload.source));
-    // The file as written, so that a mistake in it is shown at its own line.
     registry
         .parse(&workload.source, &workload.text)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
@@ -257,39 +292,25 @@ fn run_cell(
         .get_mut("model")
         .and_then(toml::Value::as_table_mut)
         .ok_or_else(|| invalid("a workload has a [model] table".to_string()))?;
-    if model.get("kind").and_then(toml::Value::as_str) != Some("timer") {
-        return Err(invalid(
-            "a workload is a timer scenario (kind = \"timer\"), whose design the comparison \
-             replaces"
-                .to_string(),
-        ));
+    if model.get("kind").and_then(toml::Value::as_str) != Some(kind) {
+        let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        return Err(invalid(format!(
+            "a workload is {article} {kind} scenario (kind = \"{kind}\"), whose {replaced} the \
+             comparison replaces"
+        )));
     }
-    model.insert("design".into(), toml::Value::String(design.to_string()));
-    // Each design runs at its own settings: another design's keys are left out.
-    let reads = |key: &str| {
-        registry
-            .timer_design(design)
-            .is_some_and(|entry| entry.reads(key))
-    };
-    let others: Vec<String> = model
-        .keys()
-        .filter(|key| !reads(key) && registry.timer_designs().any(|entry| entry.reads(key)))
-        .cloned()
-        .collect();
-    for key in others {
-        model.remove(&key);
-    }
-    // The comparison reads metrics; the workload's own [expect] was written for its own design.
+    let changed = change(model);
     table.remove("expect");
     let source = format!("{} on {design}", workload.source);
     let text = toml::to_string(&table).expect("a TOML table serialises");
     let scenario = registry
         .parse(&source, &text)
         .map_err(|error| Failure::Invalid(error.to_string()))?;
-    debug_assert!(scenario.model.config::<TimerConfig>().is_some());
-    run_scenario(&scenario, options, &mut NoTrace)
-        .map(|report| (report.summary, scenario.run_for_ns))
-        .map_err(|error| invalid(error.to_string()))
+    Ok((scenario, changed))
 }
 
 /// The files under `paths`, or the built-in ones under `folder`, those in `order` first.

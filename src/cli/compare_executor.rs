@@ -10,7 +10,7 @@ use comfy_table::{Table, presets::ASCII_MARKDOWN};
 use rayon::prelude::*;
 use ticklab_sim::Approx;
 
-use super::compare::{Workload, workload_name, workloads_in};
+use super::compare::{Workload, workload_name, workload_on, workloads_in};
 use super::{Failure, Limits};
 use crate::executor::ExecutorConfig;
 use crate::registry::Registry;
@@ -131,34 +131,14 @@ fn run_cell(
     design: &SchedulerEntry,
     options: &RunOptions,
 ) -> Result<Cell, Failure> {
-    let invalid = |message: String| Failure::Invalid(format!("{}: {message}", workload.source));
-    // The file as written, so that a mistake in it is shown at its own line.
-    registry
-        .parse(&workload.source, &workload.text)
-        .map_err(|error| Failure::Invalid(error.to_string()))?;
-    let mut table: toml::Table = workload
-        .text
-        .parse()
-        .map_err(|error: toml::de::Error| invalid(error.to_string()))?;
-    let model = table
-        .get_mut("model")
-        .and_then(toml::Value::as_table_mut)
-        .ok_or_else(|| invalid("a workload has a [model] table".to_string()))?;
-    if model.get("kind").and_then(toml::Value::as_str) != Some("executor") {
-        return Err(invalid(
-            "a workload is an executor scenario (kind = \"executor\"), whose runtimes' \
-             scheduler the comparison replaces"
-                .to_string(),
-        ));
-    }
-    let changed = put_on(model, design);
-    // The comparison reads metrics; the workload's own [expect] was written for its own design.
-    table.remove("expect");
-    let source = format!("{} on {}", workload.source, design.name);
-    let text = toml::to_string(&table).expect("a TOML table serialises");
-    let scenario = registry
-        .parse(&source, &text)
-        .map_err(|error| Failure::Invalid(error.to_string()))?;
+    let (scenario, changed) = workload_on(
+        registry,
+        workload,
+        "executor",
+        "runtimes' scheduler",
+        design.name,
+        |model| put_on(model, design),
+    )?;
     let groups = scenario
         .model
         .config::<ExecutorConfig>()
@@ -172,7 +152,7 @@ fn run_cell(
         .unwrap_or_default();
     let summary = run_scenario(&scenario, options, &mut NoTrace)
         .map(|report| report.summary)
-        .map_err(|error| invalid(error.to_string()))?;
+        .map_err(|error| Failure::Invalid(format!("{}: {error}", workload.source)))?;
     Ok(Cell {
         summary,
         groups,

@@ -26,17 +26,12 @@ fn design(
     if let Some(entry) = registry.scheduler(name.get_ref()) {
         return Ok(*entry);
     }
-    let listed = names.join(", ");
-    let hint = match crate::scenario::explain::nearest(name.get_ref(), &names) {
-        Some(best) => format!("did you mean `{best}`? Schedulers: {listed}"),
-        None => format!("schedulers: {listed}"),
-    };
-    Err(file
-        .error(
-            name.span(),
-            format!("unknown scheduler `{}`", name.get_ref()),
-        )
-        .with_hint(hint))
+    Err(crate::scenario::explain::unknown_choice(
+        file,
+        name,
+        "scheduler",
+        &names,
+    ))
 }
 
 /// A key the runtime sets that its design does not read is refused: it would change nothing.

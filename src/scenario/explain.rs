@@ -260,13 +260,45 @@ fn backticked(text: &str) -> Vec<&str> {
     text.split('`').skip(1).step_by(2).collect()
 }
 
-/// The choice closest to `unknown`, if it is close enough to be a likely typo.
+/// The choice closest to `unknown`, if it is close enough to be a likely typo. Case is ignored:
+/// `"GO"` is a typo of `go`.
 pub fn nearest<'a>(unknown: &str, choices: &[&'a str]) -> Option<&'a str> {
+    let unknown = unknown.to_lowercase();
     let (best, similarity) = choices
         .iter()
-        .map(|choice| (*choice, strsim::jaro_winkler(unknown, choice)))
+        .map(|choice| {
+            (
+                *choice,
+                strsim::jaro_winkler(&unknown, &choice.to_lowercase()),
+            )
+        })
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
     (similarity >= 0.8).then_some(best)
+}
+
+/// `unknown <what> `name``, pointing at the name, with the nearest of `names` as a likely typo
+/// and every one of them listed (`what` is singular, such as "scheduler").
+pub(crate) fn unknown_choice(
+    file: &super::located::Located<'_>,
+    name: &toml::Spanned<String>,
+    what: &str,
+    names: &[&str],
+) -> super::error::ScenarioError {
+    let listed = format!("{what}s: {}", names.join(", "));
+    let hint = match nearest(name.get_ref(), names) {
+        Some(best) => {
+            let mut letters = listed.chars();
+            let first = letters.next().map(|letter| letter.to_ascii_uppercase());
+            format!(
+                "did you mean `{best}`? {}{}",
+                first.map(String::from).unwrap_or_default(),
+                letters.as_str()
+            )
+        }
+        None => listed,
+    };
+    file.error(name.span(), format!("unknown {what} `{}`", name.get_ref()))
+        .with_hint(hint)
 }
 
 #[cfg(test)]

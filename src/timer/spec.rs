@@ -129,17 +129,12 @@ pub(crate) fn design(
         return Ok(*entry);
     }
     let names: Vec<&str> = registry.timer_designs().map(|entry| entry.name).collect();
-    let listed = names.join(", ");
-    let hint = match crate::scenario::explain::nearest(name.get_ref(), &names) {
-        Some(best) => format!("did you mean `{best}`? Timer designs: {listed}"),
-        None => format!("timer designs: {listed}"),
-    };
-    Err(file
-        .error(
-            name.span(),
-            format!("unknown timer design `{}`", name.get_ref()),
-        )
-        .with_hint(hint))
+    Err(crate::scenario::explain::unknown_choice(
+        file,
+        name,
+        "timer design",
+        &names,
+    ))
 }
 
 pub(crate) fn validate(

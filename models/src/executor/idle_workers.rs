@@ -7,6 +7,8 @@ use super::Park;
 #[derive(Clone, Debug, Default)]
 pub struct IdleWorkers {
     sleepers: Vec<usize>,
+    /// By worker: whether it is among the sleepers, read on every schedule.
+    parked: Vec<bool>,
     driver_holder: Option<usize>,
 }
 
@@ -16,6 +18,10 @@ impl IdleWorkers {
     pub fn park(&mut self, worker: usize) -> Park {
         self.sleepers.retain(|&sleeper| sleeper != worker);
         self.sleepers.push(worker);
+        if self.parked.len() <= worker {
+            self.parked.resize(worker + 1, false);
+        }
+        self.parked[worker] = true;
         match self.driver_holder {
             None => {
                 self.driver_holder = Some(worker);
@@ -29,6 +35,9 @@ impl IdleWorkers {
     /// `worker` runs again, and gives the driver back if it held it.
     pub fn unpark(&mut self, worker: usize) {
         self.sleepers.retain(|&sleeper| sleeper != worker);
+        if let Some(parked) = self.parked.get_mut(worker) {
+            *parked = false;
+        }
         if self.driver_holder == Some(worker) {
             self.driver_holder = None;
         }
@@ -44,6 +53,6 @@ impl IdleWorkers {
     }
 
     pub fn is_parked(&self, worker: usize) -> bool {
-        self.sleepers.contains(&worker)
+        self.parked.get(worker).copied().unwrap_or(false)
     }
 }

@@ -12,7 +12,7 @@
 use crate::sync::Primitives;
 
 use super::design::{BuildScheduler, Park, Placement, SchedulerDesign, Source};
-use super::{Inject, LifoSlot, LocalQueue, TaskId};
+use super::{IdleWorkers, Inject, LifoSlot, LocalQueue, TaskId};
 
 /// tokio's knobs, with its defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +51,6 @@ struct WorkerCore {
     tick: u32,
     lifo_enabled: bool,
     lifo_polls: u32,
-    parked: bool,
     /// Inside a park or a zero-timeout driver check: wakes it causes notify nobody, as tokio's
     /// core has its parker taken out then; one check follows at the end.
     in_park: bool,
@@ -65,9 +64,9 @@ pub struct Scheduler<S: Primitives> {
     locals: Vec<LocalQueue<S>>,
     lifos: Vec<LifoSlot<S>>,
     cores: Vec<WorkerCore>,
-    /// Parked workers, most recently parked last: tokio notifies the last sleeper first.
-    sleepers: Vec<usize>,
-    driver_holder: Option<usize>,
+    /// Parked workers, most recently parked last (tokio notifies the last sleeper first), and
+    /// the driver's holder.
+    idle: IdleWorkers,
     /// Times a LIFO chain hit the cap and the slot was bypassed.
     lifo_capped: u64,
 }
@@ -85,13 +84,11 @@ impl<S: Primitives> Scheduler<S> {
                     tick: 0,
                     lifo_enabled: config.lifo_slot,
                     lifo_polls: 0,
-                    parked: false,
                     in_park: false,
                 };
                 workers
             ],
-            sleepers: Vec::new(),
-            driver_holder: None,
+            idle: IdleWorkers::default(),
             lifo_capped: 0,
         }
     }
@@ -137,7 +134,7 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
             (Placement::LocalQueue { overflowed }, true)
         };
         // A parked worker's wakes come from its driver poll; it notifies others afterwards.
-        let notify = notify && !self.cores[worker].parked && !self.cores[worker].in_park;
+        let notify = notify && !self.idle.is_parked(worker) && !self.cores[worker].in_park;
         (
             placement,
             if notify {
@@ -213,17 +210,7 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
         if self.queued(worker) > 0 || self.work_pending() {
             return Park::WorkPending;
         }
-        self.cores[worker].parked = true;
-        self.sleepers.retain(|&sleeper| sleeper != worker);
-        self.sleepers.push(worker);
-        match self.driver_holder {
-            None => {
-                self.driver_holder = Some(worker);
-                Park::OnDriver
-            }
-            Some(holder) if holder == worker => Park::OnDriver,
-            Some(_) => Park::Asleep,
-        }
+        self.idle.park(worker)
     }
 
     /// `worker` starts a zero-timeout park: a driver check, or releasing its yielded tasks. Wakes
@@ -245,16 +232,12 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
 
     /// `worker` runs again: notified, or its driver returned. It gives the driver back.
     fn unpark(&mut self, worker: usize) {
-        self.cores[worker].parked = false;
-        self.sleepers.retain(|&sleeper| sleeper != worker);
-        if self.driver_holder == Some(worker) {
-            self.driver_holder = None;
-        }
+        self.idle.unpark(worker);
     }
 
     /// The worker blocking in the driver, if any.
     fn driver_holder(&self) -> Option<usize> {
-        self.driver_holder
+        self.idle.driver_holder()
     }
 
     /// After a driver poll that woke tasks onto `worker`: whether it has more than it can run
@@ -265,7 +248,7 @@ impl<S: Primitives> SchedulerDesign for Scheduler<S> {
 
     /// The parked worker a notification wakes: the last to park.
     fn worker_to_notify(&self) -> Option<usize> {
-        self.sleepers.last().copied()
+        self.idle.last()
     }
 
     /// `block_in_place` on `worker`: its LIFO task moves to its queue, where others can steal it
